@@ -1,0 +1,31 @@
+// Lint as architecture: promises are never dropped, switches over message unions are exhaustive,
+// and actors reach the outside world only through adapters.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', '.tether/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'max-depth': ['error', 4],
+      'max-params': ['error', 5],
+    },
+  },
+  {
+    files: ['src/actors/**/*.ts', 'src/supervisors/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: '@kubernetes/client-node', message: 'Actors and supervisors reach Kubernetes only through src/adapters.' }],
+      }],
+    },
+  },
+);
