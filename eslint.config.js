@@ -21,6 +21,15 @@ export default tseslint.config(
     },
   },
   {
+    // tap's t.test() returns a promise the runner itself awaits.
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', {
+        allowForKnownSafePromises: [{ from: 'package', name: 'PromiseWithSubtest', package: '@tapjs/core' }],
+      }],
+    },
+  },
+  {
     files: ['src/actors/**/*.ts', 'src/supervisors/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

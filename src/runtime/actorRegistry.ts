@@ -1,0 +1,75 @@
+import type { StateSummary } from './behavior.js';
+
+export type ActorStatus = 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped' | 'failed';
+
+export interface ActorSnapshot {
+  readonly path: string;
+  readonly name: string;
+  readonly kind: string;
+  readonly parent: string | null;
+  readonly status: ActorStatus;
+  readonly restarts: number;
+  readonly lastError: { readonly message: string; readonly at: string } | null;
+  readonly mailboxDepth: number;
+  readonly processed: number;
+  readonly children: number;
+  readonly summary: StateSummary | null;
+}
+
+/** What the registry needs from a live actor or supervisor. */
+export interface Inspectable {
+  readonly path: string;
+  snapshot(): ActorSnapshot;
+  childCells(): Iterable<Inspectable>;
+}
+
+export interface SnapshotQuery {
+  /** Path of the subtree's root; the whole tree when absent. */
+  readonly root?: string;
+  /** How many levels below the root to include; unlimited when absent. */
+  readonly depth?: number;
+}
+
+/**
+ * Every actor and supervisor registers here. A snapshot walks the tree synchronously, so it is
+ * consistent by construction (no message is handled mid-walk on Node's single thread), and it
+ * computes state summaries only for what is asked, so it is cheap enough for every request.
+ */
+export class ActorRegistry {
+  private readonly byPath = new Map<string, Inspectable>();
+  private rootPath: string | undefined;
+
+  register(cell: Inspectable, isRoot = false): void {
+    this.byPath.set(cell.path, cell);
+    if (isRoot) this.rootPath = cell.path;
+  }
+
+  deregister(cell: Inspectable): void {
+    if (this.byPath.get(cell.path) === cell) this.byPath.delete(cell.path);
+  }
+
+  get size(): number {
+    return this.byPath.size;
+  }
+
+  get(path: string): Inspectable | undefined {
+    return this.byPath.get(path);
+  }
+
+  snapshot(query: SnapshotQuery = {}): ActorSnapshot[] {
+    const rootPath = query.root ?? this.rootPath;
+    const root = rootPath === undefined ? undefined : this.byPath.get(rootPath);
+    if (!root) return [];
+    const out: ActorSnapshot[] = [];
+    const maxDepth = query.depth ?? Number.POSITIVE_INFINITY;
+    const stack: Array<[Inspectable, number]> = [[root, 0]];
+    while (stack.length > 0) {
+      const [cell, depth] = stack.pop() as [Inspectable, number];
+      out.push(cell.snapshot());
+      if (depth >= maxDepth) continue;
+      const children = [...cell.childCells()];
+      for (let i = children.length - 1; i >= 0; i--) stack.push([children[i] as Inspectable, depth + 1]);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,121 @@
+import type { Timer } from '../adapters/clock.js';
+import type { RestartType } from '../supervisors/restartPolicy.js';
+import type { ActorBehavior, ActorRef, EffectContext, StateSummary, Transition } from './behavior.js';
+import { Cell, type CellEnvironment, type Envelope, type ParentSupervisor, SiblingRestart } from './cell.js';
+
+interface Incarnation<S> {
+  state: S;
+  started: boolean;
+  readonly controller: AbortController;
+  readonly timers: Set<Timer>;
+}
+
+/** A worker actor: runs an `ActorBehavior`, one message at a time, with its effects detached. */
+export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements ActorRef<M> {
+  private current: Incarnation<S> | undefined;
+
+  constructor(
+    env: CellEnvironment,
+    parent: ParentSupervisor,
+    name: string,
+    private readonly behavior: ActorBehavior<S, M, E>,
+    restartType: RestartType,
+  ) {
+    super(env, parent, name, behavior.kind, restartType);
+  }
+
+  tell(msg: M): void {
+    this.deliver({ k: 'msg', msg });
+  }
+
+  /** The current state, for tests and introspection; undefined before the first start. */
+  get state(): S | undefined {
+    return this.current?.state;
+  }
+
+  childCells(): Iterable<Cell> {
+    return [];
+  }
+
+  protected beginIncarnation(): Incarnation<S> {
+    this.current = { state: this.behavior.initialState(), started: false, controller: new AbortController(), timers: new Set() };
+    return this.current;
+  }
+
+  protected endIncarnation(): void {
+    const inc = this.current;
+    if (!inc) return;
+    inc.controller.abort(new Error(`${this.path}: incarnation ended`));
+    for (const timer of inc.timers) timer.cancel();
+    inc.timers.clear();
+  }
+
+  protected handleEnvelope(inc: Incarnation<S>, envelope: Envelope<M>): Incarnation<S> {
+    if (!inc.started) {
+      inc.started = true;
+      this.status = 'running';
+      if (this.behavior.onStart) this.apply(inc, this.behavior.onStart(inc.state, this.env.clock.now()));
+    }
+    switch (envelope.k) {
+      case 'start':
+        break;
+      case 'msg':
+        if (!inc.controller.signal.aborted) this.apply(inc, this.behavior.decide(inc.state, envelope.msg, this.env.clock.now()));
+        break;
+      case 'crash':
+        throw envelope.error;
+      case 'restart':
+        throw new SiblingRestart();
+    }
+    return inc;
+  }
+
+  protected summary(): StateSummary | null {
+    const state = this.current?.state;
+    return state !== undefined && this.behavior.summarize ? this.behavior.summarize(state) : null;
+  }
+
+  private apply(inc: Incarnation<S>, transition: Transition<S, E>): void {
+    inc.state = transition.state;
+    if (transition.stop) {
+      this.exitNormally();
+      return;
+    }
+    for (const effect of transition.effects ?? []) this.run(inc, effect);
+  }
+
+  private run(inc: Incarnation<S>, effect: E): void {
+    const ctx = this.effectContext(inc);
+    const fail = (error: unknown): void => {
+      if (!inc.controller.signal.aborted) this.crash(error);
+    };
+    try {
+      const done = this.behavior.perform(effect, ctx);
+      if (done) done.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  private effectContext(inc: Incarnation<S>): EffectContext<M> {
+    return {
+      self: this,
+      clock: this.env.clock,
+      signal: inc.controller.signal,
+      schedule: (ms, msg) => {
+        if (inc.controller.signal.aborted) return;
+        const timer = this.env.clock.setTimer(ms, () => {
+          inc.timers.delete(timer);
+          if (!inc.controller.signal.aborted) this.tell(msg);
+        });
+        inc.timers.add(timer);
+      },
+    };
+  }
+
+  private exitNormally(): void {
+    this.status = 'stopping';
+    this.endIncarnation();
+    this.parent?.childExited(this);
+  }
+}

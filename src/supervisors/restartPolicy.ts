@@ -1,0 +1,99 @@
+/**
+ * Restart policies are data. A supervisor reads its policy to decide what a crash of one of its
+ * children means; nothing about supervision is scattered through actor handlers.
+ *
+ * Vocabulary from Erlang/OTP and Akka:
+ * - strategy: `one-for-one` restarts only the crashed child; `all-for-one` restarts its siblings too.
+ * - restart type: `permanent` children are always restarted (even after a normal exit),
+ *   `transient` ones only after a crash, `temporary` ones never.
+ * - intensity: more than `maxRestarts` restarts within `withinMs`. Tether has two budgets:
+ *   `childIntensity` is each child's own (over it the child is given up: stopped and reported
+ *   failed, its siblings untouched, which is what a poison pod needs), and `intensity` is the whole
+ *   supervisor's (over it the supervisor stops its children and fails to its own parent, OTP style).
+ * - backoff: exponential with jitter between restarts of one child, reset after a quiet period.
+ */
+export type Strategy = 'one-for-one' | 'all-for-one';
+export type RestartType = 'permanent' | 'transient' | 'temporary';
+
+export interface Intensity {
+  readonly maxRestarts: number;
+  readonly withinMs: number;
+}
+
+export interface BackoffPolicy {
+  readonly minMs: number;
+  readonly maxMs: number;
+  /** Growth per consecutive restart. */
+  readonly factor: number;
+  /** Fraction of the delay added or removed at random, 0..1, so a crash storm does not restart in lockstep. */
+  readonly jitter: number;
+  /** A child that has run this long without crashing starts again from `minMs`. */
+  readonly resetAfterMs: number;
+}
+
+export interface RestartPolicy {
+  readonly strategy: Strategy;
+  /** Restart type for children that do not name their own. */
+  readonly restart: RestartType;
+  readonly childIntensity?: Intensity;
+  readonly intensity?: Intensity;
+  readonly backoff: BackoffPolicy;
+}
+
+/**
+ * Pod actors (one per pod, under their node's shards): a crash restarts only that pod's actor, with
+ * backoff; a pod whose actor keeps crashing is given up alone. No budget escalates, so a poison pod
+ * can never take down its node or its siblings.
+ */
+export const podRestartPolicy: RestartPolicy = {
+  strategy: 'one-for-one',
+  restart: 'transient',
+  childIntensity: { maxRestarts: 5, withinMs: 60_000 },
+  backoff: { minMs: 200, maxMs: 30_000, factor: 2, jitter: 0.2, resetAfterMs: 120_000 },
+};
+
+/**
+ * A virtual node's own subtree (the node actor, its lease actor, the pod shards): a crash restarts
+ * the crashed child; if the subtree as a whole keeps crashing it fails to the root.
+ */
+export const nodeRestartPolicy: RestartPolicy = {
+  strategy: 'one-for-one',
+  restart: 'permanent',
+  intensity: { maxRestarts: 10, withinMs: 60_000 },
+  backoff: { minMs: 500, maxMs: 30_000, factor: 2, jitter: 0.2, resetAfterMs: 300_000 },
+};
+
+/**
+ * The root, whose children are whole virtual nodes: a failing node is restarted a few times, then
+ * given up alone (the others keep running). Only a storm across all nodes at once exceeds the
+ * root's own budget, and that is when the whole system cannot continue.
+ */
+export const rootRestartPolicy: RestartPolicy = {
+  strategy: 'one-for-one',
+  restart: 'permanent',
+  childIntensity: { maxRestarts: 3, withinMs: 300_000 },
+  intensity: { maxRestarts: 20, withinMs: 60_000 },
+  backoff: { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2, resetAfterMs: 600_000 },
+};
+
+/** Lists every problem with a policy, naming the field; empty when the policy is sound. */
+export function validateRestartPolicy(policy: RestartPolicy, where = 'restartPolicy'): string[] {
+  const problems: string[] = [];
+  const positive = (value: number, field: string, allowZero = false): void => {
+    const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
+    if (!ok) problems.push(`${where}.${field}: expected a ${allowZero ? 'non-negative' : 'positive'} number, got ${value}`);
+  };
+  for (const [name, budget] of [['childIntensity', policy.childIntensity], ['intensity', policy.intensity]] as const) {
+    if (!budget) continue;
+    positive(budget.maxRestarts, `${name}.maxRestarts`, true);
+    positive(budget.withinMs, `${name}.withinMs`);
+  }
+  const b = policy.backoff;
+  positive(b.minMs, 'backoff.minMs', true);
+  positive(b.maxMs, 'backoff.maxMs', true);
+  positive(b.resetAfterMs, 'backoff.resetAfterMs', true);
+  if (!(b.factor >= 1)) problems.push(`${where}.backoff.factor: expected a number >= 1, got ${b.factor}`);
+  if (!(b.jitter >= 0 && b.jitter <= 1)) problems.push(`${where}.backoff.jitter: expected a fraction from 0 to 1, got ${b.jitter}`);
+  if (b.maxMs < b.minMs) problems.push(`${where}.backoff.maxMs: must not be below backoff.minMs (${b.minMs})`);
+  return problems;
+}
