@@ -1,0 +1,259 @@
+/**
+ * A self-healing list+watch over client-node's `ListWatch`, the engine behind PodWatch and
+ * NodeWatch.
+ *
+ * What client-node 1.4's ListWatch does by itself: re-lists after a 410 (and emits deletes for
+ * what vanished), and reconnects from the last resourceVersion when a stream ends normally.
+ * What it does not, and this class adds:
+ * - Any other error (HTTP 5xx, ECONNRESET, a failed list) emits `error` and stops it for good.
+ *   Here every such error schedules a restart with exponential backoff (reset after a quiet
+ *   period), as a fresh ListWatch, i.e. a full re-list.
+ * - `ListWatch.stop()` itself emits an `error` ("The user aborted a request."). Each ListWatch
+ *   belongs to a generation; callbacks from an old generation or after `stop()` are ignored, so
+ *   stopping never triggers a restart.
+ * - A watch can stall silently (half-open connection). A watchdog restarts the watch when no
+ *   event, (re)connect or successful list was seen for `watchdogMs`. On a quiet node this costs
+ *   one list per watchdog period.
+ * - A periodic resync lists again and emits synthetic events for anything the watch missed.
+ * - `Watch.watch` rejects (instead of calling `done`) when building the request fails (e.g. an
+ *   exec credential plugin fails); inside ListWatch's reconnect path that rejection would be
+ *   unhandled and kill the process. The Watch used here turns it into a `done(err)`.
+ */
+import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import { ListWatch, Watch } from '@kubernetes/client-node';
+import { Subject } from 'rxjs';
+import type { Clock, Timer } from '../clock.js';
+import { describeApiError } from './errors.js';
+import type { KubeLog } from './log.js';
+import type { Change, Versioned } from './watchCache.js';
+import { WatchCache } from './watchCache.js';
+
+/** One complete list (all pages) and the resourceVersion it was taken at. */
+export interface ListResult<T> {
+  readonly items: readonly T[];
+  readonly resourceVersion: string;
+}
+
+export type EngineEvent<T> = Change<T> | { readonly type: 'synced' } | { readonly type: 'error'; readonly error: Error };
+
+export interface WatchTiming {
+  /** First restart delay after an error (default 1 s). */
+  readonly initialBackoffMs?: number;
+  /** Longest restart delay (default 30 s). */
+  readonly maxBackoffMs?: number;
+  /** A generation that stayed up this long resets the backoff (default 60 s). */
+  readonly backoffResetMs?: number;
+  /** Random spread of each delay, 0..1 (default 0.2). */
+  readonly jitter?: number;
+  /** Restart when nothing was heard for this long (default 5 min). */
+  readonly watchdogMs?: number;
+  /** Full re-list period (default 10 min). */
+  readonly resyncMs?: number;
+  /** For tests: replaces Math.random in the jitter. */
+  readonly random?: () => number;
+}
+
+export interface CachedListWatchOptions<T> extends WatchTiming {
+  readonly kubeConfig: KubeConfig;
+  /** API path of the collection, e.g. `/api/v1/pods`. */
+  readonly path: string;
+  readonly fieldSelector?: string;
+  readonly labelSelector?: string;
+  /** Lists with the same selectors (and through the rate limiter). */
+  readonly list: () => Promise<ListResult<T>>;
+  readonly clock: Clock;
+  readonly log: KubeLog;
+  /** Names the watch in logs and errors, e.g. "pods on node vk-1". */
+  readonly description: string;
+}
+
+export class CachedListWatch<T extends KubernetesObject & Versioned> {
+  readonly events = new Subject<EngineEvent<T>>();
+  private readonly cache = new WatchCache<T>();
+  private readonly t: Required<Omit<WatchTiming, 'random'>> & { random: () => number };
+  private generation = 0;
+  private current: ListWatch<T> | undefined;
+  private started = false;
+  private stopping = false;
+  private synced = false;
+  private failures = 0;
+  private generationStartedAt = 0;
+  private lastActivity = 0;
+  private restartTimer: Timer | undefined;
+  private watchdogTimer: Timer | undefined;
+  private resyncTimer: Timer | undefined;
+
+  constructor(private readonly o: CachedListWatchOptions<T>) {
+    this.t = {
+      initialBackoffMs: o.initialBackoffMs ?? 1_000,
+      maxBackoffMs: o.maxBackoffMs ?? 30_000,
+      backoffResetMs: o.backoffResetMs ?? 60_000,
+      jitter: o.jitter ?? 0.2,
+      watchdogMs: o.watchdogMs ?? 5 * 60_000,
+      resyncMs: o.resyncMs ?? 10 * 60_000,
+      random: o.random ?? Math.random,
+    };
+  }
+
+  start(): void {
+    if (this.started || this.stopping) return;
+    this.started = true;
+    this.startGeneration();
+    this.armResync();
+  }
+
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const timer of [this.restartTimer, this.watchdogTimer, this.resyncTimer]) timer?.cancel();
+    this.retireCurrent();
+    this.events.complete();
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  get(key: string): T | undefined {
+    return this.cache.get(key);
+  }
+
+  list(): T[] {
+    return this.cache.values();
+  }
+
+  private startGeneration(): void {
+    const gen = ++this.generation;
+    this.generationStartedAt = this.o.clock.now();
+    this.lastActivity = this.o.clock.now();
+    const lw = new ListWatch<T>(
+      this.o.path,
+      new SafeWatch(this.o.kubeConfig),
+      () => this.listFor(gen),
+      false,
+      this.o.labelSelector,
+      this.o.fieldSelector,
+    );
+    const live = (): boolean => gen === this.generation && !this.stopping;
+    lw.on('add', (obj) => live() && this.apply(this.cache.upsert(obj)));
+    lw.on('update', (obj) => live() && this.apply(this.cache.upsert(obj)));
+    lw.on('delete', (obj) => live() && this.apply(this.cache.remove(obj)));
+    lw.on('connect', () => live() && this.touch());
+    lw.on('error', (err: unknown) => live() && this.onError(err));
+    this.current = lw;
+    lw.start().catch((err: unknown) => live() && this.onError(err));
+    this.armWatchdog();
+  }
+
+  /** The list function handed to ListWatch: reconciles our cache first, then reports 'synced'. */
+  private async listFor(gen: number): Promise<KubernetesListObject<T>> {
+    const result = await this.o.list();
+    if (gen === this.generation && !this.stopping) {
+      this.touch();
+      this.emitList(result);
+    }
+    return { metadata: { resourceVersion: result.resourceVersion }, items: [...result.items] };
+  }
+
+  private emitList(result: ListResult<T>): void {
+    this.apply(this.cache.replace(result.items, result.resourceVersion));
+    this.synced = true;
+    this.events.next({ type: 'synced' });
+  }
+
+  private apply(changes: Change<T>[]): boolean {
+    this.touch();
+    for (const c of changes) this.events.next(c);
+    return true;
+  }
+
+  private touch(): boolean {
+    this.lastActivity = this.o.clock.now();
+    return true;
+  }
+
+  private onError(err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.o.log.warn('watch failed; restarting with backoff', {
+      watch: this.o.description,
+      error: describeApiError(err),
+    });
+    this.events.next({ type: 'error', error });
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    this.retireCurrent();
+    this.restartTimer?.cancel();
+    if (this.o.clock.now() - this.generationStartedAt >= this.t.backoffResetMs) this.failures = 0;
+    const base = Math.min(this.t.maxBackoffMs, this.t.initialBackoffMs * 2 ** this.failures);
+    const delay = Math.round(base * (1 - this.t.jitter + 2 * this.t.jitter * this.t.random()));
+    this.failures += 1;
+    this.restartTimer = this.o.clock.setTimer(delay, () => {
+      this.restartTimer = undefined;
+      if (!this.stopping) this.startGeneration();
+    });
+  }
+
+  /** Detaches and stops the current ListWatch; its abort `error` lands in a dead generation. */
+  private retireCurrent(): void {
+    this.generation += 1;
+    this.watchdogTimer?.cancel();
+    const lw = this.current;
+    this.current = undefined;
+    lw?.stop().catch(() => undefined);
+  }
+
+  private armWatchdog(): void {
+    this.watchdogTimer?.cancel();
+    const gen = this.generation;
+    const due = this.lastActivity + this.t.watchdogMs - this.o.clock.now();
+    this.watchdogTimer = this.o.clock.setTimer(Math.max(0, due), () => {
+      if (gen !== this.generation || this.stopping) return;
+      const quietFor = this.o.clock.now() - this.lastActivity;
+      if (quietFor < this.t.watchdogMs) {
+        this.armWatchdog();
+        return;
+      }
+      this.o.log.warn('watch heard nothing; restarting', { watch: this.o.description, quietMs: quietFor });
+      this.retireCurrent();
+      this.startGeneration();
+    });
+  }
+
+  private armResync(): void {
+    this.resyncTimer = this.o.clock.setTimer(this.t.resyncMs, () => {
+      if (this.stopping) return;
+      void this.resync().then(() => {
+        if (!this.stopping) this.armResync();
+      });
+    });
+  }
+
+  private async resync(): Promise<void> {
+    try {
+      const result = await this.o.list();
+      if (!this.stopping) this.emitList(result);
+    } catch (err) {
+      this.o.log.warn('watch resync list failed', { watch: this.o.description, error: describeApiError(err) });
+      if (!this.stopping) this.events.next({ type: 'error', error: err instanceof Error ? err : new Error(String(err)) });
+    }
+  }
+}
+
+/** A Watch whose request-building failures reach `done` instead of rejecting unobserved. */
+class SafeWatch extends Watch {
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    try {
+      return await super.watch(path, queryParams, callback, done);
+    } catch (err) {
+      done(err);
+      return new AbortController();
+    }
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Kubernetes API errors, classified by what the caller should do about them.
+ *
+ * client-node 1.4 rejects with `ApiException` (numeric `.code`, `.body` a raw JSON string of a
+ * `Status`, or undefined for 401), node-fetch rejects with a `FetchError` (`type: 'system'`, an
+ * errno `code`) or an `AbortError`, and the watch rejects with an Error carrying `statusCode`.
+ * The adapters convert all of these into {@link KubeApiError}, so nothing above this folder
+ * ever sees a client-node type; {@link classifyApiError} walks the `cause` chain, so wrapping a
+ * KubeApiError keeps its class.
+ */
+
+/** What kind of failure, by the behaviour it calls for. */
+export type ApiErrorKind =
+  /** 404: the object (or its namespace) does not exist. */
+  | 'notFound'
+  /** 409 (not AlreadyExists): stale resourceVersion or failed precondition; re-read and retry. */
+  | 'conflict'
+  /** 409 AlreadyExists on create. */
+  | 'alreadyExists'
+  /** 400 or 422: the request itself is wrong; retrying the same request will not help. */
+  | 'invalid'
+  /** 401: credentials missing or expired. */
+  | 'unauthorized'
+  /** 403: RBAC or admission (e.g. ResourceQuota "exceeded quota"); see the message. */
+  | 'forbidden'
+  /** 410: resourceVersion too old (watch/list); re-list. */
+  | 'gone'
+  /** Network errors, timeouts, 429 and 5xx: transient, retry with backoff. */
+  | 'unavailable'
+  /** Anything else (other 4xx, programming errors). */
+  | 'unknown';
+
+/** The facts of one API failure. `message` is the server's Status message when it sent one. */
+export interface ApiErrorInfo {
+  readonly kind: ApiErrorKind;
+  /** HTTP status, when there was a response. */
+  readonly status?: number;
+  /** The Status `reason` (e.g. 'AlreadyExists', 'Forbidden'), when the server sent one. */
+  readonly reason?: string;
+  readonly message: string;
+  /** From the Retry-After header or Status details, when present. */
+  readonly retryAfterSeconds?: number;
+}
+
+/** The error every adapter method rejects with. `cause` holds the original error. */
+export class KubeApiError extends Error implements ApiErrorInfo {
+  override readonly name = 'KubeApiError';
+  readonly kind: ApiErrorKind;
+  readonly status?: number;
+  readonly reason?: string;
+  readonly retryAfterSeconds?: number;
+
+  constructor(info: ApiErrorInfo, operation: string, cause?: unknown) {
+    super(`${operation}: ${info.message}`, { cause });
+    this.kind = info.kind;
+    if (info.status !== undefined) this.status = info.status;
+    if (info.reason !== undefined) this.reason = info.reason;
+    if (info.retryAfterSeconds !== undefined) this.retryAfterSeconds = info.retryAfterSeconds;
+  }
+}
+
+/** Wraps any rejection from client-node as a KubeApiError naming the operation. */
+export function toKubeApiError(err: unknown, operation: string): KubeApiError {
+  if (err instanceof KubeApiError) return err;
+  return new KubeApiError(classifyApiError(err), operation, err);
+}
+
+/** Runs `fn`, converting any rejection into a KubeApiError. */
+export async function translateErrors<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toKubeApiError(err, operation);
+  }
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND',
+  'EAI_AGAIN', 'ECONNABORTED', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Classifies any error: a KubeApiError, an ApiException, a fetch/network error, or its causes. */
+export function classifyApiError(err: unknown): ApiErrorInfo {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 8; depth++) {
+    const found = classifyOne(e);
+    if (found) return found;
+    e = isRecord(e) ? e.cause : undefined;
+  }
+  return { kind: 'unknown', message: messageOf(err) };
+}
+
+function classifyOne(e: unknown): ApiErrorInfo | undefined {
+  if (e instanceof KubeApiError) return e;
+  if (!isRecord(e)) return undefined;
+  const status = httpStatusOf(e);
+  if (status !== undefined) return fromStatus(status, e);
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const type = typeof e.type === 'string' ? e.type : undefined;
+  if (
+    (code !== undefined && NETWORK_CODES.has(code)) ||
+    type === 'system' || type === 'request-timeout' || type === 'aborted' ||
+    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError'
+  ) {
+    return { kind: 'unavailable', message: messageOf(e) };
+  }
+  return undefined;
+}
+
+function httpStatusOf(e: Record<string, unknown>): number | undefined {
+  // ApiException: numeric `code` (plus body/headers). Watch errors: `statusCode`.
+  if (typeof e.code === 'number' && ('body' in e || 'headers' in e)) return e.code;
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  return undefined;
+}
+
+function fromStatus(status: number, e: Record<string, unknown>): ApiErrorInfo {
+  const body = parseStatusBody(e.body);
+  const reason = body?.reason;
+  const message = body?.message ?? (status === 401 ? 'Unauthorized' : `HTTP ${status}`);
+  const retryAfterSeconds = retryAfterOf(e.headers) ?? body?.retryAfterSeconds;
+  const info = (kind: ApiErrorKind): ApiErrorInfo => ({
+    kind,
+    status,
+    message,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  });
+  if (status === 404) return info('notFound');
+  if (status === 409) return info(reason === 'AlreadyExists' ? 'alreadyExists' : 'conflict');
+  if (status === 400 || status === 422) return info('invalid');
+  if (status === 401) return info('unauthorized');
+  if (status === 403) return info('forbidden');
+  if (status === 410) return info('gone');
+  if (status === 429 || status === 408 || status >= 500) return info('unavailable');
+  return info('unknown');
+}
+
+interface StatusBody {
+  message?: string;
+  reason?: string;
+  retryAfterSeconds?: number;
+}
+
+/** Parses a Status from a raw JSON string or an already-parsed object; undefined if neither. */
+function parseStatusBody(body: unknown): StatusBody | undefined {
+  let obj: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      obj = JSON.parse(body);
+    } catch {
+      return body.trim() === '' ? undefined : { message: body.trim().split('\n')[0] ?? '' };
+    }
+  }
+  if (!isRecord(obj)) return undefined;
+  const details = isRecord(obj.details) ? obj.details : {};
+  const out: StatusBody = {};
+  if (typeof obj.message === 'string' && obj.message !== '') out.message = obj.message;
+  if (typeof obj.reason === 'string' && obj.reason !== '') out.reason = obj.reason;
+  if (typeof details.retryAfterSeconds === 'number') out.retryAfterSeconds = details.retryAfterSeconds;
+  return out;
+}
+
+function retryAfterOf(headers: unknown): number | undefined {
+  if (!isRecord(headers)) return undefined;
+  const v = headers['retry-after'] ?? headers['Retry-After'];
+  const n = typeof v === 'string' ? Number(v) : undefined;
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * One line for a log or an Event: "403 Forbidden: pods "p" is forbidden: exceeded quota: …".
+ * Uses the Status body's message and reason; never the multi-line ApiException message.
+ */
+export function describeApiError(err: unknown): string {
+  const info = classifyApiError(err);
+  const head = [info.status !== undefined ? String(info.status) : undefined, info.reason].filter(Boolean).join(' ');
+  const text = `${head === '' ? info.kind : head}: ${info.message}`;
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** True if `err` (or a cause) is of one of the given kinds. */
+export function isApiErrorKind(err: unknown, ...kinds: ApiErrorKind[]): boolean {
+  return kinds.includes(classifyApiError(err).kind);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message.split('\n')[0] ?? err.message;
+  return String(err);
+}

@@ -1,0 +1,178 @@
+import type { EventsV1Api, EventsV1Event } from '@kubernetes/client-node';
+import { PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
+import type { Clock, Timer } from '../clock.js';
+import { systemClock } from '../clock.js';
+import { call } from './call.js';
+import { describeApiError } from './errors.js';
+import type { EventRecorder, EventSubject, EventType } from './eventRecorder.js';
+import type { KubeLog } from './log.js';
+import { noopKubeLog } from './log.js';
+import type { RequestScheduler } from './rateLimiter.js';
+
+export const REPORTING_CONTROLLER = 'tether.dev/virtual-kubelet';
+
+export interface EventRecorderOptions {
+  /** reportingInstance: the virtual node's (or host's) name. */
+  readonly reportingInstance: string;
+  readonly clock?: Clock;
+  readonly log?: KubeLog;
+  /** Repeats within this long of the previous occurrence join its series (default 6 min, as client-go). */
+  readonly seriesWindowMs?: number;
+  /** A series' count is written at most this often (default 30 s). */
+  readonly seriesFlushMs?: number;
+  /** Distinct events remembered for aggregation (default 4096; the oldest are forgotten). */
+  readonly maxTracked?: number;
+}
+
+interface Series {
+  readonly namespace: string;
+  /** Resolves to the created Event's name, or undefined if creating it failed. */
+  created: Promise<string | undefined>;
+  count: number;
+  written: number;
+  lastObserved: number;
+  flushTimer: Timer | undefined;
+  flushing: Promise<void>;
+}
+
+/**
+ * {@link EventRecorder} posting events.k8s.io/v1 Events at 'other' priority. The first
+ * occurrence creates an Event; repeats within the window bump a local count that a timer writes
+ * as `series: {count, lastObservedTime}` (merge patch), so a flapping pod costs one write per
+ * flush period, not one Event per occurrence.
+ */
+export class EventRecorderClient implements EventRecorder {
+  private readonly tracked = new Map<string, Series>();
+  private readonly clock: Clock;
+  private readonly log: KubeLog;
+  private readonly windowMs: number;
+  private readonly flushMs: number;
+  private readonly maxTracked: number;
+
+  constructor(
+    private readonly api: EventsV1Api,
+    private readonly limiter: RequestScheduler,
+    private readonly options: EventRecorderOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.log = options.log ?? noopKubeLog;
+    this.windowMs = options.seriesWindowMs ?? 6 * 60_000;
+    this.flushMs = options.seriesFlushMs ?? 30_000;
+    this.maxTracked = options.maxTracked ?? 4096;
+  }
+
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void {
+    const now = this.clock.now();
+    const key = JSON.stringify([regarding.kind, regarding.namespace, regarding.name, regarding.uid, type, reason, action, note]);
+    const known = this.tracked.get(key);
+    if (known && now - known.lastObserved <= this.windowMs) {
+      known.count += 1;
+      known.lastObserved = now;
+      known.flushTimer ??= this.clock.setTimer(this.flushMs, () => this.flush(key, known));
+      return;
+    }
+    known?.flushTimer?.cancel();
+    const namespace = regarding.namespace ?? 'default';
+    const body = this.eventBody(regarding, namespace, { type, reason, note, action }, now);
+    const series: Series = {
+      namespace,
+      created: Promise.resolve(undefined),
+      count: 1,
+      written: 1,
+      lastObserved: now,
+      flushTimer: undefined,
+      flushing: Promise.resolve(),
+    };
+    series.created = call(this.limiter, 'other', `record event ${reason} on ${regarding.kind} ${regarding.name}`, () =>
+      this.api.createNamespacedEvent({ namespace, body }),
+    ).then(
+      (event) => event.metadata?.name,
+      (err: unknown) => {
+        if (this.tracked.get(key) === series) this.tracked.delete(key);
+        this.log.warn('could not record event', { reason, regarding: regarding.name, error: describeApiError(err) });
+        return undefined;
+      },
+    );
+    this.tracked.delete(key);
+    this.tracked.set(key, series);
+    this.forgetOldest();
+  }
+
+  /** Writes every pending series count now; resolves when all writes have finished or failed. */
+  async flushAll(): Promise<void> {
+    const pending = [...this.tracked.entries()].map(([key, s]) => {
+      s.flushTimer?.cancel();
+      this.flush(key, s);
+      return s.flushing;
+    });
+    await Promise.all(pending);
+  }
+
+  private flush(key: string, series: Series): void {
+    series.flushTimer = undefined;
+    series.flushing = series.flushing.then(() => this.writeSeries(key, series));
+  }
+
+  private async writeSeries(key: string, series: Series): Promise<void> {
+    const name = await series.created;
+    if (name === undefined || series.count <= series.written) return;
+    const count = series.count;
+    const body = { series: { count, lastObservedTime: new V1MicroTime(series.lastObserved) } };
+    try {
+      await call(this.limiter, 'other', `update event series ${name}`, () =>
+        this.api.patchNamespacedEvent(
+          { name, namespace: series.namespace, body },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+      series.written = count;
+    } catch (err) {
+      // The Event may have been garbage-collected; the next occurrence starts a new one.
+      if (this.tracked.get(key) === series) this.tracked.delete(key);
+      this.log.warn('could not update event series', { event: name, error: describeApiError(err) });
+    }
+  }
+
+  private forgetOldest(): void {
+    for (const [key, s] of this.tracked) {
+      if (this.tracked.size <= this.maxTracked) return;
+      if (s.flushTimer) continue; // a pending count is written first
+      this.tracked.delete(key);
+    }
+  }
+
+  private eventBody(
+    regarding: EventSubject,
+    namespace: string,
+    what: { type: EventType; reason: string; note: string; action: string },
+    now: number,
+  ): EventsV1Event {
+    return {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { generateName: `${regarding.name}.`, namespace },
+      eventTime: new V1MicroTime(now),
+      reportingController: REPORTING_CONTROLLER,
+      reportingInstance: truncate(this.options.reportingInstance, 128),
+      type: what.type,
+      reason: truncate(what.reason, 128),
+      action: truncate(what.action, 128),
+      note: truncate(what.note, 1024),
+      regarding: {
+        kind: regarding.kind,
+        apiVersion: regarding.apiVersion,
+        name: regarding.name,
+        ...(regarding.namespace !== undefined ? { namespace: regarding.namespace } : {}),
+        ...(regarding.uid !== undefined ? { uid: regarding.uid } : {}),
+      },
+    };
+  }
+}
+
+/** Truncates to `max` UTF-8 bytes (the API's limits are in bytes). */
+function truncate(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let out = text.slice(0, max);
+  while (Buffer.byteLength(out) > max - 3) out = out.slice(0, -1);
+  return `${out}...`;
+}

@@ -1,0 +1,84 @@
+/**
+ * The factory that builds every Kubernetes adapter from one KubeConfig, sharing one rate
+ * limiter and one connection pool. This is the only place the client-node API classes are made.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, EventsV1Api } from '@kubernetes/client-node';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
+import type { WatchTiming } from './cachedListWatch.js';
+import type { ConnectionPoolOptions } from './connectionPool.js';
+import { ConnectionPool, pooledKubeConfig } from './connectionPool.js';
+import type { EventRecorder } from './eventRecorder.js';
+import { EventRecorderClient } from './eventRecorderClient.js';
+import type { LeaseApi } from './leaseApi.js';
+import { LeaseApiClient } from './leaseApiClient.js';
+import type { KubeLog } from './log.js';
+import { noopKubeLog } from './log.js';
+import type { NodeApi } from './nodeApi.js';
+import { NodeApiClient } from './nodeApiClient.js';
+import type { PodApi } from './podApi.js';
+import { PodApiClient } from './podApiClient.js';
+import type { Priority, PriorityStats } from './rateLimiter.js';
+import { RateLimiter } from './rateLimiter.js';
+import type { NodeWatch, PodWatch } from './watch.js';
+import { createNodeWatch, createPodWatch } from './watchClients.js';
+
+export interface KubeClientsOptions {
+  /** The virtual node's name: Event reportingInstance and the watches' selectors. */
+  readonly nodeName: string;
+  /** Client-side limit shared by all requests (default qps 50, burst 100: kubelet's defaults). */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** Keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
+  readonly connectionPool?: ConnectionPoolOptions | false;
+  readonly watch?: WatchTiming;
+  readonly events?: { readonly seriesWindowMs?: number; readonly seriesFlushMs?: number };
+  readonly clock?: Clock;
+  readonly log?: KubeLog;
+}
+
+/** Everything the actors need from Kubernetes, behind Tether's own interfaces. */
+export interface KubeClients {
+  readonly nodes: NodeApi;
+  readonly leases: LeaseApi;
+  readonly pods: PodApi;
+  readonly events: EventRecorder;
+  /** A new (unstarted) watch of the pods bound to the node. */
+  watchPods(): PodWatch;
+  /** A new (unstarted) watch of the node's own Node object. */
+  watchNode(): NodeWatch;
+  /** Rate limiter counters per priority (queue depth, started, cumulative wait). */
+  rateLimiterStats(): Record<Priority, PriorityStats>;
+  /** Writes pending event series, then closes pooled connections. Stop watches first. */
+  close(): Promise<void>;
+}
+
+export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOptions): KubeClients {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? noopKubeLog;
+  const pool = options.connectionPool === false ? undefined : new ConnectionPool(options.connectionPool ?? {});
+  const kc = pool ? pooledKubeConfig(kubeConfig, pool) : kubeConfig;
+  const limiter = new RateLimiter({ ...(options.rateLimit ?? { qps: 50, burst: 100 }), clock });
+  const core = kc.makeApiClient(CoreV1Api);
+  const pods = new PodApiClient(core, limiter);
+  const events = new EventRecorderClient(kc.makeApiClient(EventsV1Api), limiter, {
+    ...options.events,
+    reportingInstance: options.nodeName,
+    clock,
+    log,
+  });
+  const watchDeps = { kubeConfig: kc, clock, log, nodeName: options.nodeName, ...(options.watch ? { timing: options.watch } : {}) };
+  return {
+    nodes: new NodeApiClient(core, limiter),
+    leases: new LeaseApiClient(kc.makeApiClient(CoordinationV1Api), limiter),
+    pods,
+    events,
+    watchPods: () => createPodWatch({ ...watchDeps, pods }),
+    watchNode: () => createNodeWatch({ ...watchDeps, core, limiter }),
+    rateLimiterStats: () => limiter.stats(),
+    close: async () => {
+      await events.flushAll();
+      pool?.destroy();
+    },
+  };
+}

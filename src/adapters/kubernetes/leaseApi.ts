@@ -1,0 +1,20 @@
+import type { Lease } from './model.js';
+
+/**
+ * Node heartbeat leases (coordination.k8s.io/v1, normally in `kube-node-lease`). Every call is
+ * scheduled at the 'lease' priority, ahead of all other queued requests, and rejects only with
+ * `KubeApiError`.
+ */
+export interface LeaseApi {
+  /** The Lease, or undefined if it does not exist (404). */
+  getLease(namespace: string, name: string): Promise<Lease | undefined>;
+
+  /** Creates the Lease (namespace from its metadata); 'alreadyExists' if someone else did. */
+  createLease(lease: Lease): Promise<Lease>;
+
+  /**
+   * Replaces the Lease (PUT). `lease.metadata.resourceVersion` must be the one last read; if the
+   * stored Lease changed since, rejects with kind 'conflict' (re-read, then retry).
+   */
+  updateLease(lease: Lease): Promise<Lease>;
+}

@@ -1,0 +1,45 @@
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { call, ignoreNotFound, orUndefined } from './call.js';
+import type { Node, NodeStatus } from './model.js';
+import type { NodeApi, NodeMetadataPatch } from './nodeApi.js';
+import type { RequestScheduler } from './rateLimiter.js';
+
+/** {@link NodeApi} over client-node's CoreV1Api. */
+export class NodeApiClient implements NodeApi {
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly limiter: RequestScheduler,
+  ) {}
+
+  getNode(name: string): Promise<Node | undefined> {
+    return orUndefined(call(this.limiter, 'other', `get node ${name}`, () => this.core.readNode({ name })));
+  }
+
+  createNode(node: Node): Promise<Node> {
+    const name = node.metadata?.name ?? '';
+    return call(this.limiter, 'other', `create node ${name}`, () => this.core.createNode({ body: node }));
+  }
+
+  patchNodeStatus(name: string, status: Partial<NodeStatus>): Promise<Node> {
+    return call(this.limiter, 'status', `patch status of node ${name}`, () =>
+      this.core.patchNodeStatus(
+        { name, body: { status } },
+        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+      ),
+    );
+  }
+
+  patchNodeMetadata(name: string, patch: NodeMetadataPatch): Promise<Node> {
+    const metadata: Record<string, unknown> = {};
+    if (patch.labels) metadata.labels = patch.labels;
+    if (patch.annotations) metadata.annotations = patch.annotations;
+    return call(this.limiter, 'other', `patch metadata of node ${name}`, () =>
+      this.core.patchNode({ name, body: { metadata } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+    );
+  }
+
+  deleteNode(name: string): Promise<void> {
+    return ignoreNotFound(call(this.limiter, 'delete', `delete node ${name}`, () => this.core.deleteNode({ name })));
+  }
+}
