@@ -1,0 +1,138 @@
+/**
+ * The command lines of the four control-plane components, as pure functions of a cluster's layout
+ * (ports and file paths), so the flags are reviewable in one place and unit-tested.
+ * docs/control-plane.md explains each non-obvious flag.
+ */
+import type { ClusterCredentials } from './certificates.js';
+
+export interface ComponentPorts {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+  controllerManager: number;
+  scheduler: number;
+}
+
+export interface NodeLifecycleTuning {
+  /** How long a node may go without a heartbeat before it is marked Unknown (upstream: 50s). */
+  nodeMonitorGracePeriod: string;
+  /** How often the node lifecycle controller checks heartbeats (upstream: 5s). */
+  nodeMonitorPeriod: string;
+}
+
+export const TEST_NODE_LIFECYCLE: NodeLifecycleTuning = { nodeMonitorGracePeriod: '20s', nodeMonitorPeriod: '2s' };
+
+export interface ClusterLayout {
+  name: string;
+  dir: string;
+  ports: ComponentPorts;
+  /** 127.0.0.1 normally; 0.0.0.0 when a network namespace must reach the API server. */
+  apiserverBindAddress: string;
+  serviceClusterIpRange: string;
+  credentials: ClusterCredentials;
+  etcdDataDir: string;
+  controllerManagerKubeconfig: string;
+  schedulerKubeconfig: string;
+  schedulerConfigPath: string;
+  nodeLifecycle: NodeLifecycleTuning;
+}
+
+export function etcdArgs(layout: ClusterLayout): string[] {
+  const client = `http://127.0.0.1:${layout.ports.etcdClient}`;
+  const peer = `http://127.0.0.1:${layout.ports.etcdPeer}`;
+  return [
+    `--name=${layout.name}`,
+    `--data-dir=${layout.etcdDataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=${layout.name}=${peer}`,
+    // Test data is disposable; fsync dominates etcd latency on shared disks.
+    '--unsafe-no-fsync=true',
+    // The API server's consistent reads from cache need progress notifications (upstream uses 5s).
+    '--watch-progress-notify-interval=5s',
+    '--log-level=warn',
+  ];
+}
+
+export function apiserverArgs(layout: ClusterLayout): string[] {
+  const c = layout.credentials;
+  return [
+    `--etcd-servers=http://127.0.0.1:${layout.ports.etcdClient}`,
+    `--bind-address=${layout.apiserverBindAddress}`,
+    `--secure-port=${layout.ports.apiserver}`,
+    // Mandatory on a machine without a default route; loopback is always there.
+    '--advertise-address=127.0.0.1',
+    // A loopback advertise address is not a valid Endpoints address; no reconciler, no problem.
+    '--endpoint-reconciler-type=none',
+    `--cert-dir=${c.dir}`,
+    `--tls-cert-file=${c.serving.certPath}`,
+    `--tls-private-key-file=${c.serving.keyPath}`,
+    `--client-ca-file=${c.ca.certPath}`,
+    `--token-auth-file=${c.tokenFilePath}`,
+    '--authorization-mode=Node,RBAC',
+    // Tether is a kubelet: node credentials get exactly the restrictions a real kubelet's get.
+    '--enable-admission-plugins=NodeRestriction',
+    `--kubelet-client-certificate=${c.kubeletClient.certPath}`,
+    `--kubelet-client-key=${c.kubeletClient.keyPath}`,
+    `--service-cluster-ip-range=${layout.serviceClusterIpRange}`,
+    '--service-account-issuer=https://kubernetes.default.svc',
+    `--service-account-key-file=${c.serviceAccountPublicKeyPath}`,
+    `--service-account-signing-key-file=${c.serviceAccountKeyPath}`,
+    '--allow-privileged=true',
+    '--profiling=false',
+  ];
+}
+
+export function controllerManagerArgs(layout: ClusterLayout): string[] {
+  const c = layout.credentials;
+  const kubeconfig = layout.controllerManagerKubeconfig;
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${layout.ports.controllerManager}`,
+    `--tls-cert-file=${c.serving.certPath}`,
+    `--tls-private-key-file=${c.serving.keyPath}`,
+    `--cert-dir=${c.dir}`,
+    '--leader-elect=false',
+    '--controllers=*',
+    // As kubeadm does: each controller acts as its own service account, so RBAC is exercised.
+    '--use-service-account-credentials=true',
+    `--service-account-private-key-file=${c.serviceAccountKeyPath}`,
+    `--root-ca-file=${c.ca.certPath}`,
+    `--service-cluster-ip-range=${layout.serviceClusterIpRange}`,
+    // Lets CertificateSigningRequests (e.g. a node's client certificate) be signed.
+    `--cluster-signing-cert-file=${c.ca.certPath}`,
+    `--cluster-signing-key-file=${c.ca.keyPath}`,
+    `--node-monitor-grace-period=${layout.nodeLifecycle.nodeMonitorGracePeriod}`,
+    `--node-monitor-period=${layout.nodeLifecycle.nodeMonitorPeriod}`,
+    '--profiling=false',
+  ];
+}
+
+export function schedulerArgs(layout: ClusterLayout): string[] {
+  const c = layout.credentials;
+  return [
+    `--config=${layout.schedulerConfigPath}`,
+    `--authentication-kubeconfig=${layout.schedulerKubeconfig}`,
+    `--authorization-kubeconfig=${layout.schedulerKubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${layout.ports.scheduler}`,
+    `--tls-cert-file=${c.serving.certPath}`,
+    `--tls-private-key-file=${c.serving.keyPath}`,
+    `--cert-dir=${c.dir}`,
+  ];
+}
+
+/** The scheduler's configuration file: its kubeconfig and no leader election (one replica). */
+export function schedulerConfig(kubeconfigPath: string): string {
+  return JSON.stringify({
+    apiVersion: 'kubescheduler.config.k8s.io/v1',
+    kind: 'KubeSchedulerConfiguration',
+    clientConnection: { kubeconfig: kubeconfigPath },
+    leaderElection: { leaderElect: false },
+  }, null, 2) + '\n';
+}

@@ -1,0 +1,70 @@
+/**
+ * Where the control-plane binaries come from. tools/kube/build.sh owns building them (from Go
+ * modules, cached by version); this module runs it once per process, passing its progress lines
+ * through to stderr, and honours TETHER_KUBE_BIN_DIR for binaries built or downloaded elsewhere.
+ */
+import { spawn } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
+export type KubeBinary = (typeof COMPONENTS)[number];
+export type KubeBinaries = Readonly<Record<KubeBinary, string>>;
+
+let located: Promise<KubeBinaries> | undefined;
+
+/** Resolves the binaries, building them on first use (a cold build takes minutes). */
+export function kubeBinaries(): Promise<KubeBinaries> {
+  located ??= locate().catch((error: unknown) => {
+    located = undefined;
+    throw error;
+  });
+  return located;
+}
+
+export function binariesIn(dir: string): KubeBinaries {
+  const entries = COMPONENTS.map((name) => [name, join(dir, name)] as const);
+  return Object.fromEntries(entries) as Record<KubeBinary, string>;
+}
+
+async function locate(): Promise<KubeBinaries> {
+  const preset = process.env.TETHER_KUBE_BIN_DIR;
+  if (preset && (await allExecutable(binariesIn(preset)))) return binariesIn(preset);
+  return binariesIn(await runBuildScript());
+}
+
+async function allExecutable(binaries: KubeBinaries): Promise<boolean> {
+  try {
+    await Promise.all(Object.values(binaries).map((path) => access(path, constants.X_OK)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runBuildScript(): Promise<string> {
+  const script = findBuildScript();
+  return new Promise((resolvePath, reject) => {
+    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const dir = stdout.trim().split('\n').pop();
+      if (code === 0 && dir) resolvePath(dir);
+      else reject(new Error(`${script} failed (exit ${code}); its progress and errors are on stderr above`));
+    });
+  });
+}
+
+/** tools/kube/build.sh, found by walking up from this file (works from src/ and from dist/src/). */
+export function findBuildScript(from = dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'tools', 'kube', 'build.sh');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`tools/kube/build.sh not found above ${resolve(from)}`);
+  }
+}

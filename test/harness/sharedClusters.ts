@@ -1,0 +1,72 @@
+/**
+ * Two clusters for the whole test run, "host" (where Tether's nodes register) and "remote" (a
+ * provider cluster), started once by tap's `before` script (sharedClusters.before.ts) and stopped by
+ * its `after` script. Their descriptions are in .tether/test-clusters.json; test files attach to
+ * them with `useSharedClusters(t)` and isolate themselves by namespace (`testNamespace`).
+ * Run outside tap's `before` (e.g. one file under plain node), a test starts its own pair instead.
+ * Tests that stop an API server must start a dedicated cluster with `startCluster`.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { attachCluster, type ClusterAccess, type ClusterDescription } from '../../src/harness/clusterAccess.js';
+import { startCluster } from '../../src/harness/controlPlane.js';
+import { groupAlive } from '../../src/harness/processes.js';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const STATE_FILE = join(REPO_ROOT, '.tether', 'test-clusters.json');
+export const SHARED_CLUSTERS_DIR = join(REPO_ROOT, '.tether', 'test-clusters');
+
+export const SHARED_CLUSTER_NAMES = ['host', 'remote'] as const;
+export type SharedClusterName = (typeof SHARED_CLUSTER_NAMES)[number];
+export type SharedClusters = Readonly<Record<SharedClusterName, ClusterAccess>>;
+
+export interface SharedClustersState {
+  /** The tap process that ran `before`; the watchdog tears the clusters down when it dies. */
+  ownerPid: number;
+  watchdogPid: number;
+  startedAt: string;
+  startupMs: number;
+  clusters: Record<SharedClusterName, ClusterDescription>;
+}
+
+/** The part of a tap Test this module needs. */
+export interface TeardownHost {
+  teardown(fn: () => unknown): void;
+}
+
+export function readState(path = STATE_FILE): SharedClustersState | undefined {
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as SharedClustersState;
+}
+
+/** A state file is usable while every component it names is still running. */
+export function isLive(state: SharedClustersState, alive: (pid: number) => boolean = groupAlive): boolean {
+  return SHARED_CLUSTER_NAMES.every((name) => Object.values(state.clusters[name].pids).every((pid) => pid > 0 && alive(pid)));
+}
+
+export async function useSharedClusters(t: TeardownHost): Promise<SharedClusters> {
+  const state = readState();
+  if (state && isLive(state)) return { host: attachCluster(state.clusters.host), remote: attachCluster(state.clusters.remote) };
+  const [host, remote] = await Promise.all([
+    startCluster({ name: `host-${process.pid}` }),
+    startCluster({ name: `remote-${process.pid}` }),
+  ]);
+  t.teardown(() => Promise.all([host.stop(), remote.stop()]));
+  return { host, remote };
+}
+
+/** A unique namespace name: tests sharing clusters never touch each other's objects. */
+export function uniqueNamespace(prefix: string): string {
+  const base = prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40).replace(/-+$/, '');
+  return `${base}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Creates a fresh namespace in `cluster` and deletes it (without waiting) at teardown. */
+export async function testNamespace(t: TeardownHost, cluster: ClusterAccess, prefix: string): Promise<string> {
+  const name = uniqueNamespace(prefix);
+  await cluster.kubectl(['create', 'namespace', name]);
+  t.teardown(() => cluster.kubectl(['delete', 'namespace', name, '--wait=false']).catch(() => undefined));
+  return name;
+}
