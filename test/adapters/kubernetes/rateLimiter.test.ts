@@ -1,0 +1,78 @@
+import t from 'tap';
+import { ManualClock } from '../../../src/adapters/manualClock.js';
+import type { Priority } from '../../../src/adapters/kubernetes/rateLimiter.js';
+import { RateLimiter } from '../../../src/adapters/kubernetes/rateLimiter.js';
+
+/** Lets resolved promise callbacks run. */
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+t.test('a burst starts at once; beyond it, requests wait for tokens at qps', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 2, burst: 3, clock });
+  const started: number[] = [];
+  const all = [0, 1, 2, 3, 4].map((i) =>
+    rl.schedule('other', () => {
+      started.push(i);
+      return Promise.resolve(i);
+    }),
+  );
+  t.same(started, [0, 1, 2], 'burst of 3');
+  clock.advance(499);
+  t.same(started, [0, 1, 2], 'no token before 500 ms at 2 qps');
+  clock.advance(1);
+  t.same(started, [0, 1, 2, 3]);
+  clock.advance(500);
+  t.same(await Promise.all(all), [0, 1, 2, 3, 4], 'each promise resolves with its fn result');
+  t.equal(rl.stats().other.waitMs, 500 + 1000);
+});
+
+t.test('lease > delete > status > other, FIFO within a class', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 1, burst: 1, clock });
+  const order: string[] = [];
+  const run = (p: Priority, label: string): Promise<void> =>
+    rl.schedule(p, () => {
+      order.push(label);
+      return Promise.resolve();
+    });
+  const done = [run('other', 'o0')]; // takes the only token
+  for (let i = 1; i <= 3; i++) done.push(run('status', `s${i}`));
+  done.push(run('other', 'o1'), run('delete', 'd1'), run('lease', 'l1'), run('delete', 'd2'));
+  t.same(rl.queueDepth(), { lease: 1, delete: 2, status: 3, other: 1 });
+  for (let i = 0; i < 7; i++) clock.advance(1000);
+  await Promise.all(done);
+  t.same(order, ['o0', 'l1', 'd1', 'd2', 's1', 's2', 's3', 'o1']);
+  const stats = rl.stats();
+  t.equal(stats.lease.waitMs, 1000, 'the lease waited only for the next token');
+  t.equal(stats.status.started, 3);
+  t.equal(stats.other.queued, 0);
+});
+
+t.test('a lease renewal scheduled behind a status backlog waits at most one token', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 10, burst: 1, clock });
+  const statuses = Array.from({ length: 50 }, () => rl.schedule('status', () => Promise.resolve('s')));
+  let leaseDone = false;
+  const lease = rl.schedule('lease', () => Promise.resolve('l')).then(() => (leaseDone = true));
+  clock.advance(100);
+  await settle();
+  t.ok(leaseDone, 'lease ran at the first refill');
+  t.equal(rl.queueDepth().status, 49, 'one status took the burst token; the lease took the next');
+  clock.advance(5_000);
+  await Promise.all([...statuses, lease]);
+});
+
+t.test('a throwing or rejecting fn rejects its own promise only', async (t) => {
+  const rl = new RateLimiter({ qps: 100, burst: 10, clock: new ManualClock() });
+  await t.rejects(rl.schedule('other', () => { throw new Error('sync boom'); }), /sync boom/);
+  await t.rejects(rl.schedule('other', () => Promise.reject(new Error('async boom'))), /async boom/);
+  t.equal(await rl.schedule('other', () => Promise.resolve(3)), 3);
+});
+
+t.test('invalid options are rejected', async (t) => {
+  t.throws(() => new RateLimiter({ qps: 0, burst: 1 }), /qps must be > 0/);
+  t.throws(() => new RateLimiter({ qps: 1, burst: 0 }), /burst must be >= 1/);
+  const unlimited = new RateLimiter({ qps: Infinity, burst: 1, clock: new ManualClock() });
+  const results = await Promise.all(Array.from({ length: 5 }, (_, i) => unlimited.schedule('other', () => Promise.resolve(i))));
+  t.same(results, [0, 1, 2, 3, 4], 'Infinity qps never waits');
+});
