@@ -1,0 +1,38 @@
+import type { ActorBehavior } from '../../runtime/behavior.js';
+import type { LeaseConfig } from './config.js';
+import { decideLease, initialLeaseState, startLease } from './decide.js';
+import { leaseEffects, type LeaseActorDeps } from './effects.js';
+import { renewTimeOf } from './leaseObject.js';
+import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
+
+/**
+ * The LeaseActor: one per virtual node, renewing the node's heartbeat Lease in its own mailbox.
+ * See decide.ts for the cadence and effects.ts for the renew/conflict/create procedure.
+ */
+export type LeaseBehavior = ActorBehavior<LeaseState, LeaseMsg, LeaseEffect>;
+
+export function leaseActor(deps: LeaseActorDeps, config: LeaseConfig): LeaseBehavior {
+  const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    kind: 'lease',
+    initialState: initialLeaseState,
+    onStart: (state, now) => startLease(state, now),
+    decide: (state, msg, now) => decideLease(config, state, msg, now),
+    perform: leaseEffects(deps, config),
+    summarize: (state) => {
+      const renewTime = renewTimeOf(state.lease);
+      return {
+        lease: `${config.namespace}/${config.nodeName}`,
+        phase: state.phase,
+        renewals: state.renewals,
+        lastRenewAt: iso(state.lastRenewAt),
+        expiresAt: iso(renewTime === undefined ? undefined : renewTime + config.durationSeconds * 1000),
+        lastLagMs: state.lastLagMs ?? null,
+        maxLagMs: state.maxLagMs,
+        failures: state.failures,
+        lastError: state.lastError ?? null,
+        owned: state.nodeUid !== undefined,
+      };
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The lease actor's configuration, with the kubelet's and virtual-kubelet's defaults: a 40 s
+ * Lease in `kube-node-lease`, renewed every 10 s (a quarter of its duration), failed renewals
+ * retried after 200 ms doubling to 7 s.
+ */
+export interface LeaseConfig {
+  readonly nodeName: string;
+  readonly namespace: string;
+  /** `spec.leaseDurationSeconds`: how long the node lifecycle controller trusts one renewal. */
+  readonly durationSeconds: number;
+  readonly renewIntervalMs: number;
+  readonly retry: { readonly minMs: number; readonly maxMs: number };
+}
+
+export type LeaseConfigInput = Pick<LeaseConfig, 'nodeName'> &
+  Partial<Omit<LeaseConfig, 'nodeName' | 'retry'>> & { readonly retry?: Partial<LeaseConfig['retry']> };
+
+export const DEFAULT_LEASE_NAMESPACE = 'kube-node-lease';
+export const DEFAULT_LEASE_DURATION_SECONDS = 40;
+export const DEFAULT_RENEW_INTERVAL_MS = 10_000;
+export const defaultLeaseRetry = { minMs: 200, maxMs: 7_000 } as const;
+
+export function withLeaseDefaults(input: LeaseConfigInput): LeaseConfig {
+  return {
+    nodeName: input.nodeName,
+    namespace: input.namespace ?? DEFAULT_LEASE_NAMESPACE,
+    durationSeconds: input.durationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
+    renewIntervalMs: input.renewIntervalMs ?? DEFAULT_RENEW_INTERVAL_MS,
+    retry: { ...defaultLeaseRetry, ...input.retry },
+  };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Every problem with a lease configuration, each naming its field under `where`; empty when sound. */
+export function validateLeaseConfig(config: LeaseConfig, where = 'lease'): string[] {
+  const problems: string[] = [];
+  const check = (ok: boolean, field: string, expected: string, value: unknown): void => {
+    if (!ok) problems.push(`${where}.${field}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+  };
+  const positive = (value: unknown, field: string): void =>
+    check(typeof value === 'number' && Number.isFinite(value) && value > 0, field, 'a positive number', value);
+  const ns: unknown = config.namespace;
+  check(typeof ns === 'string' && ns.length <= 63 && DNS_LABEL.test(ns), 'namespace', 'a namespace name (DNS label)', ns);
+  const duration: unknown = config.durationSeconds;
+  check(typeof duration === 'number' && Number.isInteger(duration) && duration > 0, 'durationSeconds', 'a positive integer', duration);
+  positive(config.renewIntervalMs, 'renewIntervalMs');
+  if (config.renewIntervalMs >= config.durationSeconds * 1000) {
+    problems.push(`${where}.renewIntervalMs: must be shorter than durationSeconds (${config.durationSeconds} s), or the lease expires between renewals`);
+  }
+  positive(config.retry.minMs, 'retry.minMs');
+  positive(config.retry.maxMs, 'retry.maxMs');
+  if (config.retry.maxMs < config.retry.minMs) problems.push(`${where}.retry.maxMs: must not be below retry.minMs (${config.retry.minMs})`);
+  return problems;
+}

@@ -1,0 +1,153 @@
+import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
+import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/eventRecorder.js';
+import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
+import type { Logger } from '../../adapters/logger.js';
+import { callWithDeadline } from '../../adapters/provider/callWithDeadline.js';
+import { isClassified } from '../../adapters/provider/errors.js';
+import type { NodeProvider } from '../../adapters/provider/provider.js';
+import type { EffectContext } from '../../runtime/behavior.js';
+import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
+import type { NodeEffect, NodeFacts, NodeMsg, Readiness } from './protocol.js';
+
+/**
+ * The node actor's effects: the only code that talks to the NodeApi, the provider and the event
+ * recorder. Expected failures become messages; two kinds of failure are crashes on purpose:
+ * an unclassified error from the provider (a bug in it: the supervisor restarts the actor, and
+ * repeated crashes escalate, which stops this node) and an error that is not a KubeApiError.
+ */
+export interface NodeActorDeps {
+  readonly nodeApi: NodeApi;
+  readonly provider: NodeProvider;
+  readonly events: EventRecorder;
+  readonly logger: Logger;
+  /** Told every readiness change (the pod controller fans it out to the pod actors). */
+  readonly onReadinessChange?: (readiness: Readiness) => void;
+  /** Told the Node's uid after every registration (the assembler forwards it to the lease actor). */
+  readonly onRegistered?: (node: { readonly name: string; readonly uid: string }) => void;
+}
+
+type Ctx = EffectContext<NodeMsg>;
+
+export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effect: NodeEffect, ctx: Ctx) => Promise<void> | void {
+  const { config } = settings;
+  const name = config.nodeName;
+  const subject = (uid: string | undefined): EventSubject => ({ kind: 'Node', apiVersion: 'v1', name, ...(uid !== undefined ? { uid } : {}) });
+  const facts = async (ctx: Ctx): Promise<NodeFacts> => {
+    const call = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, fn);
+    const [resources, info] = await Promise.all([call((s) => deps.provider.capacity(s)), call((s) => deps.provider.nodeInfo(s))]);
+    return { resources, info };
+  };
+
+  return (effect, ctx) => {
+    switch (effect.type) {
+      case 'register':
+        return register(ctx);
+      case 'ping':
+        return ping(ctx);
+      case 'fetch-facts':
+        return report(ctx, async () => ({ type: 'node.facts', facts: await facts(ctx) }), (error) => ({ type: 'node.facts-failed', error }));
+      case 'write-status':
+        return apiCall(ctx, async () => {
+          await deps.nodeApi.patchNodeStatus(name, effect.status);
+          return { type: 'node.status-written' };
+        }, (err) => ({ type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound' }));
+      case 'announce':
+        announce(effect.readiness, effect.uid);
+        return;
+      case 'event':
+        deps.events.record(subject(effect.uid), effect.eventType, effect.reason, effect.note, effect.action);
+        return;
+      case 'registered':
+        deps.onRegistered?.({ name, uid: effect.uid });
+        return;
+      case 'delete-node':
+        return apiCall(ctx, async () => {
+          await deps.nodeApi.deleteNode(name);
+          return { type: 'node.deleted' };
+        }, (err) => ({ type: 'node.delete-failed', error: describeApiError(err) }));
+      case 'schedule':
+        ctx.schedule(effect.ms, effect.msg);
+        return;
+    }
+  };
+
+  function announce(readiness: Readiness, uid: string | undefined): void {
+    deps.logger.info(readiness.ready ? 'node ready' : 'node not ready', { node: name, reason: readiness.reason, message: readiness.message });
+    deps.onReadinessChange?.(readiness);
+    deps.events.record(subject(uid), readiness.ready ? 'Normal' : 'Warning', readiness.ready ? 'NodeReady' : 'NodeNotReady', readiness.message, 'Heartbeat');
+  }
+
+  async function register(ctx: Ctx): Promise<void> {
+    // Provider first: a classified failure retries registration, an unclassified one crashes.
+    let found: NodeFacts;
+    try {
+      found = await facts(ctx);
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      if (!isClassified(err)) throw err;
+      ctx.self.tell({ type: 'node.register-failed', error: `provider ${deps.provider.name}: ${messageOf(err)}` });
+      return;
+    }
+    await apiCall(ctx, async () => {
+      const existing = await deps.nodeApi.getNode(name);
+      if (existing === undefined) {
+        try {
+          return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
+        } catch (err) {
+          if (!(err instanceof KubeApiError && err.kind === 'alreadyExists')) throw err;
+          // Created by someone between our get and create: adopt it below, next time round.
+          return { type: 'node.register-failed', error: describeApiError(err) };
+        }
+      }
+      const node = await deps.nodeApi.patchNodeMetadata(name, labelPatch(settings, found, existing));
+      return { type: 'node.registered', node, facts: found, created: false };
+    }, (err) => ({ type: 'node.register-failed', error: describeApiError(err) }));
+  }
+
+  async function ping(ctx: Ctx): Promise<void> {
+    let pingSignal: AbortSignal | undefined;
+    try {
+      await callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, (signal) => {
+        pingSignal = signal;
+        return deps.provider.ping(signal);
+      });
+      ctx.self.tell({ type: 'node.ping-result', ok: true });
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      const timedOut = pingSignal?.aborted === true && err === pingSignal.reason;
+      if (!timedOut && !isClassified(err)) throw err;
+      const error = timedOut ? `ping timed out after ${config.ping.timeoutMs} ms` : messageOf(err);
+      ctx.self.tell({ type: 'node.ping-result', ok: false, error });
+    }
+  }
+
+  /** Runs a provider call; classified failures become `onError`, unclassified ones crash. */
+  async function report(ctx: Ctx, run: () => Promise<NodeMsg>, onError: (error: string) => NodeMsg): Promise<void> {
+    let msg: NodeMsg;
+    try {
+      msg = await run();
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      if (!isClassified(err)) throw err;
+      msg = onError(`provider ${deps.provider.name}: ${messageOf(err)}`);
+    }
+    ctx.self.tell(msg);
+  }
+}
+
+/** Runs Kubernetes API calls; a KubeApiError becomes `onError`, anything else is a crash. */
+async function apiCall(ctx: Ctx, run: () => Promise<NodeMsg>, onError: (err: KubeApiError) => NodeMsg): Promise<void> {
+  let msg: NodeMsg;
+  try {
+    msg = await run();
+  } catch (err) {
+    if (ctx.signal.aborted) return;
+    if (!(err instanceof KubeApiError)) throw err;
+    msg = onError(err);
+  }
+  if (!ctx.signal.aborted) ctx.self.tell(msg);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
