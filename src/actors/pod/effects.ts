@@ -1,0 +1,138 @@
+/**
+ * Runs the pod actor's effects against the provider and the host API, and reports every outcome
+ * back as a message. Expected failures become messages; an unclassified provider error (a bug in
+ * the provider) is rethrown, which crashes this pod's actor and lets its supervisor restart it.
+ */
+import type { Clock } from '../../adapters/clock.js';
+import { isApiErrorKind, describeApiError } from '../../adapters/kubernetes/errors.js';
+import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
+import type { PodApi } from '../../adapters/kubernetes/podApi.js';
+import type { Logger } from '../../adapters/logger.js';
+import { classify, isClassified, type ErrorKind } from '../../adapters/provider/errors.js';
+import type { PodStatus } from '../../adapters/kubernetes/model.js';
+import type { PodProvider } from '../../adapters/provider/provider.js';
+import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import type { EffectContext } from '../../runtime/behavior.js';
+import { createErrorAnnotation } from './annotations.js';
+import { hostStatusFrom } from './podStatusView.js';
+import type { PodEffect, PodMsg, PodState } from './protocol.js';
+
+export interface PodEffectDeps {
+  readonly provider: PodProvider;
+  readonly pods: PodApi;
+  readonly events: EventRecorder;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Provider calls: a classified error is an answer (a message); anything else is a crash. */
+async function askProvider<T>(
+  call: () => Promise<T>,
+  onAnswer: (value: T) => PodMsg | undefined,
+  onError: (kind: ErrorKind, message: string) => PodMsg,
+  ctx: EffectContext<PodMsg>,
+): Promise<void> {
+  let answer: PodMsg | undefined;
+  try {
+    answer = onAnswer(await call());
+  } catch (error) {
+    if (ctx.signal.aborted) return;
+    if (!isClassified(error)) throw error;
+    answer = onError(classify(error), messageOf(error));
+  }
+  if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
+}
+
+export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: PodEffect, ctx: EffectContext<PodMsg>): Promise<void> | void {
+  const { provider } = deps;
+  const { namespace, name } = pod;
+  const signal = ctx.signal;
+  switch (effect.type) {
+    case 'provider.get':
+      return askProvider(
+        () => provider.getPod(namespace, name, signal),
+        (found) => ({ type: 'pod.provider-fetched', pod: found }),
+        (_kind, message) => ({ type: 'pod.provider-fetch-failed', message }),
+        ctx,
+      );
+    case 'provider.create':
+      return askProvider(
+        () => provider.createPod(effect.pod, signal),
+        () => ({ type: 'pod.create-succeeded' }),
+        (kind, message) => ({ type: 'pod.create-failed', kind, message }),
+        ctx,
+      );
+    case 'provider.update':
+      return askProvider(
+        () => provider.updatePod(effect.pod, signal),
+        () => undefined, // status changes that follow arrive as notifications
+        (_kind, message) => ({ type: 'pod.update-failed', message }),
+        ctx,
+      );
+    case 'provider.delete':
+      return askProvider(
+        () => provider.deletePod(effect.pod, signal),
+        () => ({ type: 'pod.delete-accepted' }),
+        (kind, message) => ({ type: 'pod.delete-failed', kind, message }),
+        ctx,
+      );
+    case 'host.write-status':
+      return writeStatus(deps, pod, effect.status, ctx);
+    case 'host.annotate':
+      return annotate(deps, pod, effect.annotations, ctx);
+    case 'host.event':
+      deps.events.record(
+        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid: pod.uid },
+        effect.eventType,
+        effect.reason,
+        effect.note,
+        effect.action,
+      );
+      return;
+    case 'host.delete':
+      return deleteHostPod(deps, pod, ctx);
+    case 'timer':
+      ctx.schedule(effect.ms, effect.msg);
+      return;
+  }
+}
+
+async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>): Promise<void> {
+  try {
+    const stored = await deps.pods.patchPodStatus(pod.namespace, pod.name, status);
+    ctx.self.tell({ type: 'pod.status-written', written: fingerprint(status), stored: fingerprint(hostStatusFrom(stored.status ?? {})) });
+  } catch (error) {
+    const podGone = isApiErrorKind(error, 'notFound');
+    if (!podGone) deps.logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });
+    ctx.self.tell({ type: 'pod.status-write-failed', message: describeApiError(error), podGone });
+  }
+}
+
+async function annotate(deps: PodEffectDeps, pod: Identity, annotations: Readonly<Record<string, string | null>>, ctx: EffectContext<PodMsg>): Promise<void> {
+  const value = annotations[createErrorAnnotation] ?? null;
+  try {
+    await deps.pods.patchPodAnnotations(pod.namespace, pod.name, annotations);
+    ctx.self.tell({ type: 'pod.annotation-written', value });
+  } catch (error) {
+    if (isApiErrorKind(error, 'notFound')) return; // the pod is gone; nothing to annotate
+    ctx.self.tell({ type: 'pod.annotation-failed', message: describeApiError(error) });
+  }
+}
+
+async function deleteHostPod(deps: PodEffectDeps, pod: Identity, ctx: EffectContext<PodMsg>): Promise<void> {
+  try {
+    // Grace 0: the provider has already ended the pod; the UID precondition spares a re-created namesake.
+    await deps.pods.deletePod(pod.namespace, pod.name, { uid: pod.uid, gracePeriodSeconds: 0 });
+    ctx.self.tell({ type: 'pod.host-delete-finished' });
+  } catch (error) {
+    if (isApiErrorKind(error, 'notFound', 'conflict')) {
+      ctx.self.tell({ type: 'pod.host-delete-finished' });
+      return;
+    }
+    ctx.self.tell({ type: 'pod.host-delete-failed', message: describeApiError(error) });
+  }
+}

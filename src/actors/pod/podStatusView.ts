@@ -1,0 +1,103 @@
+/**
+ * Pure views of a pod's status: which parts Tether owns, what the provider's status becomes on
+ * the host, and the NotReady override used while the virtual node is unavailable.
+ */
+import type { Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
+import { deepCopyPod } from '../../adapters/provider/deepCopy.js';
+import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import { annotationPrefix, hostUidMark, virtualNodeMark } from './annotations.js';
+import type { NodeReadiness } from './protocol.js';
+
+/**
+ * The condition types the kubelet owns, and so Tether does. Others (PodScheduled from the
+ * scheduler, DisruptionTarget from controllers, readiness gates) are never written by Tether;
+ * the strategic-merge patch merges conditions by type, so they survive every status write.
+ */
+export const ownedConditionTypes: ReadonlySet<string> = new Set([
+  'Ready',
+  'ContainersReady',
+  'Initialized',
+  'PodReadyToStartContainers',
+]);
+
+const ownedFields = ['phase', 'reason', 'message', 'podIP', 'podIPs', 'hostIP', 'hostIPs', 'startTime', 'containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses', 'qosClass'] as const;
+
+/** The provider's status as Tether writes it to the host: owned fields and owned conditions only. */
+export function hostStatusFrom(provider: PodStatus): PodStatus {
+  const out: PodStatus = {};
+  for (const field of ownedFields) {
+    const value = provider[field];
+    if (value !== undefined) (out as Record<string, unknown>)[field] = value;
+  }
+  const conditions = (provider.conditions ?? []).filter((c) => ownedConditionTypes.has(c.type));
+  if (conditions.length > 0) out.conditions = conditions;
+  return out;
+}
+
+/** A fingerprint of the owned part of a status, to compare what was written with what is stored. */
+export function ownedFingerprint(status: PodStatus | undefined): string {
+  return fingerprint(status === undefined ? {} : hostStatusFrom(status));
+}
+
+/**
+ * The status to show while the virtual node is NotReady: the last known status with Ready and
+ * ContainersReady False, so EndpointSlices stop routing to the pod (lesson from Liqo).
+ */
+export function notReadyStatus(last: PodStatus | undefined, node: NodeReadiness, nodeName: string, at: Date): PodStatus {
+  const base = last ? hostStatusFrom(last) : {};
+  const message = `virtual node ${nodeName} is not ready (${node.reason}: ${node.message}); the provider cannot be reached`;
+  const notReady = (type: string): PodCondition => ({ type, status: 'False', reason: 'VirtualNodeNotReady', message, lastTransitionTime: at });
+  const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
+  return {
+    ...base,
+    conditions: [...kept, notReady('ContainersReady'), notReady('Ready')],
+    containerStatuses: base.containerStatuses?.map((cs) => ({ ...cs, ready: false })),
+  };
+}
+
+/** The status of a pod the provider lost without being asked to delete it. */
+export function lostStatus(last: PodStatus | undefined, reason: string, message: string, at: Date): PodStatus {
+  const base = last ? hostStatusFrom(last) : {};
+  const down = (type: string): PodCondition => ({ type, status: 'False', reason, message, lastTransitionTime: at });
+  const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
+  return { ...base, phase: 'Failed', reason, message, conditions: [...kept, down('ContainersReady'), down('Ready')] };
+}
+
+export function isTerminal(status: PodStatus | undefined): boolean {
+  return status?.phase === 'Succeeded' || status?.phase === 'Failed';
+}
+
+/** Whether any container may still be running (a pod without one can be finished at once). */
+export function hasRunningContainers(status: PodStatus | undefined): boolean {
+  if (!status || isTerminal(status)) return false;
+  const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
+  return all.some((c) => c.state?.running !== undefined || (c.state?.waiting === undefined && c.state?.terminated === undefined));
+}
+
+/**
+ * A fingerprint of what the provider is given: spec and the metadata it may apply. Status,
+ * resourceVersion, managed fields and Tether's own annotations do not count, so status-only
+ * changes and resyncs never reach the provider.
+ */
+export function specFingerprint(pod: Pod): string {
+  const annotations = Object.fromEntries(
+    Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => !key.startsWith(annotationPrefix)),
+  );
+  return fingerprint({ spec: pod.spec, labels: pod.metadata?.labels ?? {}, annotations });
+}
+
+/** The seconds the provider gives the pod's containers to stop. */
+export function gracePeriodSeconds(pod: Pod | undefined): number {
+  return pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
+}
+
+/** The pod as handed to the provider: a copy without status, carrying Tether's ownership marks. */
+export function podForProvider(host: Pod, nodeName: string): Pod {
+  const pod = deepCopyPod(host);
+  delete pod.status;
+  pod.metadata = {
+    ...pod.metadata,
+    annotations: { ...(pod.metadata?.annotations ?? {}), [virtualNodeMark]: nodeName, [hostUidMark]: host.metadata?.uid ?? '' },
+  };
+  return pod;
+}

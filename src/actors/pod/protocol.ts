@@ -1,0 +1,127 @@
+/**
+ * The pod actor's protocol: its state, the messages it receives (from the host watch, the
+ * provider, its node, and its own effects) and the effects its decisions ask for.
+ */
+import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import type { ErrorKind } from '../../adapters/provider/errors.js';
+
+/** The virtual node's readiness, as its node actor last announced it. */
+export interface NodeReadiness {
+  readonly ready: boolean;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/**
+ * Where the pod is in Tether's hands:
+ * - `starting`: re-reading the provider (every incarnation begins here);
+ * - `creating`: a create call is in flight;
+ * - `backoff`: the last create failed and will be retried;
+ * - `rejected`: the provider said the spec can never run; waits for a spec change;
+ * - `running`: the provider has the pod; its status is mirrored onto the host pod;
+ * - `done`: the pod ended (or was lost) at the provider; nothing more runs;
+ * - `terminating`: deleted on the host; waiting for the provider to end it;
+ * - `finishing`: writing the last status and deleting the host pod;
+ * - `orphaned`: the host pod is gone; removing what is left at the provider.
+ */
+export type Stage = 'starting' | 'creating' | 'backoff' | 'rejected' | 'running' | 'done' | 'terminating' | 'finishing' | 'orphaned';
+
+export interface CreateError {
+  readonly kind: ErrorKind;
+  readonly message: string;
+  readonly at: number;
+}
+
+/** Status writes are coalesced: one in flight, the latest waiting, nothing written twice. */
+export interface StatusWrites {
+  readonly inFlight: boolean;
+  /** The newest status to write once the one in flight is done. */
+  readonly pending: PodStatus | null;
+  /** The status last asked for (to retry it after a failure). */
+  readonly last: PodStatus | null;
+  /** Fingerprint of the last status written successfully. */
+  readonly confirmed: string | null;
+  /** Fingerprint of Tether's fields as the API server stored them (to notice another writer). */
+  readonly stored: string | null;
+  readonly failures: number;
+}
+
+export interface PodState {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  /** The host pod as last seen (undefined once it is gone from the host). */
+  readonly host: Pod | undefined;
+  readonly stage: Stage;
+  readonly node: NodeReadiness;
+  /** The provider's last status for the pod. */
+  readonly provider: PodStatus | undefined;
+  readonly createAttempts: number;
+  readonly nextAttemptAt: number | null;
+  readonly createError: CreateError | null;
+  /** The creation error the host pod's annotation carries, as far as Tether knows (null: none). */
+  readonly annotatedError: string | null;
+  readonly annotationInFlight: boolean;
+  /** Fingerprint of the spec and metadata the provider was last given. */
+  readonly sentSpec: string | null;
+  readonly deleteAttempts: number;
+  readonly writes: StatusWrites;
+}
+
+export type PodMsg =
+  | { readonly type: 'pod.host-changed'; readonly pod: Pod }
+  | { readonly type: 'pod.host-deleted' }
+  | { readonly type: 'pod.node-readiness'; readonly readiness: NodeReadiness }
+  | { readonly type: 'pod.provider-fetched'; readonly pod: Pod | undefined }
+  | { readonly type: 'pod.provider-fetch-failed'; readonly message: string }
+  | { readonly type: 'pod.refetch' }
+  | { readonly type: 'pod.provider-status'; readonly status: PodStatus }
+  | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
+  | { readonly type: 'pod.create-succeeded' }
+  | { readonly type: 'pod.create-failed'; readonly kind: ErrorKind; readonly message: string }
+  | { readonly type: 'pod.retry-create' }
+  | { readonly type: 'pod.update-failed'; readonly message: string }
+  | { readonly type: 'pod.delete-accepted' }
+  | { readonly type: 'pod.delete-failed'; readonly kind: ErrorKind; readonly message: string }
+  | { readonly type: 'pod.retry-delete' }
+  | { readonly type: 'pod.grace-expired' }
+  | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string }
+  | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
+  | { readonly type: 'pod.retry-write' }
+  | { readonly type: 'pod.annotation-written'; readonly value: string | null }
+  | { readonly type: 'pod.annotation-failed'; readonly message: string }
+  | { readonly type: 'pod.reconcile-annotation' }
+  | { readonly type: 'pod.host-delete-finished' }
+  | { readonly type: 'pod.host-delete-failed'; readonly message: string }
+  | { readonly type: 'pod.retry-host-delete' };
+
+export type EventType = 'Normal' | 'Warning';
+
+export type PodEffect =
+  | { readonly type: 'provider.get' }
+  | { readonly type: 'provider.create'; readonly pod: Pod }
+  | { readonly type: 'provider.update'; readonly pod: Pod }
+  | { readonly type: 'provider.delete'; readonly pod: Pod }
+  | { readonly type: 'host.write-status'; readonly status: PodStatus }
+  | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
+  | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
+  | { readonly type: 'host.delete' }
+  | { readonly type: 'timer'; readonly ms: number; readonly msg: PodMsg };
+
+/** What decisions need to know that is not in the state. */
+export interface PodActorConfig {
+  readonly nodeName: string;
+  /** Backoff between create attempts (and status/delete retries). */
+  readonly retry: { readonly minMs: number; readonly maxMs: number; readonly factor: number; readonly jitter: number };
+  /** Added to the grace period before a host pod whose provider never reported an end is deleted anyway. */
+  readonly graceMarginMs: number;
+  /** Re-read the provider after a failed read this soon. */
+  readonly refetchMs: number;
+}
+
+export const defaultPodActorConfig = (nodeName: string): PodActorConfig => ({
+  nodeName,
+  retry: { minMs: 1_000, maxMs: 300_000, factor: 2, jitter: 0.2 },
+  graceMarginMs: 10_000,
+  refetchMs: 5_000,
+});

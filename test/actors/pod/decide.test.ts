@@ -1,0 +1,263 @@
+import t from 'tap';
+import type { Pod, PodStatus } from '../../../src/adapters/kubernetes/model.js';
+import { createErrorAnnotation, createErrorAtAnnotation, hostUidMark, virtualNodeMark } from '../../../src/actors/pod/annotations.js';
+import { decidePod, initialPodState, onPodStart, retryDelay } from '../../../src/actors/pod/decide.js';
+import { defaultPodActorConfig, type PodEffect, type PodMsg, type PodState } from '../../../src/actors/pod/protocol.js';
+import type { Transition } from '../../../src/runtime/behavior.js';
+
+const config = defaultPodActorConfig('vnode-1');
+const NOW = Date.parse('2026-11-30T04:00:00Z');
+const ready = { ready: true, reason: 'KubeletReady', message: 'ok' };
+const notReady = { ready: false, reason: 'ProviderUnreachable', message: 'ping timed out after 5000 ms' };
+
+function hostPod(over: Partial<Pod['metadata']> = {}, spec: Partial<NonNullable<Pod['spec']>> = {}): Pod {
+  return {
+    metadata: { namespace: 'shop', name: 'web-1', uid: 'uid-1', labels: { app: 'web' }, ...over },
+    spec: { nodeName: 'vnode-1', containers: [{ name: 'app', image: 'nginx:1' }], ...spec },
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] },
+  };
+}
+
+const running: PodStatus = {
+  phase: 'Running',
+  podIP: '10.244.0.7',
+  podIPs: [{ ip: '10.244.0.7' }],
+  conditions: [
+    { type: 'PodScheduled', status: 'True' },
+    { type: 'Ready', status: 'True' },
+    { type: 'ContainersReady', status: 'True' },
+  ],
+  containerStatuses: [{ name: 'app', image: 'nginx:1', imageID: '', ready: true, restartCount: 0, state: { running: {} } }],
+};
+
+type Next = Transition<PodState, PodEffect>;
+const fresh = (pod: Pod = hostPod()): PodState => initialPodState(pod, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, ready);
+const step = (state: PodState, msg: PodMsg, now = NOW): Next => decidePod(config, state, msg, now);
+const effects = (next: Next): readonly PodEffect[] => (next.stop ? [] : next.effects ?? []);
+const types = (next: Next): string[] => effects(next).map((e) => e.type);
+function only<T extends PodEffect['type']>(next: Next, type: T): Extract<PodEffect, { type: T }> {
+  const found = effects(next).filter((e) => e.type === type);
+  if (found.length !== 1) throw new Error(`expected one ${type} effect, got ${JSON.stringify(types(next))}`);
+  return found[0] as Extract<PodEffect, { type: T }>;
+}
+
+/** A pod that the provider runs and whose status Tether has written. */
+function runningState(): PodState {
+  let s = step(fresh(), { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } }).state;
+  s = step(s, { type: 'pod.status-written', written: 'x', stored: 'y' }).state;
+  return s;
+}
+
+t.test('every incarnation starts by re-reading the provider', async (t) => {
+  const next = onPodStart({ ...fresh(), stage: 'running' });
+  t.equal(next.state.stage, 'starting');
+  t.same(types(next), ['provider.get']);
+});
+
+t.test('a pod the provider does not have is created from a marked copy without status', async (t) => {
+  const host = hostPod();
+  const next = step(fresh(host), { type: 'pod.provider-fetched', pod: undefined });
+  t.equal(next.state.stage, 'creating');
+  const { pod } = only(next, 'provider.create');
+  t.not(pod, host, 'a copy, not the cached object');
+  t.equal(pod.status, undefined);
+  t.equal(pod.metadata?.annotations?.[virtualNodeMark], 'vnode-1');
+  t.equal(pod.metadata?.annotations?.[hostUidMark], 'uid-1');
+  t.equal(host.metadata?.annotations, undefined, 'the host pod object is untouched');
+});
+
+t.test('a creation failure is an annotation and an Event, retried with backoff; status is never faked', async (t) => {
+  const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
+  const failed = step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'exceeded quota: compute' });
+  t.equal(failed.state.stage, 'backoff');
+  t.equal(failed.state.createAttempts, 1);
+  t.same(only(failed, 'host.annotate').annotations, {
+    [createErrorAnnotation]: 'exceeded quota: compute',
+    [createErrorAtAnnotation]: '2026-11-30T04:00:00.000Z',
+  });
+  t.match(only(failed, 'host.event'), { eventType: 'Warning', reason: 'ProviderCreateFailed', note: /exceeded quota: compute/ });
+  const timer = only(failed, 'timer');
+  t.same(timer.msg, { type: 'pod.retry-create' });
+  t.equal(failed.state.nextAttemptAt, NOW + timer.ms);
+  t.notOk(types(failed).includes('host.write-status'), 'no phase or condition carries the error');
+
+  const annotated = step(failed.state, { type: 'pod.annotation-written', value: 'exceeded quota: compute' }).state;
+  const retried = step(annotated, { type: 'pod.retry-create' });
+  t.equal(retried.state.stage, 'creating');
+  t.ok(only(retried, 'provider.create'));
+
+  const failedAgain = step(retried.state, { type: 'pod.create-failed', kind: 'transient', message: 'exceeded quota: compute' });
+  t.ok(only(failedAgain, 'timer').ms > timer.ms, 'the delay grows');
+  t.notOk(types(failedAgain).includes('host.annotate'), 'the same error is not annotated twice');
+
+  const created = step(step(failedAgain.state, { type: 'pod.retry-create' }).state, { type: 'pod.create-succeeded' });
+  t.equal(created.state.stage, 'running');
+  t.same(only(created, 'host.annotate').annotations, { [createErrorAnnotation]: null, [createErrorAtAnnotation]: null }, 'cleared on success');
+  t.match(only(created, 'host.event'), { eventType: 'Normal', reason: 'ProviderCreated', note: /after 2 failed attempt/ });
+});
+
+t.test('an invalid spec is not retried until the spec changes', async (t) => {
+  const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
+  const rejected = step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'image "bad" is not allowed' });
+  t.equal(rejected.state.stage, 'rejected');
+  t.notOk(types(rejected).includes('timer'));
+  t.match(only(rejected, 'host.event'), { reason: 'ProviderRejected' });
+  const annotated = { ...rejected.state, annotationInFlight: false };
+  t.same(types(step(annotated, { type: 'pod.host-changed', pod: { ...hostPod(), status: { phase: 'Pending' } } })), [], 'status-only change: nothing');
+  const fixed = step(annotated, { type: 'pod.host-changed', pod: hostPod({}, { containers: [{ name: 'app', image: 'good' }] }) });
+  t.equal(fixed.state.stage, 'creating');
+  t.equal(only(fixed, 'provider.create').pod.spec?.containers[0]?.image, 'good');
+});
+
+t.test('provider status is written as Tether-owned fields only, coalesced, never twice', async (t) => {
+  const s = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
+  const first = step(s, { type: 'pod.provider-status', status: running });
+  const written = only(first, 'host.write-status').status;
+  t.same(written.conditions?.map((c) => c.type), ['Ready', 'ContainersReady'], 'PodScheduled is the scheduler\'s, not ours');
+  t.equal(written.podIP, '10.244.0.7');
+
+  const second = step(first.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.8' } });
+  const third = step(second.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.9' } });
+  t.same(types(second), [], 'a write is in flight: wait');
+  t.same(types(third), []);
+  const done = step(third.state, { type: 'pod.status-written', written: 'a', stored: 'b' });
+  t.equal(only(done, 'host.write-status').status.podIP, '10.244.0.9', 'only the latest is written');
+
+  const settled = step(done.state, { type: 'pod.status-written', written: 'c', stored: 'd' }).state;
+  const latest = only(done, 'host.write-status').status;
+  const repeat = step({ ...settled, writes: { ...settled.writes, confirmed: JSON.stringify(latest) } }, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.9' } });
+  t.ok(repeat.state.writes.inFlight || types(repeat).length <= 1);
+});
+
+t.test('a failed status write is retried with the newest status', async (t) => {
+  const s = runningState();
+  const w = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.1.1.1' } });
+  const failed = step(w.state, { type: 'pod.status-write-failed', message: 'etcd timeout', podGone: false });
+  t.same(only(failed, 'timer').msg, { type: 'pod.retry-write' });
+  const retry = step(failed.state, { type: 'pod.retry-write' });
+  t.equal(only(retry, 'host.write-status').status.podIP, '10.1.1.1');
+});
+
+t.test('virtual node NotReady: pods become Ready=False, stale statuses are held, Ready again re-reads the provider', async (t) => {
+  const s = runningState();
+  const down = step(s, { type: 'pod.node-readiness', readiness: notReady });
+  const status = only(down, 'host.write-status').status;
+  for (const type of ['Ready', 'ContainersReady']) {
+    t.match(status.conditions?.find((c) => c.type === type), { status: 'False', reason: 'VirtualNodeNotReady', message: /ping timed out/ });
+  }
+  t.equal(status.phase, 'Running', 'the phase stays the provider\'s');
+  const settled = step(down.state, { type: 'pod.status-written', written: 'n', stored: 'n' }).state;
+  t.same(types(step(settled, { type: 'pod.provider-status', status: running })), [], 'a stale Ready=True is not written while NotReady');
+
+  const up = step(settled, { type: 'pod.node-readiness', readiness: ready });
+  t.same(types(up), ['provider.get']);
+  const fetched = step(up.state, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.match(only(fetched, 'host.write-status').status.conditions?.find((c) => c.type === 'Ready'), { status: 'True' });
+});
+
+t.test('graceful deletion: delete at the provider, mirror termination, then delete the host pod with grace 0', async (t) => {
+  const s = runningState();
+  const deleting = hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 20 });
+  const started = step(s, { type: 'pod.host-changed', pod: deleting });
+  t.equal(started.state.stage, 'terminating');
+  t.equal(only(started, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 20);
+  t.same(only(started, 'timer'), { type: 'timer', ms: 30_000, msg: { type: 'pod.grace-expired' } }, 'bounded by grace + margin');
+
+  const stopping = step(started.state, { type: 'pod.provider-status', status: { ...running, phase: 'Running' } });
+  t.ok(only(stopping, 'host.write-status'), 'the status keeps being mirrored while it terminates');
+  const afterWrite = step(stopping.state, { type: 'pod.status-written', written: 'a', stored: 'a' }).state;
+  const ended = step(afterWrite, { type: 'pod.provider-status', status: { ...running, phase: 'Succeeded' } });
+  t.equal(ended.state.stage, 'finishing');
+  t.equal(only(ended, 'host.write-status').status.phase, 'Succeeded');
+  t.notOk(types(ended).includes('host.delete'), 'the final status lands first');
+  const del = step(ended.state, { type: 'pod.status-written', written: 'b', stored: 'b' });
+  t.same(types(del), ['host.delete']);
+  t.ok(step(del.state, { type: 'pod.host-delete-finished' }).stop, 'the actor finishes');
+});
+
+t.test('deletion when no container runs, or nothing was created, finishes at once', async (t) => {
+  const pending = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
+  const del = step(pending, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
+  t.same(types(del).sort(), ['host.delete', 'provider.delete']);
+
+  const backoff = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state;
+  const del2 = step({ ...backoff, annotationInFlight: false }, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
+  t.same(types(del2), ['host.delete']);
+});
+
+t.test('a provider that never reports the end is bounded by the grace period', async (t) => {
+  const s = step(runningState(), { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 5 }) }).state;
+  const expired = step(s, { type: 'pod.grace-expired' });
+  t.same(types(expired).sort(), ['host.delete', 'host.event']);
+  t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
+});
+
+t.test('a pod deleted on the host without us (force delete) is still removed at the provider', async (t) => {
+  const s = runningState();
+  const gone = step(s, { type: 'pod.host-deleted' });
+  t.equal(gone.state.stage, 'orphaned');
+  t.equal(only(gone, 'provider.delete').pod.metadata?.uid, 'uid-1');
+  t.ok(step(gone.state, { type: 'pod.delete-accepted' }).stop);
+  const notFound = step(gone.state, { type: 'pod.delete-failed', kind: 'not-found', message: 'gone' });
+  t.ok(notFound.stop, 'not found at the provider counts as deleted');
+  const transient = step(gone.state, { type: 'pod.delete-failed', kind: 'transient', message: 'timeout' });
+  t.same(only(transient, 'timer').msg, { type: 'pod.retry-delete' });
+});
+
+t.test('a pod the provider lost is reported Failed with the reason, not re-created', async (t) => {
+  const lost = step(runningState(), { type: 'pod.provider-gone', reason: 'NotFound', message: 'deleted remotely by someone else' });
+  t.equal(lost.state.stage, 'done');
+  const status = only(lost, 'host.write-status').status;
+  t.match(status, { phase: 'Failed', reason: 'NotFound', message: /deleted remotely/ });
+  t.notOk(types(lost).includes('provider.create'));
+  t.match(only(lost, 'host.event'), { reason: 'ProviderPodLost' });
+});
+
+t.test('after a restart, a pod the provider already runs is adopted, not created again', async (t) => {
+  const adopted = step(fresh(), { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(adopted.state.stage, 'running');
+  t.notOk(types(adopted).includes('provider.create'));
+  t.ok(only(adopted, 'host.write-status'));
+});
+
+t.test('a pod that is already terminating when Tether starts is finished the same way', async (t) => {
+  const host = hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 30 });
+  const fetched = step(fresh(host), { type: 'pod.provider-fetched', pod: { ...host, status: running } });
+  t.equal(fetched.state.stage, 'terminating');
+  t.ok(only(fetched, 'provider.delete'));
+  const none = step(fresh(host), { type: 'pod.provider-fetched', pod: undefined });
+  t.same(types(none), ['host.delete'], 'nothing at the provider: finish at once');
+});
+
+t.test('an actor whose host pod is gone cleans up the provider and stops', async (t) => {
+  const orphan = initialPodState(undefined, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, ready);
+  const found = step(orphan, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(found.state.stage, 'orphaned');
+  t.ok(only(found, 'provider.delete'));
+  t.ok(step(orphan, { type: 'pod.provider-fetched', pod: undefined }).stop);
+});
+
+t.test('spec changes reach the provider; status-only changes and resyncs do not', async (t) => {
+  const s = runningState();
+  const resync = step(s, { type: 'pod.host-changed', pod: { ...hostPod(), status: { phase: 'Running' } } });
+  t.notOk(types(resync).includes('provider.update'));
+  const relabelled = step(s, { type: 'pod.host-changed', pod: hostPod({ labels: { app: 'web', tier: 'front' } }) });
+  t.equal(only(relabelled, 'provider.update').pod.metadata?.labels?.['tier'], 'front');
+  const annotatedByUs = step(s, { type: 'pod.host-changed', pod: hostPod({ annotations: { [createErrorAnnotation]: 'x' } }) });
+  t.notOk(types(annotatedByUs).includes('provider.update'), "Tether's own annotations are not spec changes");
+});
+
+t.test("another writer's change to Tether's status fields is overwritten", async (t) => {
+  const s = step(runningState(), { type: 'pod.provider-status', status: running }).state;
+  const settled = step(s, { type: 'pod.status-written', written: 'w', stored: JSON.stringify({}) }).state;
+  const tampered = step(settled, { type: 'pod.host-changed', pod: { ...hostPod(), status: { phase: 'Failed', reason: 'Tampered' } } });
+  t.equal(only(tampered, 'host.write-status').status.phase, 'Running');
+});
+
+t.test('retry delays grow, are capped, and are the same for the same pod and attempt', async (t) => {
+  const a = [0, 1, 2, 3].map((n) => retryDelay(config, { uid: 'uid-1' }, n));
+  t.ok(a[0]! >= 800 && a[0]! <= 1_200, `first delay ${a[0]} is about the minimum`);
+  t.ok(a[3]! > a[0]!);
+  t.equal(retryDelay(config, { uid: 'uid-1' }, 2), a[2]);
+  t.ok(retryDelay(config, { uid: 'uid-1' }, 30) <= config.retry.maxMs);
+});
