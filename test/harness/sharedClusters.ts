@@ -1,8 +1,9 @@
 /**
  * Two clusters for the whole test run, "host" (where Tether's nodes register) and "remote" (a
  * provider cluster), started once by tap's `before` script (sharedClusters.before.ts) and stopped by
- * its `after` script. Their descriptions are in .tether/test-clusters.json; test files attach to
+ * its `after` script. Test files attach to
  * them with `useSharedClusters(t)` and isolate themselves by namespace (`testNamespace`).
+ * State and logs live in .tether/test-clusters/run-<tap pid>/ (state.json, host/, remote/).
  * Run outside tap's `before` (e.g. one file under plain node), a test starts its own pair instead.
  * Tests that stop an API server must start a dedicated cluster with `startCluster`.
  */
@@ -11,12 +12,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attachCluster, type ClusterAccess, type ClusterDescription } from '../../src/harness/clusterAccess.js';
-import { startCluster } from '../../src/harness/controlPlane.js';
+import { startCluster, type Cluster, type StartClusterOptions } from '../../src/harness/controlPlane.js';
 import { groupAlive } from '../../src/harness/processes.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const STATE_FILE = join(REPO_ROOT, '.tether', 'test-clusters.json');
-export const SHARED_CLUSTERS_DIR = join(REPO_ROOT, '.tether', 'test-clusters');
+export const SHARED_CLUSTERS_ROOT = join(REPO_ROOT, '.tether', 'test-clusters');
+
+/**
+ * Each tap run gets its own clusters, keyed by the tap process's pid: the `before` script and the
+ * test files are all children of that process, and two engineers (or CI and an engineer) may run
+ * tap in one checkout at once.
+ */
+export function runDir(tapPid: number): string {
+  return join(SHARED_CLUSTERS_ROOT, `run-${tapPid}`);
+}
+
+export function stateFile(tapPid: number): string {
+  return join(runDir(tapPid), 'state.json');
+}
 
 export const SHARED_CLUSTER_NAMES = ['host', 'remote'] as const;
 export type SharedClusterName = (typeof SHARED_CLUSTER_NAMES)[number];
@@ -36,7 +49,12 @@ export interface TeardownHost {
   teardown(fn: () => unknown): void;
 }
 
-export function readState(path = STATE_FILE): SharedClustersState | undefined {
+export interface ReportingHost extends TeardownHost {
+  passing(): boolean;
+}
+
+/** The state of this process's tap run: tap is the parent of both `before` and each test file. */
+export function readState(path = stateFile(process.ppid)): SharedClustersState | undefined {
   if (!existsSync(path)) return undefined;
   return JSON.parse(readFileSync(path, 'utf8')) as SharedClustersState;
 }
@@ -55,6 +73,26 @@ export async function useSharedClusters(t: TeardownHost): Promise<SharedClusters
   ]);
   t.teardown(() => Promise.all([host.stop(), remote.stop()]));
   return { host, remote };
+}
+
+/**
+ * A cluster of the test's own, for tests that disturb it (stopping its API server, say): stopped at
+ * teardown, after its component logs are printed if the test failed.
+ */
+export async function startDedicatedCluster(t: ReportingHost, options: StartClusterOptions): Promise<Cluster> {
+  const cluster = await startCluster({ ...options, name: `${options.name}-${process.pid}` });
+  t.teardown(async () => {
+    if (!t.passing()) console.error(cluster.logReport());
+    await cluster.stop();
+  });
+  return cluster;
+}
+
+/** Prints the clusters' component logs at teardown if the test failed. */
+export function reportLogsOnFailure(t: ReportingHost, clusters: readonly ClusterAccess[]): void {
+  t.teardown(() => {
+    if (!t.passing()) for (const cluster of clusters) console.error(cluster.logReport());
+  });
 }
 
 /** A unique namespace name: tests sharing clusters never touch each other's objects. */
