@@ -25,7 +25,9 @@ export interface EngineActorSpec<S, M> {
 }
 
 export function startEngine(name: string): EngineRef {
-  return nactStart({ name }) as EngineRef;
+  // nact reads the name from an object argument (`hd.name`); its typings say a bare string, which
+  // nact would ignore and replace with a random id.
+  return nactStart({ name } as unknown as string) as EngineRef;
 }
 
 export function stopEngine(ref: EngineRef): void {

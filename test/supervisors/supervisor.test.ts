@@ -51,7 +51,7 @@ const counter: ActorBehavior<Counter, CounterMsg, CounterEffect> = {
 const backoff = { minMs: 1_000, maxMs: 8_000, factor: 2, jitter: 0, resetAfterMs: 60_000 };
 const oneForOne: RestartPolicy = { strategy: 'one-for-one', restart: 'permanent', backoff };
 
-function system(t: Tap.Test, onFatal: (e: unknown) => void = () => {}): { sys: ActorSystem; clock: ManualClock } {
+function system(t: { teardown(fn: () => void): void }, onFatal: (e: unknown) => void = () => {}): { sys: ActorSystem; clock: ManualClock } {
   const clock = new ManualClock();
   const sys = new ActorSystem({ clock, logger: silentLogger, onFatal, random: () => 0.5 });
   t.teardown(() => sys.stop());
@@ -156,7 +156,7 @@ t.test('a transient child that finishes normally is not restarted; a permanent o
   transient.tell({ type: 'finish' });
   permanent.tell({ type: 'finish' });
   await until('transient gone', () => sup.child('t') === undefined && sys.registry.get(transient.path) === undefined);
-  await until('permanent back, fresh', () => status(sys, permanent.path) === 'running' && sup.child('p') !== permanent);
+  await until('permanent back, fresh', () => status(sys, permanent.path) === 'running' && (sup.child('p') as unknown) !== permanent);
   transient.tell({ type: 'inc' });
   t.equal(sys.deadLetters, 1, 'a message to the finished actor is a dead letter');
 });

@@ -1,0 +1,133 @@
+import type { Pod } from '../../adapters/kubernetes/model.js';
+import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
+import type { PodNotification } from '../../adapters/provider/provider.js';
+import type { Transition } from '../../runtime/behavior.js';
+import { hostUidMark, virtualNodeMark } from '../pod/annotations.js';
+import type { NodeReadiness } from '../pod/protocol.js';
+import { PodIndex, type PodKey } from './podIndex.js';
+import type { ControllerConfig, ControllerEffect, ControllerMsg, ControllerState } from './protocol.js';
+
+type Next = Transition<ControllerState, ControllerEffect>;
+
+export function keyOf(pod: Pod): PodKey | undefined {
+  const { namespace, name, uid } = pod.metadata ?? {};
+  return namespace && name && uid ? { namespace, name, uid } : undefined;
+}
+
+/**
+ * The controller's start (and restart): index every pod already in the host cache and make sure
+ * each has an actor. Pod actors survive a controller restart (they live under the shards); the
+ * spawn effect only starts the ones that are missing.
+ */
+export function startController(config: ControllerConfig, cached: readonly Pod[], readiness: NodeReadiness, synced: boolean): Next {
+  const index = new PodIndex();
+  const effects: ControllerEffect[] = [];
+  for (const pod of cached) {
+    const key = keyOf(pod);
+    if (!key) continue;
+    index.add(key);
+    effects.push({ type: 'spawn', key });
+  }
+  effects.push({ type: 'timer', ms: config.sweepIntervalMs, msg: { type: 'pods.sweep' } });
+  return { state: { index, readiness, synced, sweeps: 0, orphansDeleted: 0 }, effects };
+}
+
+export function decideController(config: ControllerConfig, state: ControllerState, msg: ControllerMsg): Next {
+  switch (msg.type) {
+    case 'pods.watch':
+      return onWatch(state, msg.event);
+    case 'pods.notification':
+      return onNotification(state, msg.notification);
+    case 'pods.node-readiness':
+      return onReadiness(state, msg.readiness);
+    case 'pods.sweep':
+      return {
+        state,
+        effects: [
+          ...(state.synced ? [{ type: 'list-provider' } as const] : []),
+          { type: 'timer', ms: config.sweepIntervalMs, msg: { type: 'pods.sweep' } },
+        ],
+      };
+    case 'pods.provider-listed':
+      return onProviderListed(config, state, msg.pods, msg.hostUids);
+    case 'pods.provider-list-failed':
+      return { state };
+  }
+}
+
+function onWatch(state: ControllerState, event: PodWatchEvent): Next {
+  switch (event.type) {
+    case 'synced':
+      // A fresh, complete list: now (and only now) is it safe to look for orphans.
+      return { state: { ...state, synced: true }, effects: [{ type: 'list-provider' }] };
+    case 'error':
+      // Until the next successful list, absence from the cache proves nothing.
+      return { state: { ...state, synced: false } };
+    case 'added':
+    case 'updated': {
+      const key = keyOf(event.pod);
+      if (!key) return { state };
+      if (state.index.has(key.uid)) return { state, effects: [{ type: 'tell', uid: key.uid, msg: { type: 'pod.host-changed', pod: event.pod } }] };
+      state.index.add(key);
+      return { state, effects: [{ type: 'spawn', key }] };
+    }
+    case 'deleted': {
+      const key = keyOf(event.pod);
+      if (!key || !state.index.remove(key.uid)) return { state };
+      return {
+        state,
+        effects: [
+          { type: 'tell', uid: key.uid, msg: { type: 'pod.host-deleted' } },
+          { type: 'release-failed', uid: key.uid },
+        ],
+      };
+    }
+  }
+}
+
+function onNotification(state: ControllerState, n: PodNotification): Next {
+  if (n.type === 'status') {
+    const uid = routeUid(state.index, n.pod);
+    if (!uid || !n.pod.status) return { state };
+    return { state, effects: [{ type: 'tell', uid, msg: { type: 'pod.provider-status', status: n.pod.status } }] };
+  }
+  const uid = n.uid && state.index.has(n.uid) ? n.uid : state.index.uidOf(n.namespace, n.name);
+  if (!uid) return { state };
+  return { state, effects: [{ type: 'tell', uid, msg: { type: 'pod.provider-gone', reason: n.reason, message: n.message ?? 'the provider no longer has this pod' } }] };
+}
+
+/** A provider pod's host uid: its ownership mark, else its own uid, else its name. */
+function routeUid(index: PodIndex, pod: Pod): string | undefined {
+  const marked = pod.metadata?.annotations?.[hostUidMark];
+  if (marked && index.has(marked)) return marked;
+  const uid = pod.metadata?.uid;
+  if (uid && index.has(uid)) return uid;
+  const { namespace, name } = pod.metadata ?? {};
+  return namespace && name ? index.uidOf(namespace, name) : undefined;
+}
+
+function onReadiness(state: ControllerState, readiness: NodeReadiness): Next {
+  return {
+    state: { ...state, readiness },
+    effects: [{ type: 'broadcast', uids: [...state.index.uids()], msg: { type: 'pod.node-readiness', readiness } }],
+  };
+}
+
+/**
+ * Deletes provider pods that Tether created for this node and that no host pod owns. Guarded
+ * twice: only after a successful host list (a failed list must never delete healthy pods), and
+ * only pods carrying Tether's marks for this very node (pods Tether did not create are never touched).
+ */
+function onProviderListed(config: ControllerConfig, state: ControllerState, pods: readonly Pod[], hostUids: ReadonlySet<string>): Next {
+  const next = { ...state, sweeps: state.sweeps + 1 };
+  if (!state.synced) return { state: next };
+  const orphans = pods.filter((pod) => {
+    const marks = pod.metadata?.annotations ?? {};
+    const hostUid = marks[hostUidMark];
+    return marks[virtualNodeMark] === config.nodeName && hostUid !== undefined && !hostUids.has(hostUid) && !state.index.has(hostUid);
+  });
+  return {
+    state: { ...next, orphansDeleted: next.orphansDeleted + orphans.length },
+    effects: orphans.map((pod) => ({ type: 'delete-orphan', pod })),
+  };
+}

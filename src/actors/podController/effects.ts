@@ -1,0 +1,66 @@
+import type { PodWatch } from '../../adapters/kubernetes/watch.js';
+import type { Logger } from '../../adapters/logger.js';
+import type { PodProvider } from '../../adapters/provider/provider.js';
+import type { ActorRef, EffectContext } from '../../runtime/behavior.js';
+import type { Shards } from '../../supervisors/shards.js';
+import type { PodMsg } from '../pod/protocol.js';
+import type { PodKey } from './podIndex.js';
+import type { ControllerEffect, ControllerMsg } from './protocol.js';
+
+export interface ControllerEffectDeps {
+  readonly shards: Shards;
+  /** Spawns the actor for one pod under the shards (behaviour and give-up hook chosen by the assembler). */
+  readonly spawnPod: (key: PodKey) => void;
+  readonly provider: PodProvider;
+  readonly podWatch: PodWatch;
+  readonly logger: Logger;
+}
+
+function podRef(shards: Shards, uid: string): (ActorRef<PodMsg> & { status?: string }) | undefined {
+  return shards.shardFor(uid).child(uid) as (ActorRef<PodMsg> & { status?: string }) | undefined;
+}
+
+export function performControllerEffect(deps: ControllerEffectDeps, effect: ControllerEffect, ctx: EffectContext<ControllerMsg>): Promise<void> | void {
+  switch (effect.type) {
+    case 'spawn':
+      if (!podRef(deps.shards, effect.key.uid)) deps.spawnPod(effect.key);
+      return;
+    case 'tell':
+      podRef(deps.shards, effect.uid)?.tell(effect.msg);
+      return;
+    case 'broadcast':
+      for (const uid of effect.uids) podRef(deps.shards, uid)?.tell(effect.msg);
+      return;
+    case 'release-failed':
+      if (podRef(deps.shards, effect.uid)?.status === 'failed') deps.shards.release(effect.uid);
+      return;
+    case 'list-provider':
+      return listProvider(deps, ctx);
+    case 'delete-orphan':
+      return deleteOrphan(deps, effect.pod, ctx);
+    case 'timer':
+      ctx.schedule(effect.ms, effect.msg);
+      return;
+  }
+}
+
+async function listProvider(deps: ControllerEffectDeps, ctx: EffectContext<ControllerMsg>): Promise<void> {
+  const hostUids = new Set(deps.podWatch.list().flatMap((p) => (p.metadata?.uid ? [p.metadata.uid] : [])));
+  try {
+    const pods = await deps.provider.listPods(ctx.signal);
+    ctx.self.tell({ type: 'pods.provider-listed', pods, hostUids });
+  } catch (error) {
+    deps.logger.warn('listing provider pods for the orphan sweep failed', { error: String(error) });
+    ctx.self.tell({ type: 'pods.provider-list-failed', message: String(error) });
+  }
+}
+
+async function deleteOrphan(deps: ControllerEffectDeps, pod: Parameters<PodProvider['deletePod']>[0], ctx: EffectContext<ControllerMsg>): Promise<void> {
+  const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+  try {
+    deps.logger.info('deleting a provider pod that no host pod owns', { pod: name });
+    await deps.provider.deletePod(pod, ctx.signal);
+  } catch (error) {
+    deps.logger.warn('deleting an orphaned provider pod failed; the next sweep tries again', { pod: name, error: String(error) });
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The pod controller's protocol. One controller per virtual node routes what the host watch and
+ * the provider say to the right pod actor (spawning it on first sight), fans the node's readiness
+ * out to every pod, and removes provider pods that Tether created but no host pod owns any more.
+ */
+import type { Pod } from '../../adapters/kubernetes/model.js';
+import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
+import type { PodNotification } from '../../adapters/provider/provider.js';
+import type { NodeReadiness, PodMsg } from '../pod/protocol.js';
+import type { PodIndex, PodKey } from './podIndex.js';
+
+export interface ControllerState {
+  readonly index: PodIndex;
+  readonly readiness: NodeReadiness;
+  /** A full host list has succeeded since the last watch error: absence from the cache is meaningful. */
+  readonly synced: boolean;
+  readonly sweeps: number;
+  readonly orphansDeleted: number;
+}
+
+export type ControllerMsg =
+  | { readonly type: 'pods.watch'; readonly event: PodWatchEvent }
+  | { readonly type: 'pods.notification'; readonly notification: PodNotification }
+  | { readonly type: 'pods.node-readiness'; readonly readiness: NodeReadiness }
+  | { readonly type: 'pods.sweep' }
+  | { readonly type: 'pods.provider-listed'; readonly pods: readonly Pod[]; readonly hostUids: ReadonlySet<string> }
+  | { readonly type: 'pods.provider-list-failed'; readonly message: string };
+
+export type ControllerEffect =
+  /** Start the pod's actor (it reads the host pod from the cache itself). */
+  | { readonly type: 'spawn'; readonly key: PodKey }
+  | { readonly type: 'tell'; readonly uid: string; readonly msg: PodMsg }
+  | { readonly type: 'broadcast'; readonly uids: readonly string[]; readonly msg: PodMsg }
+  /** Forget an actor that was given up (its pod is gone). */
+  | { readonly type: 'release-failed'; readonly uid: string }
+  /** List the provider's pods (and the host cache's uids at that moment) for the orphan sweep. */
+  | { readonly type: 'list-provider' }
+  | { readonly type: 'delete-orphan'; readonly pod: Pod }
+  | { readonly type: 'timer'; readonly ms: number; readonly msg: ControllerMsg };
+
+export interface ControllerConfig {
+  readonly nodeName: string;
+  /** How often provider pods are checked for orphans (after every host re-list, and on this interval). */
+  readonly sweepIntervalMs: number;
+}

@@ -1,0 +1,170 @@
+/**
+ * One virtual node's subtree, wired together:
+ *
+ *   node-<name>            supervisor (nodeRestartPolicy: one-for-one, escalates if the subtree keeps failing)
+ *   ├── lease              LeaseActor: the heartbeat, alone in its mailbox so it never waits
+ *   ├── node               NodeActor: registration, status, pings, readiness
+ *   ├── pod-controller     PodController: routes watch events and provider notifications to pods
+ *   └── pods               shard group
+ *       └── shard-NN       supervisors (podRestartPolicy: one-for-one, a poison pod is given up alone)
+ *           └── <pod uid>  PodActor
+ *
+ * Watches and the provider live outside the tree (they outlast actor restarts); their events are
+ * forwarded to whichever incarnation of the actor is current.
+ */
+import type { Clock } from '../adapters/clock.js';
+import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
+import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
+import type { NodeApi } from '../adapters/kubernetes/nodeApi.js';
+import type { PodApi } from '../adapters/kubernetes/podApi.js';
+import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
+import type { Logger } from '../adapters/logger.js';
+import type { Provider } from '../adapters/provider/provider.js';
+import type { ActorRef } from '../runtime/behavior.js';
+import { nodeRestartPolicy, podRestartPolicy, type RestartPolicy } from '../supervisors/restartPolicy.js';
+import { Shards } from '../supervisors/shards.js';
+import type { Supervisor } from '../supervisors/supervisor.js';
+import type { LeaseConfig } from './lease/config.js';
+import { leaseActor } from './lease/behavior.js';
+import type { LeaseMsg } from './lease/protocol.js';
+import type { NodeConfig } from './node/config.js';
+import { nodeActor } from './node/behavior.js';
+import { nodeObserved, type NodeMsg } from './node/protocol.js';
+import { actorFailedAnnotation } from './pod/annotations.js';
+import { podActor } from './pod/podActor.js';
+import type { NodeReadiness, PodActorConfig } from './pod/protocol.js';
+import { podController } from './podController/podControllerActor.js';
+import type { ControllerConfig, ControllerMsg } from './podController/protocol.js';
+
+export interface VirtualNodeConfig {
+  readonly node: NodeConfig;
+  readonly lease: LeaseConfig;
+  readonly pod: PodActorConfig;
+  readonly controller: ControllerConfig;
+  /** How many shard supervisors hold this node's pod actors. */
+  readonly shards: number;
+  readonly nodePolicy?: RestartPolicy;
+  readonly podPolicy?: RestartPolicy;
+}
+
+export interface VirtualNodeDeps {
+  readonly provider: Provider;
+  readonly nodeApi: NodeApi;
+  readonly leaseApi: LeaseApi;
+  readonly podApi: PodApi;
+  readonly events: EventRecorder;
+  readonly podWatch: PodWatch;
+  readonly nodeWatch: NodeWatch;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface VirtualNode {
+  readonly name: string;
+  readonly path: string;
+  readiness(): NodeReadiness;
+  /** Stops renewing, stops the node's actors and watches; deletes the Node if asked. */
+  shutdown(options: { readonly deleteNode: boolean }): void;
+}
+
+interface Current {
+  node?: ActorRef<NodeMsg>;
+  lease?: ActorRef<LeaseMsg>;
+  controller?: ActorRef<ControllerMsg>;
+}
+
+export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, deps: VirtualNodeDeps): VirtualNode {
+  const name = config.node.nodeName;
+  const logger = deps.logger.child({ node: name });
+  let readiness: NodeReadiness = { ready: true, reason: 'Starting', message: 'waiting for the first ping' };
+  const current: Current = {};
+
+  const subtree = root.spawnSupervisor(`node-${name}`, {
+    kind: 'virtual-node',
+    policy: config.nodePolicy ?? nodeRestartPolicy,
+    summarize: () => ({ node: name, ready: readiness.ready, reason: readiness.reason, provider: deps.provider.name }),
+    onStart: (sup) => {
+      current.lease = sup.spawn('lease', leaseActor({ leaseApi: deps.leaseApi, logger }, config.lease));
+      const shards = new Shards(sup, 'pods', config.shards, config.podPolicy ?? podRestartPolicy);
+      current.controller = sup.spawn(
+        'pod-controller',
+        podController({
+          config: config.controller,
+          shards,
+          provider: deps.provider,
+          podWatch: deps.podWatch,
+          logger,
+          nodeReadiness: () => readiness,
+          spawnPod: (key) =>
+            shards.spawn(
+              key.uid,
+              podActor(
+                {
+                  config: config.pod,
+                  provider: deps.provider,
+                  pods: deps.podApi,
+                  events: deps.events,
+                  clock: deps.clock,
+                  logger: logger.child({ pod: `${key.namespace}/${key.name}` }),
+                  readHostPod: () => deps.podWatch.get(key.namespace, key.name),
+                  nodeReadiness: () => readiness,
+                },
+                key,
+              ),
+              { onGiveUp: (reason, error) => reportPoisonPod(deps, key, reason, error) },
+            ),
+        }),
+      );
+      current.node = sup.spawn(
+        'node',
+        nodeActor(
+          {
+            nodeApi: deps.nodeApi,
+            provider: deps.provider,
+            events: deps.events,
+            logger,
+            onReadinessChange: (r) => {
+              readiness = r;
+              current.controller?.tell({ type: 'pods.node-readiness', readiness: r });
+            },
+            onRegistered: ({ uid }) => current.lease?.tell({ type: 'lease.node-registered', uid }),
+          },
+          config.node,
+        ),
+      );
+    },
+  });
+
+  const subscriptions = [
+    deps.podWatch.events.subscribe((event) => current.controller?.tell({ type: 'pods.watch', event })),
+    deps.nodeWatch.events.subscribe((event) => {
+      const msg = nodeObserved(event);
+      if (msg) current.node?.tell(msg);
+    }),
+  ];
+  deps.provider.notifyPods((notification) => current.controller?.tell({ type: 'pods.notification', notification }));
+  deps.podWatch.start();
+  deps.nodeWatch.start();
+
+  return {
+    name,
+    path: subtree.path,
+    readiness: () => readiness,
+    shutdown: ({ deleteNode }) => {
+      current.lease?.tell({ type: 'lease.stop' });
+      current.node?.tell({ type: 'node.shutdown', deleteNode });
+      for (const s of subscriptions) s.unsubscribe();
+      deps.podWatch.stop();
+      deps.nodeWatch.stop();
+    },
+  };
+}
+
+/** A pod whose actor kept crashing: say so on the pod, where `kubectl describe` shows it. */
+function reportPoisonPod(deps: VirtualNodeDeps, key: { namespace: string; name: string; uid: string }, reason: string, error: unknown): void {
+  const message = `Tether gave up on this pod after its actor kept crashing (${reason}); last error: ${error instanceof Error ? error.message : String(error)}`;
+  deps.events.record({ kind: 'Pod', apiVersion: 'v1', namespace: key.namespace, name: key.name, uid: key.uid }, 'Warning', 'TetherGaveUp', message, 'Supervise');
+  deps.podApi.patchPodAnnotations(key.namespace, key.name, { [actorFailedAnnotation]: message }).catch((err: unknown) => {
+    deps.logger.warn('could not annotate a pod Tether gave up on', { pod: `${key.namespace}/${key.name}`, error: String(err) });
+  });
+}
