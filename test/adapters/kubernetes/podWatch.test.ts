@@ -1,0 +1,177 @@
+import t from 'tap';
+import type { Test } from 'tap';
+import { ManualClock } from '../../../src/adapters/manualClock.js';
+import type { KubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
+import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
+import type { PodWatch, PodWatchEvent } from '../../../src/adapters/kubernetes/watch.js';
+import { MockApiServer, pod, status, waitFor } from './mockApiServer.js';
+
+interface Fixture {
+  server: MockApiServer;
+  clock: ManualClock;
+  clients: KubeClients;
+  watch: PodWatch;
+  events: PodWatchEvent[];
+  completed: () => boolean;
+  /** What the mock apiserver lists and how it answers watch and list requests. */
+  state: { items: unknown[]; rv: string; watch: 'hold' | 'fail'; list: 'ok' | 'fail' };
+  /** List requests the watch has scheduled so far (counted synchronously at the rate limiter). */
+  listsScheduled: () => number;
+}
+
+async function setup(t: Test, timing: { watchdogMs?: number; resyncMs?: number } = {}): Promise<Fixture> {
+  const server = await MockApiServer.start();
+  const state: Fixture['state'] = { items: [pod('a', '5'), pod('b', '6')], rv: '10', watch: 'hold', list: 'ok' };
+  server.route((r) => {
+    if (r.method !== 'GET' || r.url.pathname !== '/api/v1/pods') return undefined;
+    if (r.url.searchParams.get('watch') === 'true') {
+      return state.watch === 'hold' ? 'watch' : { status: 500, body: status(500, 'InternalError', 'etcd is sad') };
+    }
+    if (state.list === 'fail') return { status: 503, body: status(503, 'ServiceUnavailable', 'not ready') };
+    return { body: { kind: 'PodList', metadata: { resourceVersion: state.rv }, items: state.items } };
+  });
+  const clock = new ManualClock();
+  const clients = createKubeClients(server.kubeConfig(), {
+    nodeName: 'vk-1',
+    clock,
+    watch: { jitter: 0, watchdogMs: timing.watchdogMs ?? 3_600_000, resyncMs: timing.resyncMs ?? 7_200_000 },
+  });
+  const watch = clients.watchPods();
+  const events: PodWatchEvent[] = [];
+  let done = false;
+  watch.events.subscribe({ next: (e) => events.push(e), complete: () => (done = true) });
+  t.teardown(async () => {
+    watch.stop();
+    await clients.close();
+    await server.close();
+  });
+  return {
+    server, clock, clients, watch, events, state,
+    completed: () => done,
+    listsScheduled: () => clients.rateLimiterStats().other.started,
+  };
+}
+
+const summary = (events: PodWatchEvent[]): string[] =>
+  events.map((e) => ('pod' in e ? `${e.type} ${e.pod.metadata?.name ?? ''}@${e.pod.metadata?.resourceVersion ?? ''}` : e.type));
+const count = (events: PodWatchEvent[], type: PodWatchEvent['type']): number => events.filter((e) => e.type === type).length;
+
+t.test('initial list fills the cache, then "synced"; both requests carry the node field selector', async (t) => {
+  const f = await setup(t);
+  f.watch.start();
+  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  t.same(summary(f.events), ['added a@5', 'added b@6', 'synced']);
+  t.ok(f.watch.hasSynced());
+  t.same(f.watch.list().map((p) => p.metadata?.name).sort(), ['a', 'b']);
+  t.equal(f.watch.get('default', 'a')?.metadata?.uid, 'uid-a');
+  for (const r of f.server.matching('GET', '/api/v1/pods')) t.equal(r.url.searchParams.get('fieldSelector'), 'spec.nodeName=vk-1');
+  t.equal(f.server.watches[0]?.url.searchParams.get('resourceVersion'), '10', 'watch starts at the list resourceVersion');
+});
+
+t.test('watch events: duplicates suppressed, a recreated pod is delete + add', async (t) => {
+  const f = await setup(t);
+  f.watch.start();
+  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  const stream = f.server.watches[0];
+  stream?.send('ADDED', pod('c', '11'));
+  stream?.send('MODIFIED', pod('c', '12'));
+  stream?.send('MODIFIED', pod('c', '12'));
+  stream?.send('ADDED', pod('a', '13', { uid: 'uid-a2' }));
+  stream?.send('DELETED', pod('c', '14'));
+  await waitFor(() => f.events.length >= 8, 'the events');
+  t.same(summary(f.events).slice(3), ['added c@11', 'updated c@12', 'deleted a@5', 'added a@13', 'deleted c@14']);
+  t.equal(f.watch.get('default', 'a')?.metadata?.uid, 'uid-a2');
+});
+
+t.test('after a non-410 error the watch restarts with exponential backoff, and never after stop()', async (t) => {
+  const f = await setup(t);
+  f.state.watch = 'fail';
+  f.watch.start();
+  await waitFor(() => count(f.events, 'error') === 1, 'the first watch failure');
+  t.equal(f.listsScheduled(), 1);
+  f.clock.advance(999);
+  t.equal(f.listsScheduled(), 1, 'no restart before the 1 s backoff');
+  f.clock.advance(1);
+  t.equal(f.listsScheduled(), 2, 'restarted (full re-list) after 1 s');
+  await waitFor(() => count(f.events, 'error') === 2, 'the second watch failure');
+  f.clock.advance(1999);
+  t.equal(f.listsScheduled(), 2, 'second backoff is 2 s');
+  f.clock.advance(1);
+  t.equal(f.listsScheduled(), 3);
+  await waitFor(() => count(f.events, 'error') === 3, 'the third watch failure');
+  f.state.watch = 'hold';
+  f.clock.advance(4000);
+  await waitFor(() => f.server.watches.length === 1, 'the watch to recover');
+  t.equal(count(f.events, 'synced'), 4, 'every successful list reports synced');
+  t.same(summary(f.events).filter((s) => s.startsWith('added')), ['added a@5', 'added b@6'], 'no duplicate adds across restarts');
+  const errorsBefore = count(f.events, 'error');
+  f.watch.stop();
+  t.ok(f.completed(), 'events complete on stop');
+  f.clock.advance(3_600_000);
+  t.equal(f.listsScheduled(), 4, 'stop() (which makes ListWatch emit an abort error) does not restart');
+  t.equal(count(f.events, 'error'), errorsBefore);
+});
+
+t.test('stop() while a restart is pending cancels it', async (t) => {
+  const f = await setup(t);
+  f.state.watch = 'fail';
+  f.watch.start();
+  await waitFor(() => count(f.events, 'error') === 1, 'the watch failure');
+  f.watch.stop();
+  f.clock.advance(60_000);
+  t.equal(f.listsScheduled(), 1);
+});
+
+t.test('a failed list is an error, never "no pods"; synced comes only after a list succeeds', async (t) => {
+  const f = await setup(t);
+  f.state.list = 'fail';
+  f.watch.start();
+  await waitFor(() => count(f.events, 'error') === 1, 'the list failure');
+  t.notOk(f.watch.hasSynced());
+  t.equal(count(f.events, 'synced'), 0);
+  const err = f.events.find((e) => e.type === 'error');
+  t.match(err && 'error' in err ? err.error.message : '', /not ready/);
+  f.state.list = 'ok';
+  f.clock.advance(1000);
+  await waitFor(() => f.watch.hasSynced(), 'the retried list');
+  t.same(summary(f.events).slice(1), ['added a@5', 'added b@6', 'synced']);
+});
+
+t.test('410 Gone: ListWatch re-lists by itself and vanished pods are reported deleted', async (t) => {
+  const f = await setup(t);
+  f.watch.start();
+  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  f.state.items = [pod('a', '5')];
+  f.state.rv = '30';
+  f.server.watches[0]?.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' });
+  f.server.watches[0]?.end();
+  await waitFor(() => count(f.events, 'synced') === 2, 'the re-list');
+  t.same(summary(f.events), ['added a@5', 'added b@6', 'synced', 'deleted b@6', 'synced']);
+  t.equal(count(f.events, 'error'), 0, 'no backoff or error for 410');
+  await waitFor(() => f.server.watches.length === 2, 'the new watch');
+  t.equal(f.server.watches[1]?.url.searchParams.get('resourceVersion'), '30');
+});
+
+t.test('periodic resync emits what a silent watch missed', async (t) => {
+  const f = await setup(t, { resyncMs: 600_000 });
+  f.watch.start();
+  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  f.state.items = [pod('b', '21'), pod('d', '22')];
+  f.state.rv = '22';
+  f.clock.advance(600_000);
+  await waitFor(() => count(f.events, 'synced') === 2, 'the resync');
+  t.same(summary(f.events).slice(3), ['updated b@21', 'added d@22', 'deleted a@5', 'synced']);
+  t.equal(f.server.watches.length, 1, 'the watch itself was not restarted');
+});
+
+t.test('a stalled watch is restarted by the watchdog', async (t) => {
+  const f = await setup(t, { watchdogMs: 300_000 });
+  f.watch.start();
+  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  f.clock.advance(299_999);
+  t.equal(f.listsScheduled(), 1);
+  f.clock.advance(1);
+  t.equal(f.listsScheduled(), 2, 'restarted with a full list');
+  await waitFor(() => f.server.watches.length === 2, 'the new watch');
+  t.same(summary(f.events), ['added a@5', 'added b@6', 'synced', 'synced'], 'an unchanged re-list emits no changes');
+});
