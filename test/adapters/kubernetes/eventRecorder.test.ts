@@ -1,0 +1,80 @@
+import t from 'tap';
+import type { Test } from 'tap';
+import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
+import type { KubeLog } from '../../../src/adapters/kubernetes/log.js';
+import type { EventSubject } from '../../../src/adapters/kubernetes/eventRecorder.js';
+import { MockApiServer, status, waitFor } from './mockApiServer.js';
+
+const subject: EventSubject = { kind: 'Pod', apiVersion: 'v1', namespace: 'ns', name: 'p', uid: 'u1' };
+const eventsPath = '/apis/events.k8s.io/v1/namespaces/ns/events';
+
+async function setup(t: Test, failCreate = false) {
+  const server = await MockApiServer.start();
+  let n = 0;
+  server.route((r) => {
+    if (r.method === 'POST' && r.url.pathname === eventsPath) {
+      if (failCreate) return { status: 403, body: status(403, 'Forbidden', 'events is forbidden') };
+      const body = JSON.parse(r.body) as Record<string, unknown>;
+      return { status: 201, body: { ...body, metadata: { name: `p.${++n}`, namespace: 'ns' } } };
+    }
+    if (r.method === 'PATCH' && r.url.pathname.startsWith(`${eventsPath}/`)) return { body: {} };
+    return undefined;
+  });
+  const clock = new ManualClock();
+  const warnings: string[] = [];
+  const log: KubeLog = { debug: () => undefined, warn: (m) => warnings.push(m) };
+  const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', clock, log, events: { seriesFlushMs: 10_000 } });
+  t.teardown(async () => {
+    await clients.close();
+    await server.close();
+  });
+  return { server, clock, clients, warnings };
+}
+
+t.test('the first occurrence creates an events.k8s.io/v1 Event', async (t) => {
+  const { server, clients } = await setup(t);
+  clients.events.record(subject, 'Warning', 'ProviderCreateFailed', 'quota exceeded', 'Create');
+  await waitFor(() => server.matching('POST', eventsPath).length === 1, 'the event');
+  const body = JSON.parse(server.matching('POST', eventsPath)[0]?.body ?? '{}') as Record<string, unknown>;
+  t.match(body, {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { generateName: 'p.', namespace: 'ns' },
+    reportingController: 'tether.dev/virtual-kubelet',
+    reportingInstance: 'vk-1',
+    type: 'Warning',
+    reason: 'ProviderCreateFailed',
+    action: 'Create',
+    note: 'quota exceeded',
+    regarding: { kind: 'Pod', apiVersion: 'v1', namespace: 'ns', name: 'p', uid: 'u1' },
+  });
+  t.match(String(body.eventTime), /\.\d{6}Z$/, 'eventTime is a MicroTime');
+});
+
+t.test('repeats within the window become one series update, not a flood', async (t) => {
+  const { server, clock, clients } = await setup(t);
+  clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
+  await waitFor(() => server.matching('POST', eventsPath).length === 1, 'the event');
+  for (let i = 0; i < 20; i++) clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
+  clients.events.record(subject, 'Warning', 'BackOff', 'a different note', 'Start');
+  clock.advance(10_000);
+  await waitFor(() => server.requests.some((r) => r.method === 'PATCH'), 'the series patch');
+  const patches = server.requests.filter((r) => r.method === 'PATCH');
+  t.equal(patches.length, 1);
+  t.equal(patches[0]?.url.pathname, `${eventsPath}/p.1`);
+  t.equal(patches[0]?.headers['content-type'], 'application/merge-patch+json');
+  t.match(JSON.parse(patches[0]?.body ?? '{}'), { series: { count: 21, lastObservedTime: /\.\d{6}Z$/ } });
+  await waitFor(() => server.matching('POST', eventsPath).length === 2, 'the different event');
+  clock.advance(7 * 60_000);
+  clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
+  await waitFor(() => server.matching('POST', eventsPath).length === 3, 'a new Event after the window');
+});
+
+t.test('failures are logged, never thrown', async (t) => {
+  const { server, clients, warnings } = await setup(t, true);
+  t.doesNotThrow(() => clients.events.record(subject, 'Normal', 'Started', 'ok', 'Start'));
+  await waitFor(() => warnings.length === 1, 'the warning');
+  t.match(warnings[0], /could not record event/);
+  t.equal(server.matching('POST', eventsPath).length, 1);
+});
