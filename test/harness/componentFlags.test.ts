@@ -28,7 +28,8 @@ void t.test('the API server uses client-cert and token auth, Node+RBAC, and no e
   for (const flag of ['--etcd-servers=http://127.0.0.1:1001', '--secure-port=1003', '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none', '--authorization-mode=Node,RBAC',
     '--client-ca-file=/c/ca.crt', '--token-auth-file=/c/tokens.csv', '--service-cluster-ip-range=10.0.0.0/24',
-    '--service-account-signing-key-file=/c/sa.key', '--service-account-key-file=/c/sa.pub', '--enable-admission-plugins=NodeRestriction']) t.ok(args.includes(flag), flag);
+    '--service-account-signing-key-file=/c/sa.key', '--service-account-key-file=/c/sa.pub',
+    '--shutdown-watch-termination-grace-period=1s', '--enable-admission-plugins=NodeRestriction']) t.ok(args.includes(flag), flag);
   t.ok(apiserverArgs({ ...layout, apiserverBindAddress: '0.0.0.0' }).includes('--bind-address=0.0.0.0'));
 });
 
