@@ -79,7 +79,9 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
   let readiness: NodeReadiness = { ready: true, reason: 'Starting', message: 'waiting for the first ping' };
   const current: Current = {};
 
-  const subtree = root.spawnSupervisor(`node-${name}`, {
+  const subtree = root.spawnSupervisor(
+    `node-${name}`,
+    {
     kind: 'virtual-node',
     policy: config.nodePolicy ?? nodeRestartPolicy,
     summarize: () => ({ node: name, ready: readiness.ready, reason: readiness.reason, provider: deps.provider.name }),
@@ -133,7 +135,9 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
         ),
       );
     },
-  });
+    },
+    { onGiveUp: (reason, error) => markGivenUp(deps, name, reason, error) },
+  );
 
   const subscriptions = [
     deps.podWatch.events.subscribe((event) => current.controller?.tell({ type: 'pods.watch', event })),
@@ -158,6 +162,22 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       deps.nodeWatch.stop();
     },
   };
+}
+
+/**
+ * The node's subtree kept failing and was given up: its lease stops, and the Node says why right
+ * away (rather than waiting for the node lifecycle controller to notice the silence).
+ */
+function markGivenUp(deps: VirtualNodeDeps, name: string, reason: string, error: unknown): void {
+  const message = `Tether stopped this virtual node after repeated failures (${reason}); last error: ${error instanceof Error ? error.message : String(error)}`;
+  const now = new Date();
+  deps.logger.error('virtual node given up', { node: name, reason });
+  deps.podWatch.stop();
+  deps.nodeWatch.stop();
+  deps.nodeApi
+    .patchNodeStatus(name, { conditions: [{ type: 'Ready', status: 'False', reason: 'TetherGaveUp', message, lastHeartbeatTime: now, lastTransitionTime: now }] })
+    .catch((err: unknown) => deps.logger.warn('could not mark a given-up node NotReady', { node: name, error: String(err) }));
+  deps.events.record({ kind: 'Node', apiVersion: 'v1', name }, 'Warning', 'TetherGaveUp', message, 'Supervise');
 }
 
 /** A pod whose actor kept crashing: say so on the pod, where `kubectl describe` shows it. */
