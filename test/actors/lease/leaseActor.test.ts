@@ -1,0 +1,111 @@
+/**
+ * The lease actor under an ActorSystem with an in-memory LeaseApi and a manual clock: the Lease
+ * it writes, its cadence, and the conflict, not-found and failure paths of a renewal.
+ */
+import t, { type Test } from 'tap';
+import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { silentLogger } from '../../../src/adapters/logger.js';
+import { leaseActor } from '../../../src/actors/lease/behavior.js';
+import { withLeaseDefaults } from '../../../src/actors/lease/config.js';
+import { renewTimeOf } from '../../../src/actors/lease/leaseObject.js';
+import type { LeaseMsg } from '../../../src/actors/lease/protocol.js';
+import { ActorSystem } from '../../../src/runtime/actorSystem.js';
+import type { ActorRef } from '../../../src/runtime/behavior.js';
+import { drain, until } from '../../support/until.js';
+import { FakeLeaseApi } from '../fakes/fakeLeaseApi.js';
+import { kubeError } from '../fakes/kubeErrors.js';
+
+function setup(t: Test, api = new FakeLeaseApi()) {
+  const clock = new ManualClock();
+  const sys = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {} });
+  t.teardown(() => sys.stop());
+  const ref: ActorRef<LeaseMsg> = sys.root.spawn('lease-vn-1', leaseActor({ leaseApi: api, logger: silentLogger }, withLeaseDefaults({ nodeName: 'vn-1' })));
+  const lease = () => api.get('kube-node-lease', 'vn-1');
+  const renewedAt = () => renewTimeOf(lease());
+  const summary = () => sys.registry.get(ref.path)?.snapshot().summary;
+  return { clock, sys, api, ref, lease, renewedAt, summary };
+}
+
+t.test('creates the node Lease and renews it every 10 s as the clock advances', async (t) => {
+  const { clock, api, lease, renewedAt, summary } = setup(t);
+  const start = clock.now();
+  await until('created', () => summary()?.renewals === 1);
+  t.equal(renewedAt(), start);
+  t.match(lease(), {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'vn-1', namespace: 'kube-node-lease' },
+    spec: { holderIdentity: 'vn-1', leaseDurationSeconds: 40 },
+  });
+  t.equal(typeof lease()?.spec?.renewTime, 'string', 'the fake hands renewTime back as a string, as the wire does');
+  for (let i = 1; i <= 3; i++) {
+    clock.advance(9_999);
+    await drain();
+    t.equal(renewedAt(), start + (i - 1) * 10_000, `no renewal before ${i * 10} s`);
+    clock.advance(1);
+    await until(`renewal ${i}`, () => summary()?.renewals === i + 1);
+    t.equal(renewedAt(), start + i * 10_000);
+  }
+  t.equal(api.count('createLease'), 1);
+  t.equal(api.count('updateLease'), 3);
+  t.match(summary(), { renewals: 4, lastLagMs: 0, failures: 0, expiresAt: new Date(start + 30_000 + 40_000).toISOString() });
+});
+
+t.test('a conflict re-reads the Lease and updates it', async (t) => {
+  const { clock, api, renewedAt, summary } = setup(t);
+  await until('created', () => summary()?.renewals === 1);
+  api.touch('kube-node-lease', 'vn-1');
+  clock.advance(10_000);
+  await until('renewed despite the conflict', () => renewedAt() === clock.now());
+  t.same(api.calls.slice(-3).map((c) => c.method), ['updateLease', 'getLease', 'updateLease']);
+});
+
+t.test('a Lease deleted meanwhile is created again', async (t) => {
+  const { clock, api, renewedAt, summary } = setup(t);
+  await until('created', () => summary()?.renewals === 1);
+  api.leases.clear();
+  clock.advance(10_000);
+  await until('re-created', () => renewedAt() === clock.now());
+  t.equal(api.count('createLease'), 2);
+});
+
+t.test('transient failures retry quickly, then the normal cadence resumes', async (t) => {
+  const { clock, api, renewedAt, summary } = setup(t);
+  await until('created', () => summary()?.renewals === 1);
+  const due = clock.now() + 10_000;
+  api.failNext('updateLease', kubeError('unavailable'), kubeError('unavailable'));
+  clock.advance(10_000);
+  await until('first failure', () => summary()?.failures === 1);
+  clock.advance(199);
+  await drain();
+  t.equal(api.count('updateLease'), 1, 'the retry waits 200 ms');
+  clock.advance(1);
+  await until('second failure', () => summary()?.failures === 2);
+  clock.advance(400);
+  await until('renewed', () => summary()?.renewals === 2);
+  t.equal(renewedAt(), due + 600);
+  t.match(summary(), { failures: 0, lastLagMs: 600, maxLagMs: 600 });
+  clock.advance(10_000);
+  await until('back to every 10 s', () => renewedAt() === due + 10_600);
+});
+
+t.test('the Lease is owned by the Node once its uid is known', async (t) => {
+  const { clock, ref, lease, renewedAt, summary } = setup(t);
+  await until('created', () => summary()?.renewals === 1);
+  t.equal(lease()?.metadata?.ownerReferences, undefined);
+  ref.tell({ type: 'lease.node-registered', uid: 'node-uid-1' });
+  clock.advance(10_000);
+  await until('renewed', () => renewedAt() === clock.now());
+  t.same(lease()?.metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: 'vn-1', uid: 'node-uid-1' }]);
+});
+
+t.test('lease.stop ends the renewals', async (t) => {
+  const { clock, api, ref, summary } = setup(t);
+  await until('created', () => summary()?.renewals === 1);
+  ref.tell({ type: 'lease.stop' });
+  await drain();
+  const writes = api.calls.length;
+  clock.advance(60_000);
+  await drain();
+  t.equal(api.calls.length, writes, 'no calls after stop');
+});
