@@ -1,0 +1,58 @@
+/**
+ * The marks Tether puts on what it creates in a remote cluster (namespaces, pods, reflected
+ * ConfigMaps and Secrets), so that it only ever touches its own objects and can route a remote
+ * pod back to its host pod.
+ */
+import { createHash } from 'node:crypto';
+
+export const markPrefix = 'tether.dev/';
+
+/** Labels (selectable). */
+export const managedByLabel = `${markPrefix}managed-by`;
+export const managedByValue = 'tether';
+export const hostClusterLabel = `${markPrefix}host-cluster`;
+export const virtualNodeLabel = `${markPrefix}virtual-node`;
+
+/** Annotations (the host pod's identity; values need not be valid label values). */
+export const hostNamespaceAnnotation = `${markPrefix}host-namespace`;
+export const hostNameAnnotation = `${markPrefix}host-name`;
+export const hostUidAnnotation = `${markPrefix}host-uid`;
+export const virtualNodeAnnotation = `${markPrefix}virtual-node`;
+
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/**
+ * `value` if it is a valid label value, else a stable shortening of it (node names may be DNS
+ * subdomains of up to 253 characters; label values stop at 63).
+ */
+export function labelValue(value: string): string {
+  if (value.length <= 63 && LABEL_VALUE.test(value)) return value;
+  const digest = createHash('sha256').update(value).digest('hex').slice(0, 10);
+  const head = value.slice(0, 52).replace(/[^-A-Za-z0-9_.]/g, '-').replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  return head === '' ? digest : `${head}-${digest}`;
+}
+
+/** The labels every remote object Tether creates carries. */
+export function ownershipLabels(hostClusterId: string): Record<string, string> {
+  return { [managedByLabel]: managedByValue, [hostClusterLabel]: labelValue(hostClusterId) };
+}
+
+/** True if the object carries Tether's ownership labels for this host cluster. */
+export function isOwned(labels: Readonly<Record<string, string>> | undefined, hostClusterId: string): boolean {
+  return labels?.[managedByLabel] === managedByValue && labels[hostClusterLabel] === labelValue(hostClusterId);
+}
+
+/** The label selector of the remote pods of one virtual node. */
+export function virtualNodeSelector(nodeName: string): string {
+  return `${virtualNodeLabel}=${labelValue(nodeName)}`;
+}
+
+/** The label selector of every remote object this host cluster's Tether created. */
+export function hostClusterSelector(hostClusterId: string): string {
+  return `${managedByLabel}=${managedByValue},${hostClusterLabel}=${labelValue(hostClusterId)}`;
+}
+
+/** A copy of `record` without Tether's own keys. */
+export function withoutMarks(record: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(record ?? {}).filter(([key]) => !key.startsWith(markPrefix)));
+}
