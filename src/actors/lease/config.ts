@@ -45,7 +45,7 @@ export function validateLeaseConfig(config: LeaseConfig, where = 'lease'): strin
   const duration: unknown = config.durationSeconds;
   check(typeof duration === 'number' && Number.isInteger(duration) && duration > 0, 'durationSeconds', 'a positive integer', duration);
   positive(config.renewIntervalMs, 'renewIntervalMs');
-  if (config.renewIntervalMs >= config.durationSeconds * 1000) {
+  if (config.durationSeconds > 0 && config.renewIntervalMs >= config.durationSeconds * 1000) {
     problems.push(`${where}.renewIntervalMs: must be shorter than durationSeconds (${config.durationSeconds} s), or the lease expires between renewals`);
   }
   positive(config.retry.minMs, 'retry.minMs');

@@ -124,7 +124,7 @@ export function validateNodeConfig(config: NodeConfig, where = 'node'): string[]
   positive(config.ping.timeoutMs, 'ping.timeoutMs');
   positiveInt(config.ping.failureThreshold, 'ping.failureThreshold');
   positiveInt(config.ping.successThreshold, 'ping.successThreshold');
-  if (config.ping.timeoutMs > config.ping.intervalMs) {
+  if (config.ping.intervalMs > 0 && config.ping.timeoutMs > config.ping.intervalMs) {
     problems.push(`${where}.ping.timeoutMs: must not exceed ping.intervalMs (${config.ping.intervalMs}), or pings would overlap`);
   }
   positive(config.statusIntervalMs, 'statusIntervalMs');

@@ -1,0 +1,24 @@
+/** Lease configuration: the kubelet's defaults, and problems that name their field. */
+import t from 'tap';
+import { validateLeaseConfig, withLeaseDefaults } from '../../../src/actors/lease/config.js';
+
+t.test('defaults: a 40 s Lease in kube-node-lease renewed every 10 s', async (t) => {
+  const config = withLeaseDefaults({ nodeName: 'vn-1' });
+  t.same(config, { nodeName: 'vn-1', namespace: 'kube-node-lease', durationSeconds: 40, renewIntervalMs: 10_000, retry: { minMs: 200, maxMs: 7_000 } });
+  t.same(validateLeaseConfig(config), []);
+});
+
+t.test('each problem names its field', async (t) => {
+  const base = withLeaseDefaults({ nodeName: 'vn-1' });
+  const table = [
+    { config: { ...base, namespace: 'Kube Node Lease' }, problem: /^nodes\[2\]\.lease\.namespace: expected a namespace name/ },
+    { config: { ...base, durationSeconds: 0 }, problem: /^nodes\[2\]\.lease\.durationSeconds: expected a positive integer/ },
+    { config: { ...base, renewIntervalMs: 40_000 }, problem: /^nodes\[2\]\.lease\.renewIntervalMs: must be shorter than durationSeconds/ },
+    { config: { ...base, retry: { minMs: 0, maxMs: 7_000 } }, problem: /^nodes\[2\]\.lease\.retry\.minMs: expected a positive number/ },
+  ];
+  for (const row of table) {
+    const problems = validateLeaseConfig(row.config, 'nodes[2].lease');
+    t.equal(problems.length, 1, JSON.stringify(problems));
+    t.match(problems[0], row.problem);
+  }
+});
