@@ -29,7 +29,7 @@ t.test('status codes map to provider error kinds', async (t) => {
   ];
   for (const [err, kind] of table) {
     const mapped = toProviderError(err, 'create remote pod shop-home/web-1');
-    t.equal(classify(mapped), kind, (err as Error).message.split('\n')[0]);
+    t.equal(classify(mapped), kind, (err as Error).message.split('\n')[0] ?? '');
     t.ok(isClassified(mapped), 'classified on purpose');
   }
 });
