@@ -45,21 +45,28 @@ type Processes = Partial<Record<ControlPlaneComponent, ManagedProcess>>;
  */
 const RESTARTED_ON_EXIT: ReadonlySet<ControlPlaneComponent> = new Set(['kube-controller-manager', 'kube-scheduler']);
 
-/** Test clusters hold nothing worth a long graceful shutdown; an API server with open watches can take 60 s. */
+/** Test clusters hold nothing worth a long graceful shutdown; components normally exit within ~1 s. */
 const STOP_GRACE_MS = 5_000;
+
+/** What `prepareCluster` works out before anything runs. */
+interface ClusterSetup {
+  layout: ClusterLayout;
+  binaries: KubeBinaries;
+  readyTimeoutMs: number;
+  ownsDir: boolean;
+  /** The same object as `description.pids`, kept current as components (re)start. */
+  pids: Record<ControlPlaneComponent, number>;
+  description: ClusterDescription;
+}
 
 export class Cluster extends ClusterAccess {
   private readonly processes: Processes = {};
   private stopping = false;
+  private readonly layout: ClusterLayout;
 
-  constructor(
-    private readonly layout: ClusterLayout,
-    private readonly binaries: KubeBinaries,
-    private readonly readyTimeoutMs: number,
-    private readonly ownsDir: boolean,
-    description: ClusterDescription,
-  ) {
-    super(description);
+  constructor(private readonly setup: ClusterSetup) {
+    super(setup.description);
+    this.layout = setup.layout;
   }
 
   get credentials(): ClusterCredentials {
@@ -100,7 +107,7 @@ export class Cluster extends ClusterAccess {
     await Promise.all([this.stopComponent('kube-scheduler'), this.stopComponent('kube-controller-manager')]);
     await this.stopComponent('kube-apiserver');
     await this.stopComponent('etcd');
-    if (this.ownsDir && !options.keepDir && !process.env.TETHER_KEEP_CLUSTER_DIRS) {
+    if (this.setup.ownsDir && !options.keepDir && !process.env.TETHER_KEEP_CLUSTER_DIRS) {
       await rm(this.dir, { recursive: true, force: true });
     }
   }
@@ -128,14 +135,14 @@ export class Cluster extends ClusterAccess {
         throw new GiveUp(`${this.name}: ${component} exited (${JSON.stringify(proc.status)}) before becoming healthy:\n${proc.logTail(30)}`);
       }
       return isHealthy(healthUrl, tls);
-    }, { timeoutMs: this.readyTimeoutMs, intervalMs: 100 });
+    }, { timeoutMs: this.setup.readyTimeoutMs, intervalMs: 100 });
   }
 
   private spawn(component: ControlPlaneComponent, args: string[]): ManagedProcess {
     const logPath = componentLogPath(this.dir, component);
-    const proc = startProcess({ name: component, command: this.binaries[component], args, logPath, cwd: this.dir });
+    const proc = startProcess({ name: component, command: this.setup.binaries[component], args, logPath, cwd: this.dir });
     this.processes[component] = proc;
-    (this.description.pids as Record<ControlPlaneComponent, number>)[component] = proc.pid;
+    this.setup.pids[component] = proc.pid;
     if (RESTARTED_ON_EXIT.has(component)) {
       void proc.exited.then((status) => {
         if (this.stopping || this.processes[component] !== proc) return;
@@ -224,15 +231,15 @@ async function prepareCluster(options: StartClusterOptions, binaries: KubeBinari
     schedulerConfigPath,
     nodeLifecycle: options.nodeLifecycle ?? TEST_NODE_LIFECYCLE,
   };
+  const pids = { 'etcd': 0, 'kube-apiserver': 0, 'kube-controller-manager': 0, 'kube-scheduler': 0 };
   const description: ClusterDescription = {
-    name, dir, server, kubeconfigPath,
+    name, dir, server, kubeconfigPath, pids,
     caCertPath: credentials.ca.certPath,
     adminToken: credentials.adminToken,
     tokens: credentials.tokens,
-    pids: { 'etcd': 0, 'kube-apiserver': 0, 'kube-controller-manager': 0, 'kube-scheduler': 0 },
     kubectlPath: binaries.kubectl,
   };
-  return new Cluster(layout, binaries, options.readyTimeoutMs ?? 90_000, ownsDir, description);
+  return new Cluster({ layout, binaries, readyTimeoutMs: options.readyTimeoutMs ?? 90_000, ownsDir, pids, description });
 }
 
 /** Stops a cluster from its description alone (the cluster was started by another process). */
