@@ -68,7 +68,9 @@ export class KubernetesProvider implements Provider, LogsProvider {
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
     });
     this.events = o.onRemoteEvent
-      ? new RemoteEvents({ ...common, remote: this.remote, onEvent: o.onRemoteEvent, podOf: (ns, name) => this.pods.get(ns, name) })
+      ? new RemoteEvents({
+        ...common, remote: this.remote, onEvent: o.onRemoteEvent, podOf: (ns, name) => this.pods.get(ns, name), since: this.clock.now(),
+      })
       : undefined;
     this.pods = new RemotePods({
       ...common, remote: this.remote, nodeName: o.nodeName, view: this.view,

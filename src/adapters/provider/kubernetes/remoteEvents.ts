@@ -2,9 +2,11 @@
  * Remote Events about this node's remote pods, reflected to the host pods through a callback
  * (the assembler wires it to the host EventRecorder). Modest by design: core/v1 Events with
  * `involvedObject.kind=Pod` are watched only in the remote namespaces that hold this node's pods;
- * Events already there when a namespace's watch starts are history and are skipped; an Event is
- * passed on when it appears and each time it changes (its count grows), and only if it is about a
- * pod of this node (same name and uid). The note is prefixed with "remote: ".
+ * in a namespace watch's first list, Events last seen before the provider started are history and
+ * are skipped (so a restart does not repeat them; this compares the remote server's clock with
+ * ours); after that an Event is passed on when it appears and each time it changes (its count
+ * grows), and only if it is about a pod of this node (same name and uid). The note is prefixed
+ * with "remote: ".
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { Clock } from '../../clock.js';
@@ -26,6 +28,8 @@ export interface RemoteEventsOptions {
   readonly onEvent: RemoteEventCallback;
   /** The cached remote pod, to check that an Event is about one of this node's pods. */
   readonly podOf: (remoteNamespace: string, name: string) => Pod | undefined;
+  /** Events last seen before this time (ms since the epoch) are history. */
+  readonly since: number;
 }
 
 const FIELD_SELECTOR = 'involvedObject.kind=Pod';
@@ -84,8 +88,9 @@ export class RemoteEvents {
       this.primed.add(namespace);
       return;
     }
-    if (event.type === 'error' || event.type === 'deleted' || !this.primed.has(namespace)) return;
+    if (event.type === 'error' || event.type === 'deleted') return;
     const e = event.object;
+    if (!this.primed.has(namespace) && lastSeen(e) < this.o.since) return;
     const involved = e.involvedObject;
     const pod = this.o.podOf(namespace, involved.name ?? '');
     if (!pod || (involved.uid !== undefined && involved.uid !== pod.metadata?.uid)) return;
@@ -98,4 +103,9 @@ export class RemoteEvents {
       this.o.log.warn('remote event callback threw', { error: err instanceof Error ? err.message : String(err) });
     }
   }
+}
+
+function lastSeen(e: CoreV1Event): number {
+  const at = e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp;
+  return at === undefined ? 0 : new Date(at).getTime();
 }

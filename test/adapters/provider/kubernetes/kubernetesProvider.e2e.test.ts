@@ -30,7 +30,9 @@ async function setUp(t: Test, prefix: string, extra: Partial<KubernetesProviderO
   const namespace = await testNamespace(t, shared.host, prefix);
   const hostClusterId = `h${randomBytes(3).toString('hex')}`;
   const notifications: PodNotification[] = [];
+  const events: { pod: string; type: string; reason: string; note: string }[] = [];
   const provider = new KubernetesProvider({
+    onRemoteEvent: (pod, type, reason, note) => events.push({ pod: `${pod.namespace}/${pod.name}/${pod.uid}`, type, reason, note }),
     nodeName: `vk-${hostClusterId}`,
     hostClusterId,
     host: { kind: 'file', path: shared.host.kubeconfigPath },
@@ -45,7 +47,7 @@ async function setUp(t: Test, prefix: string, extra: Partial<KubernetesProviderO
     await provider.stop();
     await shared.remote.kubectl(['delete', 'namespace', remoteNamespace, '--wait=false', '--ignore-not-found']).catch(() => undefined);
   });
-  return { namespace, remoteNamespace, provider, notifications };
+  return { namespace, remoteNamespace, provider, notifications, events };
 }
 
 function hostPod(namespace: string, name: string, uid = `uid-${randomBytes(4).toString('hex')}`): Pod {
@@ -87,7 +89,7 @@ const gone = (read: () => Promise<unknown>) => async (): Promise<boolean> => {
 };
 
 t.test('offloads a pod with its ConfigMap and Secret; copies follow the host; deletion ends it and removes them', async (t) => {
-  const { namespace, remoteNamespace, provider, notifications } = await setUp(t, 'kprov-offload');
+  const { namespace, remoteNamespace, provider, notifications, events } = await setUp(t, 'kprov-offload');
   await hostApi.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'app-config' }, data: { 'app.conf': 'v1' } } });
   await hostApi.createNamespacedSecret({ namespace, body: { metadata: { name: 'app-secret' }, stringData: { PASSWORD: 'hunter2' } } });
 
@@ -125,6 +127,11 @@ t.test('offloads a pod with its ConfigMap and Secret; copies follow the host; de
     notifications.find((n) => n.type === 'status' && n.pod.metadata?.name === 'web-1'));
   t.equal(status.type === 'status' ? status.pod.metadata?.namespace : undefined, namespace);
   t.equal(status.type === 'status' ? status.pod.metadata?.uid : undefined, pod.metadata?.uid);
+  const scheduling = await waitFor('the remote scheduler\'s Event reflected to the host pod', () =>
+    events.find((e) => e.reason === 'FailedScheduling'), { timeoutMs: 30_000 });
+  t.same(scheduling.pod, `${namespace}/web-1/${pod.metadata?.uid}`);
+  t.equal(scheduling.type, 'Warning');
+  t.match(scheduling.note, /^remote: .*no nodes available/);
   const listed = await provider.listPods();
   t.same(listed.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`), [`${namespace}/web-1`]);
   t.equal((await provider.getPod(namespace, 'web-1'))?.metadata?.uid, pod.metadata?.uid);
