@@ -63,7 +63,7 @@ export class TetherAgent {
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
     });
     this.nodes = options.nodes.map((spec) => {
-      const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+      const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
       this.clients.push(clients);
       const podDefaults = defaultPodActorConfig(spec.name);
       return startVirtualNode(

@@ -150,7 +150,9 @@ export class EventRecorderClient implements EventRecorder {
     return {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { generateName: `${regarding.name}.`, namespace },
+      // A full name, as the kubelet makes them (`<object>.<hex time>`): the API server refuses a
+      // generateName that ends in a dot, and a name ending in a dash reads badly.
+      metadata: { name: eventName(regarding.name, now), namespace },
       eventTime: new V1MicroTime(now),
       reportingController: REPORTING_CONTROLLER,
       reportingInstance: truncate(this.options.reportingInstance, 128),
@@ -167,6 +169,15 @@ export class EventRecorderClient implements EventRecorder {
       },
     };
   }
+}
+
+let sequence = 0;
+
+/** `<object>.<hex nanoseconds-ish>`: unique per process, valid as a DNS subdomain. */
+function eventName(objectName: string, now: number): string {
+  sequence = (sequence + 1) % 0xfff;
+  const suffix = `${(now * 1000 + sequence).toString(16)}`;
+  return `${objectName.slice(0, 253 - suffix.length - 1)}.${suffix}`;
 }
 
 /** Truncates to `max` UTF-8 bytes (the API's limits are in bytes). */

@@ -40,7 +40,7 @@ t.test('the first occurrence creates an events.k8s.io/v1 Event', async (t) => {
   t.match(body, {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { generateName: 'p.', namespace: 'ns' },
+    metadata: { name: /^p\.[0-9a-f]+$/, namespace: 'ns' },
     reportingController: 'tether.dev/virtual-kubelet',
     reportingInstance: 'vk-1',
     type: 'Warning',
