@@ -63,6 +63,8 @@ export interface VirtualNode {
   readonly name: string;
   readonly path: string;
   readiness(): NodeReadiness;
+  /** Read-only, for /readyz: both the pod watch and the Node watch have completed a full list. */
+  watchesSynced(): boolean;
   /** Stops renewing, stops the node's actors and watches; deletes the Node if asked. */
   shutdown(options: { readonly deleteNode: boolean }): void;
 }
@@ -154,6 +156,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
     name,
     path: subtree.path,
     readiness: () => readiness,
+    watchesSynced: () => deps.podWatch.hasSynced() && deps.nodeWatch.hasSynced(),
     shutdown: ({ deleteNode }) => {
       current.lease?.tell({ type: 'lease.stop' });
       current.node?.tell({ type: 'node.shutdown', deleteNode });

@@ -8,6 +8,7 @@ import { systemClock } from '../adapters/clock.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Taint } from '../adapters/kubernetes/model.js';
+import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import { jsonLogger, type Logger } from '../adapters/logger.js';
 import { withDeepCopies } from '../adapters/provider/deepCopy.js';
 import type { Provider } from '../adapters/provider/provider.js';
@@ -105,6 +106,11 @@ export class TetherAgent {
     return new TetherAgent(options);
   }
 
+  /** Read-only, for /metrics: each node's API rate-limiter counters, by node name. */
+  rateLimiterStats(): Map<string, Record<Priority, PriorityStats>> {
+    return new Map(this.nodes.map((node, i) => [node.name, this.clients[i]?.rateLimiterStats() ?? emptyStats()]));
+  }
+
   /** Stops renewing leases and watching, lets pending Events go out, then stops every actor. */
   async shutdown(options: { readonly deleteNodes?: boolean; readonly graceMs?: number } = {}): Promise<void> {
     if (this.stopped) return;
@@ -116,4 +122,9 @@ export class TetherAgent {
     await Promise.race([Promise.all(this.clients.map((c) => c.close().catch(() => undefined))), pause(options.graceMs ?? 2_000)]);
     this.system.stop();
   }
+}
+
+function emptyStats(): Record<Priority, PriorityStats> {
+  const none = { queued: 0, started: 0, waitMs: 0 };
+  return { lease: none, delete: none, status: none, other: none };
 }

@@ -1,0 +1,22 @@
+/**
+ * What the observability endpoints read from a running agent: its actor registry, its virtual
+ * nodes, and the API clients' rate-limiter counters. TetherAgent satisfies it; tests pass a fake.
+ * Everything here is read-only.
+ */
+import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
+import type { ActorRegistry } from '../runtime/actorRegistry.js';
+
+export interface NodeView {
+  readonly name: string;
+  /** The node's subtree root, `<root>/node-<name>`. */
+  readonly path: string;
+  /** True once the node's pod and Node watches have each completed a full list. */
+  watchesSynced(): boolean;
+}
+
+export interface AgentView {
+  readonly system: { readonly registry: ActorRegistry };
+  readonly nodes: readonly NodeView[];
+  /** Rate-limiter counters per node and priority, when the agent has API clients. */
+  rateLimiterStats?(): ReadonlyMap<string, Readonly<Record<Priority, PriorityStats>>>;
+}

@@ -1,0 +1,118 @@
+/**
+ * Tether's Prometheus metrics (prom-client), in a registry of their own so several agents (or
+ * tests) in one process never share counters. Two sorts:
+ * - event counters and histograms fed where the event happens (provider calls, API requests);
+ * - gauges derived from the actor tree and the rate limiters, computed by collect callbacks when
+ *   /metrics is scraped, from one walk of the tree per scrape.
+ * The metric names are listed in docs/operating.md.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ActorRegistry } from '../runtime/actorRegistry.js';
+import type { AgentView } from './agentView.js';
+import { SEP, treeFigures, type TreeFigures } from './treeFigures.js';
+
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export type CallOutcome = 'ok' | 'not-found' | 'invalid-input' | 'transient' | 'error';
+
+export class TetherMetrics {
+  readonly registry = new Registry();
+  private readonly providerCalls: Counter<'node' | 'method' | 'outcome'>;
+  private readonly providerLatency: Histogram<'node' | 'method' | 'outcome'>;
+  private readonly apiRequests: Counter<'node' | 'verb' | 'code'>;
+  private readonly apiLatency: Histogram<'node' | 'verb'>;
+  private agent: AgentView | undefined;
+  private figures: { at: number; value: TreeFigures } | undefined;
+
+  constructor(options: { readonly processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tether_' });
+    this.providerCalls = new Counter({ name: 'tether_provider_calls_total', help: 'Provider calls by method and outcome.', labelNames: ['node', 'method', 'outcome'], registers });
+    this.providerLatency = new Histogram({ name: 'tether_provider_call_duration_seconds', help: 'Provider call latency by method and outcome.', labelNames: ['node', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers });
+    this.apiRequests = new Counter({ name: 'tether_api_requests_total', help: 'Host API server requests by verb and HTTP status code (0: no response).', labelNames: ['node', 'verb', 'code'], registers });
+    this.apiLatency = new Histogram({ name: 'tether_api_request_duration_seconds', help: 'Host API server request latency by verb, rate-limiter wait excluded.', labelNames: ['node', 'verb'], buckets: LATENCY_BUCKETS, registers });
+    this.treeGauges(registers);
+    this.rateLimiterGauges(registers);
+  }
+
+  /** The agent whose tree and rate limiters the scrape-time gauges read. */
+  observe(agent: AgentView): this {
+    this.agent = agent;
+    return this;
+  }
+
+  recordProviderCall(node: string, method: string, outcome: CallOutcome, seconds: number): void {
+    this.providerCalls.inc({ node, method, outcome });
+    this.providerLatency.observe({ node, method, outcome }, seconds);
+  }
+
+  recordApiRequest(node: string, verb: string, code: number, seconds: number): void {
+    this.apiRequests.inc({ node, verb, code: String(code) });
+    this.apiLatency.observe({ node, verb }, seconds);
+  }
+
+  /** The Prometheus text exposition. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    this.figures = undefined;
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** One walk per scrape, shared by every tree gauge. */
+  private currentFigures(): TreeFigures | undefined {
+    const registry: ActorRegistry | undefined = this.agent?.system.registry;
+    if (registry === undefined) return undefined;
+    if (this.figures === undefined || Date.now() - this.figures.at > 1_000) this.figures = { at: Date.now(), value: treeFigures(registry.snapshot()) };
+    return this.figures.value;
+  }
+
+  private treeGauges(registers: Registry[]): void {
+    const figures = (): TreeFigures | undefined => this.currentFigures();
+    const byKind = (name: string, help: string, pick: (f: TreeFigures) => Map<string, number>): void => {
+      new Gauge({ name, help, labelNames: ['kind'], registers, collect() {
+        this.reset();
+        const f = figures();
+        if (f) for (const [kind, value] of pick(f)) this.set({ kind }, value);
+      } });
+    };
+    new Gauge({ name: 'tether_actors', help: 'Live actors and supervisors by kind and status.', labelNames: ['kind', 'status'], registers, collect() {
+      this.reset();
+      for (const [key, value] of figures()?.actors ?? []) {
+        const [kind, status] = key.split(SEP) as [string, string];
+        this.set({ kind, status }, value);
+      }
+    } });
+    byKind('tether_actor_restarts', 'Restarts of the live actors, summed by kind (an actor given up shows as status "failed" in tether_actors).', (f) => f.restarts);
+    byKind('tether_actor_mailbox_depth', 'Messages waiting in mailboxes, summed by kind.', (f) => f.mailboxDepth);
+    byKind('tether_actor_mailbox_depth_max', 'The deepest mailbox of each kind.', (f) => f.mailboxDepthMax);
+    new Gauge({ name: 'tether_pods', help: 'Pod actors by virtual node and provider phase ("Unknown" before the provider reports).', labelNames: ['node', 'phase'], registers, collect() {
+      this.reset();
+      for (const [key, value] of figures()?.pods ?? []) {
+        const [node, phase] = key.split(SEP) as [string, string];
+        this.set({ node, phase }, value);
+      }
+    } });
+    new Gauge({ name: 'tether_node_ready', help: 'Whether the virtual node reports Ready (1) or not (0).', labelNames: ['node'], registers, collect() {
+      this.reset();
+      for (const [node, ready] of figures()?.nodeReady ?? []) this.set({ node }, ready ? 1 : 0);
+    } });
+    new Gauge({ name: 'tether_lease_renew_lag_seconds', help: 'How late the last Lease renewal was against its schedule.', labelNames: ['node'], registers, collect() {
+      this.reset();
+      for (const [node, ms] of figures()?.leaseLagMs ?? []) this.set({ node }, ms / 1000);
+    } });
+  }
+
+  private rateLimiterGauges(registers: Registry[]): void {
+    const stats = (): ReturnType<NonNullable<AgentView['rateLimiterStats']>> => this.agent?.rateLimiterStats?.() ?? new Map();
+    const perPriority = (name: string, help: string, pick: (s: { queued: number; started: number; waitMs: number }) => number): void => {
+      new Gauge({ name, help, labelNames: ['node', 'priority'], registers, collect() {
+        this.reset();
+        for (const [node, byPriority] of stats()) {
+          for (const [priority, s] of Object.entries(byPriority)) this.set({ node, priority }, pick(s));
+        }
+      } });
+    };
+    perPriority('tether_api_rate_limiter_wait_seconds_total', 'Cumulative time requests waited for the client-side rate limiter.', (s) => s.waitMs / 1000);
+    perPriority('tether_api_rate_limiter_started_total', 'Requests let through by the rate limiter.', (s) => s.started);
+    perPriority('tether_api_rate_limiter_queued', 'Requests waiting for the rate limiter now.', (s) => s.queued);
+  }
+}
