@@ -1,0 +1,99 @@
+/**
+ * Providers from the config file: `simulated` and `kubernetes`. Each comes with its `stop()`, run
+ * after the agent has shut down (a Kubernetes provider closes its remote watches; its remote pods
+ * keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
+ */
+import { CoreV1Api } from '@kubernetes/client-node';
+import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import type { Logger } from '../adapters/logger.js';
+import { KubernetesProvider } from '../adapters/provider/kubernetes/index.js';
+import type { ClusterSource } from '../adapters/provider/kubernetes/index.js';
+import type { NodeResources, Provider } from '../adapters/provider/provider.js';
+import { DEFAULT_RESOURCES, SimulatedProvider } from '../adapters/provider/simulatedProvider.js';
+import {
+  DEFAULT_HOST_CLUSTER_ID, DEFAULT_REMOTE_SECRET_KEY, type KubernetesProviderConfig, type ProviderConfig, type SimulatedProviderConfig,
+} from '../config/index.js';
+
+export interface ProviderHandle {
+  readonly provider: Provider;
+  stop(): Promise<void>;
+}
+
+export interface ProviderContext {
+  readonly nodeName: string;
+  /** The node's address: the simulated provider reports it as its pods' hostIP. */
+  readonly internalIP: string;
+  readonly host: KubeconfigSource;
+  readonly logger: Logger;
+}
+
+/** A configuration the process cannot act on (a Secret that is missing, say): exit code 2. */
+export class ProviderSetupError extends Error {
+  override readonly name = 'ProviderSetupError';
+}
+
+export async function createProvider(config: ProviderConfig, ctx: ProviderContext): Promise<ProviderHandle> {
+  switch (config.type) {
+    case 'simulated':
+      return simulated(config, ctx);
+    case 'kubernetes':
+      return kubernetes(config, ctx);
+  }
+}
+
+export function simulatedResources(resources: SimulatedProviderConfig['resources']): NodeResources {
+  const list = { ...DEFAULT_RESOURCES.capacity, ...Object.fromEntries(Object.entries(resources ?? {}).filter(([, v]) => v !== undefined)) };
+  return { capacity: list, allocatable: { ...list } };
+}
+
+function simulated(config: SimulatedProviderConfig, ctx: ProviderContext): ProviderHandle {
+  const exitAfter = config.exitAfterMs;
+  const provider = new SimulatedProvider({
+    hostIP: config.hostIP ?? ctx.internalIP,
+    resources: simulatedResources(config.resources),
+    ...(config.startLatencyMs !== undefined ? { startLatencyMs: config.startLatencyMs } : {}),
+    ...(config.stopLatencyMs !== undefined ? { stopLatencyMs: config.stopLatencyMs } : {}),
+    ...(exitAfter !== undefined ? { exitAfterMs: () => exitAfter } : {}),
+    ...(config.logIntervalMs !== undefined ? { logIntervalMs: config.logIntervalMs } : {}),
+    ...(config.podCIDR !== undefined ? { podCIDR: config.podCIDR } : {}),
+    ...(config.faults ? { faults: { ...config.faults } } : {}),
+  });
+  return { provider, stop: async () => provider.stop() };
+}
+
+async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext): Promise<ProviderHandle> {
+  const remote = await remoteSource(config.remote, ctx);
+  const provider = new KubernetesProvider({
+    nodeName: ctx.nodeName,
+    hostClusterId: config.hostClusterId ?? DEFAULT_HOST_CLUSTER_ID,
+    remote,
+    host: ctx.host,
+    log: ctx.logger.child({ provider: 'kubernetes' }),
+    ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
+    ...(config.offloadingPatch ? { offloadingPatch: config.offloadingPatch } : {}),
+    ...(config.blankPodIPs !== undefined ? { blankPodIPs: config.blankPodIPs } : {}),
+    ...(config.quota ? { quota: config.quota } : {}),
+    ...(config.pingTimeoutMs !== undefined ? { pingTimeoutMs: config.pingTimeoutMs } : {}),
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+    ...(config.reflection ? { reflection: config.reflection } : {}),
+  });
+  return { provider, stop: () => provider.stop() };
+}
+
+async function remoteSource(remote: KubernetesProviderConfig['remote'], ctx: ProviderContext): Promise<ClusterSource> {
+  const context = remote.context !== undefined ? { context: remote.context } : {};
+  if ('kubeconfig' in remote) return { kind: 'file', path: remote.kubeconfig, ...context };
+  const { namespace, name } = remote.secret;
+  const key = remote.secret.key ?? DEFAULT_REMOTE_SECRET_KEY;
+  const where = `secret ${namespace}/${name}`;
+  let data: Record<string, string> | undefined;
+  try {
+    const secret = await loadKubeConfig(ctx.host).makeApiClient(CoreV1Api).readNamespacedSecret({ namespace, name });
+    data = secret.data;
+  } catch (error) {
+    throw new ProviderSetupError(`node ${ctx.nodeName}: cannot read the remote kubeconfig from ${where}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  const encoded = data?.[key];
+  if (encoded === undefined) throw new ProviderSetupError(`node ${ctx.nodeName}: ${where} has no key '${key}' (keys: ${Object.keys(data ?? {}).join(', ') || 'none'})`);
+  return { kind: 'string', yaml: Buffer.from(encoded, 'base64').toString('utf8'), label: `kubeconfig from ${where} key ${key}`, ...context };
+}

@@ -1,0 +1,47 @@
+/** `tether validate FILE`: checks a config file and prints every problem; exit 2 if there is any. */
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../../config/index.js';
+import { EXIT_OK, EXIT_REFUSED, usageError, type Io } from '../io.js';
+
+export const validateHelp = `Usage: tether validate FILE [--quiet]
+
+Checks a Tether config file (YAML) against the schema and the cross-field rules, and prints every
+problem found, one a line: the file (or the flag/variable that set the field), the field path,
+what is expected and what was found, e.g.
+
+  tether.yaml: nodes[1].ping.intervalMs: expected a positive number, got -5 (line 12)
+
+Exit status: 0 when the file is valid, 2 when it has problems or cannot be read.
+Environment variables (TETHER_*) that override fields are applied, as 'tether run' would.
+
+Options:
+  -q, --quiet  print nothing when the file is valid
+  -h, --help   this help`;
+
+export function validateCommand(args: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): number {
+  let file: string | undefined;
+  let quiet = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args], allowPositionals: true, strict: true,
+      options: { help: { type: 'boolean', short: 'h' }, quiet: { type: 'boolean', short: 'q' } },
+    });
+    if (values.help) {
+      io.out(validateHelp);
+      return EXIT_OK;
+    }
+    if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'a config FILE is required' : `one FILE expected, got ${positionals.length}`);
+    file = positionals[0];
+    quiet = values.quiet ?? false;
+  } catch (error) {
+    return usageError(io, 'validate', error);
+  }
+  const result = loadConfigFile(file ?? '', { env });
+  if (!result.ok) {
+    for (const problem of result.problems) io.err(problem);
+    io.err(`${result.file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`);
+    return EXIT_REFUSED;
+  }
+  if (!quiet) io.out(`${result.file}: valid (${result.config.nodes.length} virtual node${result.config.nodes.length === 1 ? '' : 's'}: ${result.config.nodes.map((n) => `${n.name} (${n.provider.type})`).join(', ')})`);
+  return EXIT_OK;
+}

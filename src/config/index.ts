@@ -1,0 +1,13 @@
+/**
+ * The config file (`tether.yaml`) and what overrides it: the schema (one concept per file:
+ * primitives, providers, node, restart policies, the whole file), the overrides from flags and
+ * `TETHER_*` variables, and problem reporting that names the file, the field and what is expected.
+ * Loading never throws on a bad config; it returns every problem. See docs/configuration.md.
+ */
+export { loadConfigFile, parseConfig, type LoadOptions, type LoadResult } from './load.js';
+export { configSchema, DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, type TetherConfig } from './schema.js';
+export { CONFIG_ENV, OVERRIDES, applyOverrides, type FlagValues, type OverrideSpec } from './overrides.js';
+export { resolveRestartPolicies, type RestartPolicies } from './restartPolicies.js';
+export type { NodeFileConfig } from './node.js';
+export type { KubernetesProviderConfig, ProviderConfig, SimulatedProviderConfig } from './providers.js';
+export { DEFAULT_HOST_CLUSTER_ID, DEFAULT_REMOTE_SECRET_KEY } from './providers.js';

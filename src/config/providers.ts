@@ -1,0 +1,97 @@
+/**
+ * `nodes[].provider:` — where a virtual node's pods run, chosen by `type`:
+ * - `simulated`: the in-memory provider (src/adapters/provider/simulatedProvider.ts) and its
+ *   behaviour (latencies, pod CIDR, capacity, failure injection).
+ * - `kubernetes`: offload to a remote cluster (src/adapters/provider/kubernetes/), reached through
+ *   a kubeconfig file or a Secret in the host cluster, with a namespace mapping strategy and an
+ *   offloading patch (remote nodeSelector and tolerations).
+ */
+import { z } from 'zod';
+import {
+  nonEmptyString, nonNegativeNumber, positiveNumber, rateLimit, stringMap,
+} from './primitives.js';
+
+const resources = z.strictObject({
+  cpu: nonEmptyString.optional(),
+  memory: nonEmptyString.optional(),
+  pods: nonEmptyString.optional(),
+}, 'a mapping with cpu, memory and/or pods (Kubernetes quantities as strings)');
+
+const CIDR = /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/;
+
+export const simulatedProviderSchema = z.strictObject({
+  type: z.literal('simulated'),
+  /** Pending → Running. */
+  startLatencyMs: nonNegativeNumber.optional(),
+  /** How long containers take to exit once asked to stop. */
+  stopLatencyMs: nonNegativeNumber.optional(),
+  /** Completes pods with restartPolicy Never/OnFailure this long after Running. */
+  exitAfterMs: nonNegativeNumber.optional(),
+  logIntervalMs: positiveNumber.optional(),
+  podCIDR: z.string('an IPv4 CIDR such as 10.244.0.0/16').regex(CIDR, 'an IPv4 CIDR such as 10.244.0.0/16').optional(),
+  hostIP: nonEmptyString.optional(),
+  /** Capacity (= allocatable). */
+  resources: resources.optional(),
+  faults: z.strictObject({
+    createErrorRate: z.number('a fraction from 0 to 1').min(0, 'a fraction from 0 to 1').max(1, 'a fraction from 0 to 1').optional(),
+    pingFailing: z.boolean('true or false').optional(),
+  }, 'a mapping with createErrorRate and/or pingFailing').optional(),
+}, 'a simulated provider mapping');
+
+const toleration = z.strictObject({
+  key: z.string('a string').optional(),
+  operator: z.enum(['Exists', 'Equal'], 'Exists or Equal').optional(),
+  value: z.string('a string').optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'], 'NoSchedule, PreferNoSchedule or NoExecute').optional(),
+  tolerationSeconds: z.number('an integer').int('an integer').optional(),
+}, 'a toleration (key, operator, value, effect, tolerationSeconds)');
+
+/** The remote cluster: a kubeconfig file, or a Secret in the host cluster holding one. */
+const remoteSchema = z.union([
+  z.strictObject({ kubeconfig: nonEmptyString, context: nonEmptyString.optional() }),
+  z.strictObject({
+    secret: z.strictObject({
+      namespace: nonEmptyString,
+      name: nonEmptyString,
+      /** The data key holding the kubeconfig. */
+      key: nonEmptyString.optional(),
+    }, 'a mapping with namespace, name and optionally key'),
+    context: nonEmptyString.optional(),
+  }),
+], 'either {kubeconfig: <path>} or {secret: {namespace, name, key}}');
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export const kubernetesProviderSchema = z.strictObject({
+  type: z.literal('kubernetes'),
+  remote: remoteSchema,
+  /** Names this host cluster in remote namespaces and marks. */
+  hostClusterId: z.string('a DNS label (lower case letters, digits, -), at most 20 characters')
+    .max(20, 'a DNS label (lower case letters, digits, -), at most 20 characters')
+    .regex(DNS_LABEL, 'a DNS label (lower case letters, digits, -), at most 20 characters').optional(),
+  namespaceStrategy: z.enum(['suffix', 'same-name'], 'suffix or same-name').optional(),
+  offloadingPatch: z.strictObject({
+    nodeSelector: stringMap.optional(),
+    tolerations: z.array(toleration, 'a list of tolerations').optional(),
+  }, 'a mapping with nodeSelector and/or tolerations').optional(),
+  blankPodIPs: z.boolean('true or false').optional(),
+  /** Fixed capacity instead of the remote nodes' sum. */
+  quota: stringMap.optional(),
+  pingTimeoutMs: positiveNumber.optional(),
+  rateLimit: rateLimit.optional(),
+  reflection: z.strictObject({
+    sweepMs: positiveNumber.optional(),
+    minAgeMs: nonNegativeNumber.optional(),
+    sweepDelayMs: nonNegativeNumber.optional(),
+  }, 'a mapping with sweepMs, minAgeMs and/or sweepDelayMs').optional(),
+}, 'a kubernetes provider mapping');
+
+export const providerSchema = z.discriminatedUnion('type', [simulatedProviderSchema, kubernetesProviderSchema], 'a provider type: simulated or kubernetes');
+
+export type SimulatedProviderConfig = z.infer<typeof simulatedProviderSchema>;
+export type KubernetesProviderConfig = z.infer<typeof kubernetesProviderSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+
+export const DEFAULT_HOST_CLUSTER_ID = 'tether';
+export const DEFAULT_REMOTE_SECRET_KEY = 'kubeconfig';
+

@@ -1,0 +1,53 @@
+/**
+ * The whole config file (`tether.yaml`): the host cluster, the virtual nodes, the servers' ports,
+ * rate limits, restart policies, shutdown and log level. Every mapping is strict: a field the
+ * schema does not know is an error, never silently ignored. See docs/configuration.md.
+ */
+import { z } from 'zod';
+import { logLevel, nonEmptyString, portOrOff, positiveNumber, rateLimit } from './primitives.js';
+import { nodeSchema } from './node.js';
+import { restartPoliciesSchema } from './restartPolicies.js';
+
+/** Which kubeconfig reaches the host cluster (where the virtual nodes register). */
+const hostSchema = z.strictObject({
+  /** A kubeconfig file. Default: in-cluster when running in a pod, else $KUBECONFIG, then ~/.kube/config. */
+  kubeconfig: nonEmptyString.optional(),
+  context: nonEmptyString.optional(),
+  /** Force the in-cluster service account (an error outside a pod). */
+  inCluster: z.boolean('true or false').optional(),
+}, 'a mapping (kubeconfig, context, inCluster)');
+
+const server = z.strictObject({
+  /** 0 turns the server off. */
+  port: portOrOff,
+  address: nonEmptyString.optional(),
+}, 'a mapping with port and optionally address');
+
+export const configSchema = z.strictObject({
+  host: hostSchema.optional(),
+  logLevel: logLevel.optional(),
+  nodes: z.array(nodeSchema, 'a list of virtual nodes').min(1, 'at least one virtual node'),
+  /** Carried for the observability servers (src/observability). */
+  ports: z.strictObject({ introspection: server.optional(), metrics: server.optional() }, 'a mapping with introspection and/or metrics').optional(),
+  /** Client-side limit on each virtual node's host API requests (default qps 50, burst 100, as the kubelet). */
+  rateLimit: rateLimit.optional(),
+  restartPolicies: restartPoliciesSchema.optional(),
+  shutdown: z.strictObject({
+    /** The whole shutdown, from the signal to exit. */
+    timeoutMs: positiveNumber.optional(),
+    /** Delete each virtual node's Node object on shutdown (default false: the node goes NotReady). */
+    deleteNodeOnShutdown: z.boolean('true or false').optional(),
+  }, 'a mapping (timeoutMs, deleteNodeOnShutdown)').optional(),
+}, 'a mapping with at least a nodes list').superRefine((config, ctx) => {
+  const seen = new Map<string, number>();
+  config.nodes.forEach((node, i) => {
+    const first = seen.get(node.name);
+    if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'name'], message: `duplicate node name '${node.name}' (also nodes[${first}].name)` });
+    else seen.set(node.name, i);
+  });
+});
+
+export type TetherConfig = z.infer<typeof configSchema>;
+
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+export const DEFAULT_LOG_LEVEL = 'info';
