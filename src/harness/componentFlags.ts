@@ -76,6 +76,9 @@ export function apiserverArgs(layout: ClusterLayout): string[] {
     '--enable-admission-plugins=NodeRestriction',
     `--kubelet-client-certificate=${c.kubeletClient.certPath}`,
     `--kubelet-client-key=${c.kubeletClient.keyPath}`,
+    // A virtual node's Hostname address (its name) resolves nowhere; its InternalIP is where the
+    // kubelet API listens. Upstream's default order tries Hostname first.
+    '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname',
     `--service-cluster-ip-range=${layout.serviceClusterIpRange}`,
     '--service-account-issuer=https://kubernetes.default.svc',
     `--service-account-key-file=${c.serviceAccountPublicKeyPath}`,

@@ -1,0 +1,16 @@
+/**
+ * The kubelet API of a virtual node (what the API server proxies `kubectl logs` to):
+ * `kubeletServer.ts` (HTTPS routes), `access.ts` (webhook-mode authentication and authorization),
+ * `logQuery.ts` (the containerLogs query), `servingCertificate.ts` (self-signed or provided).
+ *
+ * Sketch:
+ *   const reviewer = createAccessReviewer(loadKubeConfig(host));      // adapters/kubernetes
+ *   const kubelet = await startKubeletServer({ nodeName, provider, reviewer, clientCA, port: 10250 });
+ *   // the Node advertises internalIP:10250; …; await kubelet.close();
+ */
+export type { AccessReviewer, NodeRequestAttributes, UserInfo, AccessDecision } from './access.js';
+export { decideAccess, requestAttributes, subresourceOf } from './access.js';
+export type { KubeletServer, KubeletServerOptions } from './kubeletServer.js';
+export { startKubeletServer } from './kubeletServer.js';
+export { parseLogOptions, containerLogTarget } from './logQuery.js';
+export { selfSignedCertificate, servingCertificateFiles, type ServingCertificate } from './servingCertificate.js';

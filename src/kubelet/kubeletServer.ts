@@ -1,0 +1,150 @@
+/**
+ * The kubelet API of one virtual node: HTTPS on the port the Node advertises
+ * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs` (and,
+ * later, exec, attach and port-forward).
+ *   GET /containerLogs/{namespace}/{pod}/{container}   streamed from the provider (logQuery.ts)
+ *   GET /pods                                          the provider's pods on this node, a PodList
+ *   GET /healthz                                       "ok"
+ *   /exec, /attach, /portForward, /run                 501: not supported yet
+ * Every request is authenticated and authorized first (access.ts): anonymous callers get 401.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../adapters/logger.js';
+import { classify, isClassified } from '../adapters/provider/errors.js';
+import { isLogsProvider, type LegacyPodProvider } from '../adapters/provider/provider.js';
+import { decideAccess, type AccessReviewer } from './access.js';
+import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
+import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
+
+export interface KubeletServerOptions {
+  readonly nodeName: string;
+  /** The node's provider: logs if it has them (`isLogsProvider`), and `listPods` for /pods. */
+  readonly provider: Pick<LegacyPodProvider, 'listPods'>;
+  readonly reviewer: AccessReviewer;
+  /** PEM of the CA whose client certificates are accepted (the API server's kubelet client cert). */
+  readonly clientCA?: string;
+  /** Default: self-signed for the node's name and `address`/`advertisedAddresses`. */
+  readonly certificate?: ServingCertificate;
+  /** Where to listen; default 0.0.0.0. */
+  readonly address?: string;
+  /** Default 10250; 0 picks a free port. */
+  readonly port?: number;
+  /** Extra SANs for the self-signed certificate (the Node's InternalIP). */
+  readonly advertisedAddresses?: readonly string[];
+  readonly logger?: Logger;
+}
+
+export interface KubeletServer {
+  readonly port: number;
+  readonly address: string;
+  /** PEM of the serving certificate, for clients that want to verify it. */
+  readonly certificate: string;
+  close(): Promise<void>;
+}
+
+const NOT_SUPPORTED = new Set(['exec', 'attach', 'portForward', 'run', 'cri']);
+
+function text(res: ServerResponse, code: number, body: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(body.endsWith('\n') ? body : `${body}\n`);
+}
+
+function providerErrorCode(error: unknown): number {
+  if (!isClassified(error)) return 500;
+  const kind = classify(error);
+  return kind === 'not-found' ? 404 : kind === 'invalid-input' ? 400 : 503;
+}
+
+async function write(res: ServerResponse, chunk: string): Promise<void> {
+  if (res.write(chunk)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function serveLogs(options: KubeletServerOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const target = containerLogTarget(url.pathname);
+  if (!target) return text(res, 404, `expected /containerLogs/{namespace}/{pod}/{container}, got ${url.pathname}`);
+  const provider = options.provider;
+  if (!isLogsProvider(provider)) return text(res, 501, `the provider of node ${options.nodeName} does not serve container logs`);
+  const logOptions = parseLogOptions(url.searchParams);
+  const abort = new AbortController();
+  res.on('close', () => abort.abort(new Error('client went away')));
+  const stream = await provider.getContainerLogs(target.namespace, target.pod, target.container, logOptions, abort.signal);
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.flushHeaders();
+  for await (const chunk of stream) {
+    if (res.destroyed) break;
+    await write(res, chunk);
+  }
+  res.end();
+}
+
+async function route(options: KubeletServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'https://kubelet');
+  const access = await decideAccess(options.reviewer, options.nodeName, req, url.pathname);
+  if (!access.allowed) return text(res, access.code, access.message);
+  const first = url.pathname.split('/')[1] ?? '';
+  if (NOT_SUPPORTED.has(first)) {
+    return text(res, 501, `${first} is not supported yet by Tether (virtual node ${options.nodeName}); only logs are served`);
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, `${req.method ?? ''} is not allowed on ${url.pathname}`);
+  if (url.pathname === '/healthz') return text(res, 200, 'ok');
+  if (url.pathname === '/pods' || url.pathname === '/pods/') {
+    const items = await options.provider.listPods();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items }));
+    return;
+  }
+  if (first === 'containerLogs') return serveLogs(options, req, res, url);
+  return text(res, 404, `no such endpoint on Tether's kubelet API: ${url.pathname}`);
+}
+
+export async function startKubeletServer(options: KubeletServerOptions): Promise<KubeletServer> {
+  const address = options.address ?? '0.0.0.0';
+  const certificate = options.certificate
+    ?? await selfSignedCertificate(options.nodeName, [...(options.advertisedAddresses ?? []), ...(address === '0.0.0.0' ? [] : [address])]);
+  const server: Server = createServer({
+    cert: certificate.cert,
+    key: certificate.key,
+    // Ask for a client certificate, verify it against clientCA, but let token callers in too.
+    requestCert: options.clientCA !== undefined,
+    rejectUnauthorized: false,
+    ...(options.clientCA !== undefined ? { ca: options.clientCA } : {}),
+  }, (req, res) => {
+    route(options, req, res).catch((error: unknown) => {
+      const code = error instanceof InvalidLogQuery ? 400 : providerErrorCode(error);
+      if (code >= 500) options.logger?.warn('kubelet API request failed', { url: req.url, error: String(error) });
+      text(res, code, error instanceof Error ? error.message : String(error));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 10250, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    address,
+    certificate: certificate.cert,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The query of `GET /containerLogs/{namespace}/{pod}/{container}` as the API server forwards
+ * `kubectl logs` options: follow, previous, timestamps (booleans as "true"/"1"), tailLines,
+ * sinceSeconds, limitBytes (non-negative integers), sinceTime (RFC 3339, turned into seconds).
+ */
+import type { ContainerLogOptions } from '../adapters/provider/provider.js';
+
+export class InvalidLogQuery extends Error {}
+
+export interface ContainerLogTarget {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+}
+
+/** `/containerLogs/ns/pod/container` → its three parts, or undefined. */
+export function containerLogTarget(pathname: string): ContainerLogTarget | undefined {
+  const parts = pathname.split('/').slice(1).map((p) => decodeURIComponent(p));
+  if (parts.length !== 4 || parts[0] !== 'containerLogs' || parts.slice(1).some((p) => p === '')) return undefined;
+  return { namespace: parts[1] as string, pod: parts[2] as string, container: parts[3] as string };
+}
+
+function flag(params: URLSearchParams, name: string): boolean | undefined {
+  const raw = params.get(name);
+  if (raw === null) return undefined;
+  if (raw === '' || raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new InvalidLogQuery(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function count(params: URLSearchParams, name: string): number | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new InvalidLogQuery(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+export function parseLogOptions(params: URLSearchParams, now: number = Date.now()): ContainerLogOptions {
+  let sinceSeconds = count(params, 'sinceSeconds');
+  const sinceTime = params.get('sinceTime');
+  if (sinceTime) {
+    const at = Date.parse(sinceTime);
+    if (Number.isNaN(at)) throw new InvalidLogQuery(`sinceTime must be RFC 3339, got ${JSON.stringify(sinceTime)}`);
+    if (sinceSeconds !== undefined) throw new InvalidLogQuery('at most one of sinceSeconds and sinceTime');
+    sinceSeconds = Math.max(0, Math.ceil((now - at) / 1000));
+  }
+  const options: Record<string, number | boolean> = {};
+  const set = (name: string, value: number | boolean | undefined): void => {
+    if (value !== undefined) options[name] = value;
+  };
+  set('follow', flag(params, 'follow'));
+  set('previous', flag(params, 'previous'));
+  set('timestamps', flag(params, 'timestamps'));
+  set('tailLines', count(params, 'tailLines'));
+  set('sinceSeconds', sinceSeconds);
+  set('limitBytes', count(params, 'limitBytes'));
+  return options as ContainerLogOptions;
+}
