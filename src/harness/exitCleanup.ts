@@ -35,8 +35,10 @@ function install(): void {
     const onSignal = (): void => {
       runAll();
       process.removeListener(signal, onSignal);
-      // With no other listener left, re-raise so the process dies of the signal as it would have.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // Re-raise so the process still dies of the signal. Listeners like signal-exit (loaded by tap)
+      // stand down while another listener exists, so "only re-raise when alone" would leave the
+      // process running; a second delivery reaches them with this listener gone.
+      process.kill(process.pid, signal);
     };
     process.on(signal, onSignal);
   }
