@@ -29,7 +29,11 @@ export function hostStatusFrom(provider: PodStatus): PodStatus {
     const value = provider[field];
     if (value !== undefined) (out as Record<string, unknown>)[field] = value;
   }
-  const conditions = (provider.conditions ?? []).filter((c) => ownedConditionTypes.has(c.type));
+  // Reason and message are always sent: a strategic merge keeps fields a patch leaves out, so a
+  // stale `reason: ContainersNotReady` would otherwise outlive the condition turning True.
+  const conditions = (provider.conditions ?? [])
+    .filter((c) => ownedConditionTypes.has(c.type))
+    .map((c) => ({ ...c, reason: c.reason ?? '', message: c.message ?? '' }));
   if (conditions.length > 0) out.conditions = conditions;
   return out;
 }

@@ -115,6 +115,7 @@ t.test('provider status is written as Tether-owned fields only, coalesced, never
   const written = only(first, 'host.write-status').status;
   t.same(written.conditions?.map((c) => c.type), ['Ready', 'ContainersReady'], 'PodScheduled is the scheduler\'s, not ours');
   t.equal(written.podIP, '10.244.0.7');
+  t.same(written.conditions?.map((c) => [c.reason, c.message]), [['', ''], ['', '']], 'reason and message are always sent, so a merge cannot keep stale ones');
 
   const second = step(first.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.8' } });
   const third = step(second.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.9' } });

@@ -15,10 +15,10 @@ import { formatQuantity, parseQuantity } from './quantity.js';
 
 export type Amounts = Record<string, number>;
 
-/** Ready, schedulable and not a virtual kubelet. */
-export function isUsableNode(node: Node): boolean {
+/** Ready, schedulable and not a virtual kubelet (unless virtual nodes are the remote's real workers). */
+export function isUsableNode(node: Node, countVirtualNodes = false): boolean {
   if (node.spec?.unschedulable === true) return false;
-  if (node.metadata?.labels?.type === 'virtual-kubelet') return false;
+  if (!countVirtualNodes && node.metadata?.labels?.type === 'virtual-kubelet') return false;
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
@@ -75,11 +75,13 @@ export interface CapacityInput {
   readonly isOwnPod?: (pod: Pod) => boolean;
   /** Replaces the computation when set. */
   readonly quota?: ResourceList;
+  /** Count the remote's virtual-kubelet nodes too (when they are its real workers). */
+  readonly countVirtualNodes?: boolean;
 }
 
 export function remoteCapacity(input: CapacityInput): NodeResources {
   if (input.quota) return { capacity: { ...input.quota }, allocatable: { ...input.quota } };
-  const usable = input.nodes.filter(isUsableNode);
+  const usable = input.nodes.filter((n) => isUsableNode(n, input.countVirtualNodes));
   const names = new Set(usable.map((n) => n.metadata?.name));
   const capacity = usable.reduce((acc, n) => add(acc, amountsOf(n.status?.allocatable)), {} as Amounts);
   const used: Amounts = {};

@@ -88,6 +88,7 @@ export class KubernetesProvider implements Provider, LogsProvider {
       remote: this.remote, isOwnPod: (pod) => pod.metadata?.labels?.[virtualNodeLabel] === ownLabel,
       ...(o.pingTimeoutMs !== undefined ? { pingTimeoutMs: o.pingTimeoutMs } : {}),
       ...(o.quota ? { quota: o.quota } : {}),
+      ...(o.countVirtualNodes ? { countVirtualNodes: true } : {}),
       ...(o.nodeInfo ? { defaultNodeInfo: o.nodeInfo } : {}),
     });
   }

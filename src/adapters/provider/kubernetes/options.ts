@@ -27,6 +27,12 @@ export interface KubernetesProviderOptions {
   readonly offloadingPatch?: OffloadingPatch;
   /** Report pods without podIP/podIPs (default false: the remote IPs as reported). */
   readonly blankPodIPs?: boolean;
+  /**
+   * Count the remote cluster's virtual-kubelet nodes in capacity (default false: another virtual
+   * kubelet's node would count a third cluster, or this one twice). Set it when the remote's
+   * workers are themselves virtual nodes, such as a Tether node with the simulated provider.
+   */
+  readonly countVirtualNodes?: boolean;
   /** Fixed capacity and allocatable instead of the remote nodes' sum. */
   readonly quota?: ResourceList;
   /** Remote Events about this node's pods; wire it to the host EventRecorder. */

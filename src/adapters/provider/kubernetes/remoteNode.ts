@@ -16,6 +16,7 @@ export interface RemoteNodeOptions {
   /** How long `/readyz` may take (default 5 s). */
   readonly pingTimeoutMs?: number;
   readonly quota?: ResourceList;
+  readonly countVirtualNodes?: boolean;
   readonly isOwnPod: (pod: Pod) => boolean;
   readonly defaultNodeInfo?: Partial<ProviderNodeInfo>;
 }
@@ -48,12 +49,12 @@ export class RemoteNode {
   async capacity(signal?: AbortSignal): Promise<NodeResources> {
     if (this.o.quota) return remoteCapacity({ nodes: [], pods: [], quota: this.o.quota });
     const [nodes, pods] = await untilAborted(Promise.all([this.nodes(), this.nonTerminalPods()]), signal);
-    return remoteCapacity({ nodes, pods, isOwnPod: this.o.isOwnPod });
+    return remoteCapacity({ nodes, pods, isOwnPod: this.o.isOwnPod, countVirtualNodes: this.o.countVirtualNodes ?? false });
   }
 
   async nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> {
     const nodes = await untilAborted(this.nodes(), signal);
-    const info = (nodes.find(isUsableNode) ?? nodes[0])?.status?.nodeInfo;
+    const info = (nodes.find((n) => isUsableNode(n, this.o.countVirtualNodes)) ?? nodes[0])?.status?.nodeInfo;
     const d = this.o.defaultNodeInfo ?? {};
     return {
       operatingSystem: info?.operatingSystem ?? d.operatingSystem ?? 'linux',

@@ -30,6 +30,7 @@ t.test('usable nodes: Ready, schedulable, not virtual', async (t) => {
   t.notOk(isUsableNode(node('b', { ready: false })));
   t.notOk(isUsableNode(node('c', { unschedulable: true })));
   t.notOk(isUsableNode(node('d', { virtual: true })));
+  t.ok(isUsableNode(node('d', { virtual: true }), true), 'virtual nodes count when they are the remote workers');
   t.notOk(isUsableNode({ metadata: { name: 'e' } }), 'no conditions: not Ready');
 });
 
