@@ -1,7 +1,7 @@
 /**
  * Tether's Prometheus metrics (prom-client), in a registry of their own so several agents (or
  * tests) in one process never share counters. Two sorts:
- * - event counters and histograms fed where the event happens (provider calls, API requests);
+ * - event counters and histograms fed where the event happens (provider calls);
  * - gauges derived from the actor tree and the rate limiters, computed by collect callbacks when
  *   /metrics is scraped, from one walk of the tree per scrape.
  * The metric names are listed in docs/operating.md.
@@ -19,8 +19,6 @@ export class TetherMetrics {
   readonly registry = new Registry();
   private readonly providerCalls: Counter<'node' | 'method' | 'outcome'>;
   private readonly providerLatency: Histogram<'node' | 'method' | 'outcome'>;
-  private readonly apiRequests: Counter<'node' | 'verb' | 'code'>;
-  private readonly apiLatency: Histogram<'node' | 'verb'>;
   private agent: AgentView | undefined;
   private figures: { at: number; value: TreeFigures } | undefined;
 
@@ -29,8 +27,6 @@ export class TetherMetrics {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tether_' });
     this.providerCalls = new Counter({ name: 'tether_provider_calls_total', help: 'Provider calls by method and outcome.', labelNames: ['node', 'method', 'outcome'], registers });
     this.providerLatency = new Histogram({ name: 'tether_provider_call_duration_seconds', help: 'Provider call latency by method and outcome.', labelNames: ['node', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers });
-    this.apiRequests = new Counter({ name: 'tether_api_requests_total', help: 'Host API server requests by verb and HTTP status code (0: no response).', labelNames: ['node', 'verb', 'code'], registers });
-    this.apiLatency = new Histogram({ name: 'tether_api_request_duration_seconds', help: 'Host API server request latency by verb, rate-limiter wait excluded.', labelNames: ['node', 'verb'], buckets: LATENCY_BUCKETS, registers });
     this.treeGauges(registers);
     this.rateLimiterGauges(registers);
   }
@@ -44,11 +40,6 @@ export class TetherMetrics {
   recordProviderCall(node: string, method: string, outcome: CallOutcome, seconds: number): void {
     this.providerCalls.inc({ node, method, outcome });
     this.providerLatency.observe({ node, method, outcome }, seconds);
-  }
-
-  recordApiRequest(node: string, verb: string, code: number, seconds: number): void {
-    this.apiRequests.inc({ node, verb, code: String(code) });
-    this.apiLatency.observe({ node, verb }, seconds);
   }
 
   /** The Prometheus text exposition. */
