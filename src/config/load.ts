@@ -32,11 +32,11 @@ export function loadConfigFile(file: string, options: LoadOptions = {}): LoadRes
 
 export function parseConfig(text: string, file: string, options: LoadOptions = {}): LoadResult {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((e) => {
       const at = e.linePos?.[0];
-      return `${file}${at ? `:${at.line}:${at.col}` : ''}: invalid YAML: ${e.message.split('\n')[0] ?? ''}`;
+      return `${file}${at ? `:${at.line}:${at.col}` : ''}: invalid YAML: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`;
     });
     return { ok: false, file, problems };
   }
@@ -47,7 +47,9 @@ export function parseConfig(text: string, file: string, options: LoadOptions = {
   const { raw, sources } = applyOverrides(parsed, options.env ?? process.env, options.flags ?? {});
   const result = configSchema.safeParse(raw);
   if (!result.success) {
-    return { ok: false, file, problems: issuesToProblems(result.error.issues, { file, raw, schema: configSchema, overrides: sources, doc, lines }) };
+    // A node's own validators may repeat what the schema said about the same field: report it once.
+    const problems = [...new Set(issuesToProblems(result.error.issues, { file, raw, schema: configSchema, overrides: sources, doc, lines }))];
+    return { ok: false, file, problems };
   }
   const policyProblems = restartPolicyProblems(result.data.restartPolicies).map((p) => `${file}: restartPolicies.${p}`);
   if (policyProblems.length > 0) return { ok: false, file, problems: policyProblems };

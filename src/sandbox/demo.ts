@@ -1,0 +1,67 @@
+/**
+ * The sandbox's demo, applied to the host cluster: a Deployment whose pods tolerate Tether's taint
+ * and select virtual nodes, and a Service in front of them. They land on the virtual node and run
+ * in the remote cluster.
+ */
+import type { ClusterAccess } from '../harness/clusterAccess.js';
+import { waitFor } from '../harness/poll.js';
+
+export interface Demo {
+  readonly namespace: string;
+  readonly deployment: string;
+  readonly service: string;
+  readonly replicas: number;
+}
+
+export const DEMO: Demo = { namespace: 'demo', deployment: 'hello', service: 'hello', replicas: 3 };
+
+export function demoManifest(demo: Demo = DEMO): string {
+  const labels = { app: demo.deployment };
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: demo.namespace } },
+      {
+        apiVersion: 'apps/v1', kind: 'Deployment',
+        metadata: { name: demo.deployment, namespace: demo.namespace },
+        spec: {
+          replicas: demo.replicas,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              nodeSelector: { type: 'virtual-kubelet' },
+              tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
+              terminationGracePeriodSeconds: 5,
+              containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }],
+            },
+          },
+        },
+      },
+      {
+        apiVersion: 'v1', kind: 'Service',
+        metadata: { name: demo.service, namespace: demo.namespace },
+        spec: { selector: labels, ports: [{ port: 80, targetPort: 80 }] },
+      },
+    ],
+  });
+}
+
+interface PodList {
+  items: { metadata: { name: string }; spec?: { nodeName?: string }; status?: { phase?: string } }[];
+}
+
+/** Applies the demo and waits until every replica is Running on `nodeName`. */
+export async function deployDemo(host: ClusterAccess, nodeName: string, demo: Demo = DEMO, timeoutMs = 240_000): Promise<void> {
+  // The namespace's default ServiceAccount comes from the controller manager a moment after start.
+  await waitFor('the demo applied to the host cluster', async () => {
+    await host.kubectl(['apply', '-f', '-'], { input: demoManifest(demo) });
+    return true;
+  }, { timeoutMs: 60_000, intervalMs: 1_000 });
+  await waitFor(`${demo.replicas} demo pods Running on ${nodeName}`, async () => {
+    const list = JSON.parse(await host.kubectl(['get', 'pods', '-n', demo.namespace, '-l', `app=${demo.deployment}`, '-o', 'json'])) as PodList;
+    const running = list.items.filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName === nodeName);
+    return running.length >= demo.replicas;
+  }, { timeoutMs, intervalMs: 1_000 });
+}

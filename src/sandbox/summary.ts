@@ -1,0 +1,45 @@
+/** What the sandbox prints once it is up: where things are and what to paste. */
+import { relative } from 'node:path';
+import type { SandboxState } from './state.js';
+import { REMOTE_WORKER, VIRTUAL_NODE } from './topology.js';
+
+export function summary(state: SandboxState, how: { detached: boolean; stateDirArg: string }): string {
+  const kubectl = state.kubectl ?? 'kubectl';
+  const host = state.clusters?.host;
+  const remote = state.clusters?.remote;
+  const ns = state.demo?.namespace ?? 'demo';
+  const hostK = `KUBECONFIG=${host?.kubeconfig ?? '?'} ${kubectl}`;
+  const remoteK = `KUBECONFIG=${remote?.kubeconfig ?? '?'} ${kubectl}`;
+  const rel = (p: string | undefined): string => {
+    if (p === undefined) return '?';
+    const r = relative(process.cwd(), p);
+    return r === '' ? '.' : r.startsWith('..') ? p : r;
+  };
+  const stop = how.detached
+    ? `Stop it with: tether sandbox --down${how.stateDirArg}`
+    : 'Press Ctrl-C to stop it and remove everything it started.';
+  const netns = state.netns && state.netns.length > 0
+    ? `Tether runs in network namespaces ${state.netns.join(', ')} (node InternalIPs are their addresses).`
+    : `Tether runs on 127.0.0.1: network namespaces unavailable (${state.netnsUnavailable ?? 'unknown reason'}).`;
+  return [
+    `Tether sandbox is up${state.startupMs !== undefined ? ` (${(state.startupMs / 1000).toFixed(1)} s)` : ''}.`,
+    '',
+    `  host cluster    ${host?.server ?? '?'}   kubeconfig ${host?.kubeconfig ?? '?'}`,
+    `  remote cluster  ${remote?.server ?? '?'}   kubeconfig ${remote?.kubeconfig ?? '?'}`,
+    `  virtual node '${VIRTUAL_NODE}' (host) offloads to the remote cluster, where Tether node '${REMOTE_WORKER}' (simulated provider) runs the pods.`,
+    `  demo: Deployment '${state.demo?.deployment ?? 'hello'}' (${state.demo?.replicas ?? 3} replicas) and Service '${state.demo?.service ?? 'hello'}' in namespace '${ns}'`,
+    '',
+    'Try:',
+    `  ${hostK} get pods -n ${ns} -o wide`,
+    `  ${hostK} get nodes -o wide`,
+    `  ${remoteK} get pods -A -o wide`,
+    `  ${hostK} scale deployment ${state.demo?.deployment ?? 'hello'} -n ${ns} --replicas=6`,
+    '',
+    `Introspection: ${state.introspectionUrl ?? `unavailable (${state.introspectionUnavailable ?? 'not configured'})`}`,
+    `${netns}`,
+    "kubectl logs/exec: unavailable: Tether does not serve the kubelet API yet, so the API server has nothing to proxy to.",
+    `State: ${rel(state.stateDir)}/state.json   Tether logs: ${rel(state.tether?.host?.log)}, ${rel(state.tether?.remote?.log)}`,
+    '',
+    stop,
+  ].join('\n');
+}
