@@ -89,10 +89,9 @@ function nodeInfo(settings: NodeSettings, facts: NodeFacts): NodeSystemInfo {
 function staticStatus(settings: NodeSettings, facts: NodeFacts | undefined): Partial<NodeStatus> {
   const { config } = settings;
   return {
-    addresses: [
-      { type: 'InternalIP', address: config.internalIP },
-      { type: 'Hostname', address: config.nodeName },
-    ],
+    // Only the InternalIP: API servers try a Hostname address first by default, and a virtual
+    // node's name resolves nowhere, so `kubectl logs` would fail before reaching the kubelet API.
+    addresses: [{ type: 'InternalIP', address: config.internalIP }],
     daemonEndpoints: { kubeletEndpoint: { Port: config.kubeletPort } },
     ...(facts
       ? {

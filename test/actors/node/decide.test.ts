@@ -114,7 +114,7 @@ t.test('the status patch carries only Tether\'s own condition types, plus addres
   const step = run(registered(), [ok]);
   const status = of(step.effects, 'write-status')[0]?.status;
   t.same(status?.conditions?.map((c) => [c.type, c.status]), [['Ready', 'True'], ['MemoryPressure', 'False'], ['DiskPressure', 'False'], ['PIDPressure', 'False']]);
-  t.same(status?.addresses, [{ type: 'InternalIP', address: '10.0.0.7' }, { type: 'Hostname', address: 'vn-1' }]);
+  t.same(status?.addresses, [{ type: 'InternalIP', address: '10.0.0.7' }]);
   t.same(status?.capacity, facts.resources.capacity);
   t.same(status?.daemonEndpoints, { kubeletEndpoint: { Port: 10250 } });
   t.equal(status?.nodeInfo?.kubeletVersion, 'v1.36.3+tether.0.1.0');

@@ -93,7 +93,7 @@ t.test('the Node registers with the right labels, taint, capacity, addresses and
   t.same(n?.spec?.taints, [{ key: 'virtual-kubelet.io/provider', value: 'sim', effect: 'NoSchedule' }]);
   t.same(n?.status?.capacity, { cpu: '16', memory: '64Gi', pods: '200' });
   t.same(n?.status?.allocatable, { cpu: '15', memory: '60Gi', pods: '200' });
-  t.same(n?.status?.addresses, [{ type: 'InternalIP', address: '10.1.2.3' }, { type: 'Hostname', address: 'vn-1' }]);
+  t.same(n?.status?.addresses, [{ type: 'InternalIP', address: '10.1.2.3' }]);
   t.same(n?.status?.daemonEndpoints, { kubeletEndpoint: { Port: 10260 } });
   t.match(n?.status?.nodeInfo, { kubeletVersion: 'v1.36.3+tether.0.1.0', architecture: 'arm64', osImage: 'Simulated' });
   t.same(n?.status?.conditions?.map((c) => [c.type, c.status]).sort(), [['DiskPressure', 'False'], ['MemoryPressure', 'False'], ['PIDPressure', 'False'], ['Ready', 'True']]);
