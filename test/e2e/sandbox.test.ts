@@ -1,0 +1,63 @@
+/**
+ * `tether sandbox --detach` end to end: it returns once the demo pods are Running on the virtual
+ * node; the printed kubectl command shows them; `--down` leaves no recorded process alive and
+ * removes the state directory (and the network namespaces when run as root).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import type { SandboxState } from '../../src/sandbox/state.js';
+import { recordedPids } from '../../src/sandbox/state.js';
+import { runCli } from '../cli/cli.js';
+import { waitFor } from '../harness/waitFor.js';
+
+const sh = promisify(execFile);
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+t.test('sandbox --detach brings up the demo on the virtual node; --down leaves nothing behind', async (t) => {
+  const stateDir = join(mkdtempSync(join(tmpdir(), 'tether-sandbox-')), 'state');
+  t.teardown(() => runCli(['sandbox', '--down', '--state-dir', stateDir]));
+  const started = Date.now();
+  const up = await runCli(['sandbox', '--detach', '--state-dir', stateDir]);
+  t.equal(up.code, 0, `up; stderr:\n${up.stderr}`);
+  t.comment(`sandbox up in ${((Date.now() - started) / 1000).toFixed(1)} s (wall, including the CLI's TypeScript loader)`);
+  t.match(up.stderr, 'sandbox: clusters: host https://127.0.0.1:');
+  t.match(up.stdout, 'Tether sandbox is up');
+
+  const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8')) as SandboxState;
+  t.equal(state.status, 'running');
+  t.ok(state.clusters?.host?.server && state.clusters.remote?.server, 'API server URLs recorded');
+  t.ok(existsSync(state.clusters?.host?.kubeconfig ?? '') && existsSync(state.clusters?.remote?.kubeconfig ?? ''), 'kubeconfigs written');
+  t.ok(state.tether?.host?.pid && state.tether.remote?.pid, 'Tether pids recorded');
+
+  const command = up.stdout.split('\n').map((l) => l.trim()).find((l) => l.endsWith('get pods -n demo -o wide'));
+  t.ok(command, 'a ready-to-paste kubectl command is printed');
+  const { stdout } = await sh('sh', ['-c', command ?? 'false']);
+  const rows = stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/));
+  t.equal(rows.length, 3, stdout);
+  t.ok(rows.every((r) => r[2] === 'Running' && r[6] === 'tether-remote'), `all Running on tether-remote:\n${stdout}`);
+
+  const remote = await sh('sh', ['-c', command?.replace(state.clusters?.host?.kubeconfig ?? '', state.clusters?.remote?.kubeconfig ?? '').replace('-n demo', '-A') ?? 'false']);
+  t.match(remote.stdout, /demo-sandbox\s+hello-\S+\s+1\/1\s+Running.*sandbox-worker/, 'the pods run in the remote cluster, on its Tether node');
+
+  const pids = recordedPids(state);
+  const down = await runCli(['sandbox', '--down', '--state-dir', stateDir]);
+  t.equal(down.code, 0, down.stderr);
+  t.match(down.stdout, 'sandbox stopped');
+  await waitFor('every recorded process is gone', () => pids.every((p) => !alive(p)), { timeoutMs: 20_000, intervalMs: 200 });
+  t.notOk(existsSync(stateDir), 'the state dir is removed');
+  if (state.netns && state.netns.length > 0) {
+    const { stdout: namespaces } = await sh('ip', ['netns', 'list']);
+    for (const ns of state.netns) t.notMatch(namespaces, ns, `netns ${ns} removed`);
+  }
+});
