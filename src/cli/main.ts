@@ -10,10 +10,6 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runCommand, runHelp } from './commands/run.js';
-import { sandboxCommand, sandboxHelp } from './commands/sandbox.js';
-import { validateCommand, validateHelp } from './commands/validate.js';
-import { versionCommand, versionHelp } from './commands/version.js';
 import { EXIT_OK, EXIT_REFUSED, processIo, type Io } from './io.js';
 
 export const mainHelp = `Usage: tether COMMAND [options]
@@ -28,23 +24,31 @@ Commands:
 
 Run 'tether COMMAND --help' for a command's options. See docs/cli.md.`;
 
-const helps: Record<string, string> = { run: runHelp, sandbox: sandboxHelp, validate: validateHelp, version: versionHelp };
+/** Each command's module is loaded only when it runs: `validate` never loads the Kubernetes client. */
+const helps: Record<string, () => Promise<string>> = {
+  run: async () => (await import('./commands/run.js')).runHelp,
+  sandbox: async () => (await import('./commands/sandbox.js')).sandboxHelp,
+  validate: async () => (await import('./commands/validate.js')).validateHelp,
+  version: async () => (await import('./commands/version.js')).versionHelp,
+};
 
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run':
-      return runCommand(rest, io);
+      return (await import('./commands/run.js')).runCommand(rest, io);
     case 'sandbox':
-      return sandboxCommand(rest, io);
+      return (await import('./commands/sandbox.js')).sandboxCommand(rest, io);
     case 'validate':
-      return validateCommand(rest, io);
+      return (await import('./commands/validate.js')).validateCommand(rest, io);
     case 'version':
     case '--version':
-      return versionCommand(rest, io);
-    case 'help':
-      io.out(rest[0] !== undefined && helps[rest[0]] ? (helps[rest[0]] ?? mainHelp) : mainHelp);
+      return (await import('./commands/version.js')).versionCommand(rest, io);
+    case 'help': {
+      const help = rest[0] !== undefined ? helps[rest[0]] : undefined;
+      io.out(help ? await help() : mainHelp);
       return EXIT_OK;
+    }
     case undefined:
     case '-h':
     case '--help':
