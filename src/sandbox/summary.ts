@@ -37,7 +37,7 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
     '',
     `Introspection: ${state.introspectionUrl ?? `unavailable (${state.introspectionUnavailable ?? 'not configured'})`}`,
     `${netns}`,
-    "kubectl logs/exec: unavailable: Tether does not serve the kubelet API yet, so the API server has nothing to proxy to.",
+    "kubectl logs/exec: unavailable: `tether run` does not start the kubelet API server (src/kubelet) yet, so the API server has nothing to proxy to.",
     `State: ${rel(state.stateDir)}/state.json   Tether logs: ${rel(state.tether?.host?.log)}, ${rel(state.tether?.remote?.log)}`,
     '',
     stop,
