@@ -2,6 +2,11 @@
  * The agent: one actor system, one subtree per virtual node, each node with its own provider and
  * its own Kubernetes clients (its own watches, rate limiter and connection pool), so one node's
  * storm or outage cannot starve another's lease.
+ *
+ * With `leaderElection`, several replicas share the nodes: a node's subtree runs only while this
+ * replica holds the node's lock (leaderElection.ts). It is started, with fresh watches, when the
+ * lock is acquired and released (stopped at once) when it is lost; state is rebuilt from the
+ * clusters on every start. Without it, every node starts at once, as before.
  */
 import type { Clock } from '../adapters/clock.js';
 import { systemClock } from '../adapters/clock.js';
@@ -17,6 +22,7 @@ import { withNodeDefaults, type PingConfig } from '../actors/node/config.js';
 import { defaultPodActorConfig, type PodActorConfig } from '../actors/pod/protocol.js';
 import { startVirtualNode, type VirtualNode } from '../actors/virtualNode.js';
 import { ActorSystem } from '../runtime/actorSystem.js';
+import { electionSettings, NodeLocks, type LeaderElectionOptions } from './leaderElection.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 
 export interface AgentNodeSpec {
@@ -45,61 +51,108 @@ export interface AgentOptions {
   readonly logger?: Logger;
   readonly rootPolicy?: RestartPolicy;
   readonly onFatal?: (error: unknown) => void;
+  /** Share the nodes with other replicas: one Lease lock per node in `namespace`. */
+  readonly leaderElection?: LeaderElectionOptions;
+}
+
+/** One configured node: its clients, and how to start a fresh subtree for it. */
+interface NodeSlot {
+  readonly name: string;
+  readonly clients: KubeClients;
+  readonly launch: () => VirtualNode;
+  running?: VirtualNode;
 }
 
 export class TetherAgent {
   readonly system: ActorSystem;
-  readonly nodes: readonly VirtualNode[];
-  private readonly clients: KubeClients[] = [];
+  private readonly slots: NodeSlot[];
+  private readonly locks: NodeLocks | undefined;
   private stopped = false;
 
   private constructor(options: AgentOptions) {
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? jsonLogger();
     const kubeConfig = loadKubeConfig(options.host);
+    const election = options.leaderElection ? electionSettings(options.leaderElection) : undefined;
+    if (election && election.problems.length > 0) throw new Error(`leader election: ${election.problems.join('; ')}`);
     this.system = new ActorSystem({
       clock,
       logger,
       ...(options.rootPolicy ? { rootPolicy: options.rootPolicy } : {}),
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
     });
-    this.nodes = options.nodes.map((spec) => {
+    this.slots = options.nodes.map((spec) => {
       const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
-      this.clients.push(clients);
-      const podDefaults = defaultPodActorConfig(spec.name);
-      return startVirtualNode(
-        this.system.root,
-        {
-          node: withNodeDefaults({
-            nodeName: spec.name,
-            internalIP: spec.internalIP,
-            ...(spec.kubeletPort !== undefined ? { kubeletPort: spec.kubeletPort } : {}),
-            ...(spec.labels ? { labels: spec.labels } : {}),
-            ...(spec.taints ? { taints: spec.taints } : {}),
-            ...(spec.ping ? { ping: spec.ping } : {}),
-            ...(spec.statusIntervalMs !== undefined ? { statusIntervalMs: spec.statusIntervalMs } : {}),
-          }),
-          lease: withLeaseDefaults({ ...spec.lease, nodeName: spec.name }),
-          pod: { ...podDefaults, ...spec.pod, nodeName: spec.name },
-          controller: { nodeName: spec.name, sweepIntervalMs: spec.sweepIntervalMs ?? 60_000 },
-          shards: spec.shards ?? 32,
-          ...(spec.nodePolicy ? { nodePolicy: spec.nodePolicy } : {}),
-          ...(spec.podPolicy ? { podPolicy: spec.podPolicy } : {}),
-        },
-        {
-          // Every pod crossing into a provider is a copy: a provider cannot corrupt the watch cache.
-          provider: withDeepCopies(spec.provider),
-          nodeApi: clients.nodes,
-          leaseApi: clients.leases,
-          podApi: clients.pods,
-          events: clients.events,
-          podWatch: clients.watchPods(),
-          nodeWatch: clients.watchNode(),
-          clock,
-          logger,
-        },
-      );
+      return { name: spec.name, clients, launch: () => this.launch(spec, clients, clock, logger) };
     });
+    if (!election) {
+      for (const slot of this.slots) slot.running = slot.launch();
+      this.locks = undefined;
+      return;
+    }
+    this.locks = new NodeLocks(election.settings, this.slots.map((slot) => ({
+      name: slot.name,
+      leaseApi: slot.clients.leases,
+      onAcquired: () => {
+        if (!this.stopped && !slot.running) slot.running = slot.launch();
+      },
+      onLost: () => this.stopNode(slot, false),
+    })), { clock, logger });
+    this.locks.start();
+  }
+
+  /** The virtual nodes this replica drives now (all configured ones without leader election). */
+  get nodes(): readonly VirtualNode[] {
+    return this.slots.flatMap((slot) => (slot.running ? [slot.running] : []));
+  }
+
+  private launch(spec: AgentNodeSpec, clients: KubeClients, clock: Clock, logger: Logger): VirtualNode {
+    const podDefaults = defaultPodActorConfig(spec.name);
+    return startVirtualNode(
+      this.system.root,
+      {
+        node: withNodeDefaults({
+          nodeName: spec.name,
+          internalIP: spec.internalIP,
+          ...(spec.kubeletPort !== undefined ? { kubeletPort: spec.kubeletPort } : {}),
+          ...(spec.labels ? { labels: spec.labels } : {}),
+          ...(spec.taints ? { taints: spec.taints } : {}),
+          ...(spec.ping ? { ping: spec.ping } : {}),
+          ...(spec.statusIntervalMs !== undefined ? { statusIntervalMs: spec.statusIntervalMs } : {}),
+        }),
+        lease: withLeaseDefaults({ ...spec.lease, nodeName: spec.name }),
+        pod: { ...podDefaults, ...spec.pod, nodeName: spec.name },
+        controller: { nodeName: spec.name, sweepIntervalMs: spec.sweepIntervalMs ?? 60_000 },
+        shards: spec.shards ?? 32,
+        ...(spec.nodePolicy ? { nodePolicy: spec.nodePolicy } : {}),
+        ...(spec.podPolicy ? { podPolicy: spec.podPolicy } : {}),
+      },
+      {
+        // Every pod crossing into a provider is a copy: a provider cannot corrupt the watch cache.
+        provider: withDeepCopies(spec.provider),
+        nodeApi: clients.nodes,
+        leaseApi: clients.leases,
+        podApi: clients.pods,
+        events: clients.events,
+        // Fresh watches per start: a node started again after losing its lock re-lists everything.
+        podWatch: clients.watchPods(),
+        nodeWatch: clients.watchNode(),
+        clock,
+        logger,
+      },
+    );
+  }
+
+  /**
+   * Stops a node's subtree at once: its lease stops renewing, its watches stop, and its actors are
+   * released (a lost lock must not leave a second writer running while pending messages drain).
+   */
+  private stopNode(slot: NodeSlot, deleteNode: boolean): void {
+    const node = slot.running;
+    if (!node) return;
+    slot.running = undefined;
+    node.shutdown({ deleteNode });
+    if (!deleteNode) this.system.root.release(`node-${node.name}`);
   }
 
   static start(options: AgentOptions): TetherAgent {
@@ -108,23 +161,21 @@ export class TetherAgent {
 
   /** Read-only, for /metrics: each node's API rate-limiter counters, by node name. */
   rateLimiterStats(): Map<string, Record<Priority, PriorityStats>> {
-    return new Map(this.nodes.map((node, i) => [node.name, this.clients[i]?.rateLimiterStats() ?? emptyStats()]));
+    return new Map(this.slots.map((slot) => [slot.name, slot.clients.rateLimiterStats()]));
   }
 
   /** Stops renewing leases and watching, lets pending Events go out, then stops every actor. */
   async shutdown(options: { readonly deleteNodes?: boolean; readonly graceMs?: number } = {}): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const node of this.nodes) node.shutdown({ deleteNode: options.deleteNodes ?? false });
+    const running = this.slots.filter((slot) => slot.running);
+    for (const slot of running) slot.running?.shutdown({ deleteNode: options.deleteNodes ?? false });
     const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
     // Deleting the Node objects is asynchronous work of the node actors: give it time to land.
     if (options.deleteNodes) await pause(options.graceMs ?? 2_000);
-    await Promise.race([Promise.all(this.clients.map((c) => c.close().catch(() => undefined))), pause(options.graceMs ?? 2_000)]);
+    // Then the node locks go, so another replica takes the nodes without waiting for expiry.
+    if (this.locks) await Promise.race([this.locks.stop(), pause(options.graceMs ?? 2_000)]);
+    await Promise.race([Promise.all(this.slots.map((slot) => slot.clients.close().catch(() => undefined))), pause(options.graceMs ?? 2_000)]);
     this.system.stop();
   }
-}
-
-function emptyStats(): Record<Priority, PriorityStats> {
-  const none = { queued: 0, started: 0, waitMs: 0 };
-  return { lease: none, delete: none, status: none, other: none };
 }
