@@ -17,6 +17,7 @@ import { isLogsProvider, type LegacyPodProvider } from '../adapters/provider/pro
 import { decideAccess, type AccessReviewer } from './access.js';
 import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
 import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
+import { writeChunk } from '../http/writeChunk.js';
 
 export interface KubeletServerOptions {
   readonly nodeName: string;
@@ -61,18 +62,6 @@ function providerErrorCode(error: unknown): number {
   return kind === 'not-found' ? 404 : kind === 'invalid-input' ? 400 : 503;
 }
 
-async function write(res: ServerResponse, chunk: string): Promise<void> {
-  if (res.write(chunk)) return;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 async function serveLogs(options: KubeletServerOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const target = containerLogTarget(url.pathname);
@@ -87,7 +76,7 @@ async function serveLogs(options: KubeletServerOptions, req: IncomingMessage, re
   res.flushHeaders();
   for await (const chunk of stream) {
     if (res.destroyed) break;
-    await write(res, chunk);
+    await writeChunk(res, chunk);
   }
   res.end();
 }

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ActorRegistry, ActorSnapshot } from '../runtime/actorRegistry.js';
 import { walkActors, type ActorSelection } from './actorQuery.js';
+import { writeChunk } from '../http/writeChunk.js';
 
 export interface ActorsRequest {
   readonly selection: ActorSelection;
@@ -61,18 +62,6 @@ export function parseActorsRequest(url: URL, accept: string | undefined): Actors
 
 const YIELD_EVERY = 500;
 
-async function write(res: ServerResponse, chunk: string): Promise<void> {
-  if (res.write(chunk)) return;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 /** Streams the page; returns how many items were written. */
 export async function serveActors(registry: ActorRegistry, req: IncomingMessage, res: ServerResponse, url: URL): Promise<number> {
@@ -87,7 +76,7 @@ export async function serveActors(registry: ActorRegistry, req: IncomingMessage,
   const item = request.format === 'ndjson'
     ? (s: ActorSnapshot): string => `${JSON.stringify(s)}\n`
     : (s: ActorSnapshot, i: number): string => `${i === 0 ? '' : ','}${JSON.stringify(s)}`;
-  if (request.format === 'json') await write(res, '{"items":[');
+  if (request.format === 'json') await writeChunk(res, '{"items":[');
   let count = 0;
   let last: string | undefined;
   let batch = '';
@@ -97,7 +86,7 @@ export async function serveActors(registry: ActorRegistry, req: IncomingMessage,
     last = next.value.path;
     count++;
     if (count % YIELD_EVERY === 0) {
-      await write(res, batch);
+      await writeChunk(res, batch);
       batch = '';
       await yieldToLoop();
     }
