@@ -9,6 +9,7 @@ import { jsonLogger } from '../adapters/logger.js';
 import { defaultPodActorConfig } from '../actors/pod/protocol.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from './hostKubeconfig.js';
+import { leaderElectionFromEnv } from './leaderElection.js';
 import { createProvider, type ProviderHandle } from './providerFactory.js';
 import { TetherAgent, type AgentNodeSpec } from './tetherAgent.js';
 
@@ -36,6 +37,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       handles.push(await createProvider(node.provider, { nodeName: node.name, internalIP: node.internalIP, host, logger: logger.child({ node: node.name }) }));
     }
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, handles[i]!, policies));
+    const leaderElection = leaderElectionFromEnv(options.env ?? process.env);
     const agent = TetherAgent.start({
       host,
       nodes,
@@ -43,6 +45,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       rootPolicy: policies.root,
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+      ...(leaderElection ? { leaderElection } : {}),
     });
     const timeoutMs = config.shutdown?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     const deleteNodes = config.shutdown?.deleteNodeOnShutdown ?? false;

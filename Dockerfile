@@ -1,0 +1,37 @@
+# Tether's container image: `tether run --config /etc/tether/tether.yaml` as a non-root user.
+# Build: docker build -t tether:0.1.0 .   (see docs/deployment.md; the Helm chart mounts the config)
+
+# --- build: all dependencies, compile TypeScript to dist/ ---------------------------------------
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY bench ./bench
+RUN npx tsc -p tsconfig.build.json
+
+# --- production dependencies only -----------------------------------------------------------------
+FROM node:20-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime: node, production node_modules and the compiled JavaScript ---------------------------
+FROM node:20-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY package.json ./
+# A fixed non-root uid/gid (the chart's runAsUser); no shell login, no home to write.
+RUN groupadd --system --gid 10001 tether \
+ && useradd --system --uid 10001 --gid tether --no-create-home --shell /usr/sbin/nologin tether
+USER 10001:10001
+# Introspection (/healthz, /readyz, /metrics, /actors) and the kubelet API (HTTPS).
+EXPOSE 10256 10250
+# Liveness as the chart's probe does it; Kubernetes ignores HEALTHCHECK and uses the chart's probes.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:10256/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "/app/dist/src/cli/main.js"]
+CMD ["run", "--config", "/etc/tether/tether.yaml"]
