@@ -10,12 +10,17 @@ import { defaultPodActorConfig } from '../actors/pod/protocol.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from './hostKubeconfig.js';
 import { leaderElectionFromEnv } from './leaderElection.js';
+import { TetherMetrics } from '../observability/metrics.js';
+import { withProviderMetrics } from '../observability/providerMetrics.js';
+import { startOperatorServers } from './operatorServers.js';
 import { createProvider, type ProviderHandle } from './providerFactory.js';
 import { TetherAgent, type AgentNodeSpec } from './tetherAgent.js';
 
 export interface RunningAgent {
   readonly agent: TetherAgent;
   readonly logger: Logger;
+  /** The live actor tree page, when the introspection server runs. */
+  readonly introspectionUrl: string | undefined;
   /** Resolves 'clean' when everything stopped in time, 'timeout' when the bound ran out first. */
   stop(): Promise<'clean' | 'timeout'>;
 }
@@ -36,7 +41,10 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     for (const node of config.nodes) {
       handles.push(await createProvider(node.provider, { nodeName: node.name, internalIP: node.internalIP, host, logger: logger.child({ node: node.name }) }));
     }
-    const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, handles[i]!, policies));
+    const metrics = new TetherMetrics();
+    // Providers are timed and counted per call; the agent and the servers see the same wrapper.
+    const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
+    const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
     const leaderElection = leaderElectionFromEnv(options.env ?? process.env);
     const agent = TetherAgent.start({
       host,
@@ -47,9 +55,20 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
       ...(leaderElection ? { leaderElection } : {}),
     });
+    metrics.observe(agent);
+    const servers = await startOperatorServers(config, { agent, metrics, host, providers, logger });
     const timeoutMs = config.shutdown?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     const deleteNodes = config.shutdown?.deleteNodeOnShutdown ?? false;
-    return { agent, logger, stop: () => stopWithin(agent, handles, { timeoutMs, deleteNodes }) };
+    return {
+      agent,
+      logger,
+      introspectionUrl: servers.introspectionUrl,
+      stop: async () => {
+        // The servers go first (no new requests), but never hold up the agent's own shutdown.
+        await Promise.race([servers.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+        return stopWithin(agent, handles, { timeoutMs, deleteNodes });
+      },
+    };
   } catch (error) {
     await Promise.all(handles.map((h) => h.stop().catch(() => undefined)));
     throw error;

@@ -73,6 +73,7 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     ...(config.offloadingPatch ? { offloadingPatch: config.offloadingPatch } : {}),
     ...(config.blankPodIPs !== undefined ? { blankPodIPs: config.blankPodIPs } : {}),
     ...(config.quota ? { quota: config.quota } : {}),
+    ...(config.countVirtualNodes !== undefined ? { countVirtualNodes: config.countVirtualNodes } : {}),
     ...(config.pingTimeoutMs !== undefined ? { pingTimeoutMs: config.pingTimeoutMs } : {}),
     ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
     ...(config.reflection ? { reflection: config.reflection } : {}),

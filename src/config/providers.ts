@@ -77,6 +77,8 @@ export const kubernetesProviderSchema = z.strictObject({
   blankPodIPs: z.boolean('true or false').optional(),
   /** Fixed capacity instead of the remote nodes' sum. */
   quota: stringMap.optional(),
+  /** Count the remote's virtual-kubelet nodes in capacity (when they are its real workers). */
+  countVirtualNodes: z.boolean('true or false').optional(),
   pingTimeoutMs: positiveNumber.optional(),
   rateLimit: rateLimit.optional(),
   reflection: z.strictObject({

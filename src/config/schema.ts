@@ -27,8 +27,25 @@ export const configSchema = z.strictObject({
   host: hostSchema.optional(),
   logLevel: logLevel.optional(),
   nodes: z.array(nodeSchema, 'a list of virtual nodes').min(1, 'at least one virtual node'),
-  /** Carried for the observability servers (src/observability). */
+  /**
+   * The operator's HTTP servers: `introspection` (the actor tree page, /actors, /healthz, /readyz,
+   * /metrics; default 127.0.0.1:10256) and optionally `metrics` (the same routes on another
+   * address, e.g. 0.0.0.0 for a Prometheus scraper while introspection stays on loopback).
+   */
   ports: z.strictObject({ introspection: server.optional(), metrics: server.optional() }, 'a mapping with introspection and/or metrics').optional(),
+  /**
+   * Each node's kubelet API (HTTPS on its kubeletPort): where it listens, the CA whose client
+   * certificates it accepts (the API server's kubelet client certificate), and a serving
+   * certificate (self-signed when absent).
+   */
+  kubeletApi: z.strictObject({
+    address: nonEmptyString.optional(),
+    clientCAFile: nonEmptyString.optional(),
+    certFile: nonEmptyString.optional(),
+    keyFile: nonEmptyString.optional(),
+    /** false: no kubelet API at all (kubectl logs then fails with a clear error from the API server). */
+    enabled: z.boolean('true or false').optional(),
+  }, 'a mapping (address, clientCAFile, certFile, keyFile, enabled)').optional(),
   /** Client-side limit on each virtual node's host API requests (default qps 50, burst 100, as the kubelet). */
   rateLimit: rateLimit.optional(),
   restartPolicies: restartPoliciesSchema.optional(),

@@ -37,7 +37,9 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
     '',
     `Introspection: ${state.introspectionUrl ?? `unavailable (${state.introspectionUnavailable ?? 'not configured'})`}`,
     `${netns}`,
-    "kubectl logs/exec: unavailable: `tether run` does not start the kubelet API server (src/kubelet) yet, so the API server has nothing to proxy to.",
+    state.netns && state.netns.length > 0
+      ? `Logs through the API server: ${hostK} logs -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} --tail=5   (exec/attach/port-forward: not supported yet)`
+      : 'kubectl logs: unavailable: the API server refuses to proxy to a loopback node address, and network namespaces need root.',
     `State: ${rel(state.stateDir)}/state.json   Tether logs: ${rel(state.tether?.host?.log)}, ${rel(state.tether?.remote?.log)}`,
     '',
     stop,

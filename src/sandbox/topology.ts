@@ -17,6 +17,25 @@ export interface InstanceAddresses {
   readonly clusterKubeconfig: string;
   /** Its node's InternalIP: the netns address when it runs in one, else 127.0.0.1. */
   readonly internalIP: string;
+  /** The cluster's CA: the API server's kubelet client certificate is signed by it. */
+  readonly clusterCA: string;
+}
+
+/** Ports of the two instances: distinct, since without network namespaces they share loopback. */
+export const PORTS = {
+  host: { introspection: 10256, kubelet: 10250 },
+  remote: { introspection: 10258, kubelet: 10252 },
+} as const;
+
+/** The introspection page of an instance, as reached from the machine running the sandbox. */
+export const introspectionUrl = (internalIP: string, which: keyof typeof PORTS): string => `http://${internalIP}:${PORTS[which].introspection}/`;
+
+function servers(at: InstanceAddresses, which: keyof typeof PORTS): Pick<TetherConfig, 'ports' | 'kubeletApi'> {
+  return {
+    // Listen on the node's address: inside a network namespace that is what the host reaches.
+    ports: { introspection: { port: PORTS[which].introspection, address: at.internalIP } },
+    kubeletApi: { address: at.internalIP, clientCAFile: at.clusterCA },
+  };
 }
 
 const fastPing = { intervalMs: 2_000, timeoutMs: 1_000, failureThreshold: 3, successThreshold: 1 };
@@ -27,9 +46,11 @@ export function remoteWorkerConfig(at: InstanceAddresses): TetherConfig {
     logLevel: 'info',
     host: { kubeconfig: at.clusterKubeconfig },
     shutdown,
+    ...servers(at, 'remote'),
     nodes: [{
       name: REMOTE_WORKER,
       internalIP: at.internalIP,
+      kubeletPort: PORTS.remote.kubelet,
       labels: { 'tether.dev/sandbox': 'remote-worker' },
       taints: [],
       ping: fastPing,
@@ -44,16 +65,18 @@ export function hostTetherConfig(at: InstanceAddresses & { readonly remoteKubeco
     logLevel: 'info',
     host: { kubeconfig: at.clusterKubeconfig },
     shutdown,
+    ...servers(at, 'host'),
     nodes: [{
       name: VIRTUAL_NODE,
       internalIP: at.internalIP,
+      kubeletPort: PORTS.host.kubelet,
       labels: { 'tether.dev/sandbox': 'virtual-node' },
       ping: fastPing,
       statusIntervalMs: 10_000,
       pod: { retry: { minMs: 500, maxMs: 5_000 } },
       provider: { type: 'kubernetes', remote: { kubeconfig: at.remoteKubeconfig }, hostClusterId: HOST_CLUSTER_ID, namespaceStrategy: 'suffix',
-        // The remote's only node is itself a virtual node, which capacity sums leave out: a fixed quota instead.
-        quota: { cpu: '16', memory: '64Gi', pods: '500' } },
+        // The remote's only worker is itself a (simulated) virtual node: count it.
+        countVirtualNodes: true },
     }],
   };
 }

@@ -15,7 +15,7 @@ import { deployDemo, DEMO } from './demo.js';
 import { startInstance, type Instance } from './instances.js';
 import type { SandboxCluster, SandboxState } from './state.js';
 import { writeState } from './state.js';
-import { hostTetherConfig, remoteWorkerConfig, REMOTE_WORKER, toYaml, VIRTUAL_NODE } from './topology.js';
+import { hostTetherConfig, introspectionUrl, remoteWorkerConfig, REMOTE_WORKER, toYaml, VIRTUAL_NODE } from './topology.js';
 
 export interface UpOptions {
   readonly stateDir: string;
@@ -36,7 +36,6 @@ export class Sandbox {
     this.state = {
       status: 'starting', supervisorPid: process.pid, stateDir: options.stateDir, startedAt: new Date().toISOString(),
       introspectionUrl: null,
-      introspectionUnavailable: 'the introspection server is not wired into `tether run` yet',
     };
   }
 
@@ -76,7 +75,7 @@ export class Sandbox {
     progress(`tether: starting node '${REMOTE_WORKER}' in the remote cluster (simulated provider)${remoteNs ? ` in netns ${remoteNs.name}` : ''}`);
     const worker = startInstance({
       name: 'remote', dir, ...(remoteNs ? { netns: remoteNs } : {}),
-      configYaml: toYaml(remoteWorkerConfig({ clusterKubeconfig: await kubeconfigFor(remote, remoteNs, 'remote-worker.kubeconfig'), internalIP: remoteNs?.namespaceAddress ?? '127.0.0.1' }), 'The remote cluster\'s worker: a Tether node with the simulated provider.'),
+      configYaml: toYaml(remoteWorkerConfig({ clusterKubeconfig: await kubeconfigFor(remote, remoteNs, 'remote-worker.kubeconfig'), internalIP: remoteNs?.namespaceAddress ?? '127.0.0.1', clusterCA: remote.describe().caCertPath }), 'The remote cluster\'s worker: a Tether node with the simulated provider.'),
     });
     this.instances.push(worker);
     progress(`tether: starting virtual node '${VIRTUAL_NODE}' in the host cluster (Kubernetes provider → remote)${hostNs ? ` in netns ${hostNs.name}` : ''}`);
@@ -86,9 +85,11 @@ export class Sandbox {
         clusterKubeconfig: await kubeconfigFor(host, hostNs, 'host.kubeconfig'),
         remoteKubeconfig: await kubeconfigFor(remote, hostNs, 'remote.kubeconfig'),
         internalIP: hostNs?.namespaceAddress ?? '127.0.0.1',
+        clusterCA: host.describe().caCertPath,
       }), 'The host cluster\'s Tether: one virtual node offloading to the remote cluster.'),
     });
     this.instances.push(offloader);
+    this.state.introspectionUrl = introspectionUrl(hostNs?.namespaceAddress ?? '127.0.0.1', 'host');
     this.state.tether = {
       remote: { pid: worker.process.pid, config: worker.configPath, log: worker.logPath, node: REMOTE_WORKER, ...(remoteNs ? { netns: remoteNs.name } : {}) },
       host: { pid: offloader.process.pid, config: offloader.configPath, log: offloader.logPath, node: VIRTUAL_NODE, ...(hostNs ? { netns: hostNs.name } : {}) },
