@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { withLeaseDefaults } from '../src/actors/lease/config.js';
 import { withNodeDefaults } from '../src/actors/node/config.js';
 import { defaultPodActorConfig } from '../src/actors/pod/protocol.js';
@@ -44,6 +44,8 @@ const START_LATENCY_MS = 200;
 const STOP_LATENCY_MS = 100;
 const TIMEOUT_MS = 20 * 60_000;
 const LOOP_RESOLUTION_MS = 10;
+/** Status writes have stopped once none was issued for this long. */
+const QUIET_MS = 3_000;
 
 interface Scenario {
   readonly pods: number;
@@ -68,7 +70,11 @@ interface Window {
 interface Result {
   readonly scenario: Scenario;
   readonly create: Window & { readonly statusWrites: number; readonly annotationWrites: number };
-  readonly idle: Window & { readonly statusWrites: number };
+  /** From the storm's start until status writes stopped (no write for QUIET_MS), and the writes issued. */
+  readonly settle: { readonly ms: number; readonly statusWrites: number };
+  readonly idle: Window & { readonly statusWrites: number; readonly sweeps: number };
+  /** One orphan sweep's synchronous share, timed by hand: the provider list (copied) and the host uid set. */
+  readonly sweepCopyMs: number;
   readonly remove: Window & { readonly statusWrites: number; readonly deletes: number; readonly actorsGoneMs: number };
   readonly memory: {
     readonly baselineRss: number;
@@ -274,6 +280,8 @@ async function runScenario(scenario: Scenario): Promise<Result> {
     },
   );
   const leasePath = `${vnode.path}/lease`;
+  const controllerSweeps = (): number =>
+    ((system.registry.get(`${vnode.path}/pod-controller`)?.snapshot().summary as { sweeps?: number } | null | undefined)?.sweeps ?? 0);
   const leaseSummary = (): { maxLagMs: number; renewals: number } => {
     const s = system.registry.get(leasePath)?.snapshot().summary as { maxLagMs?: number; renewals?: number } | null | undefined;
     return { maxLagMs: s?.maxLagMs ?? -1, renewals: s?.renewals ?? 0 };
@@ -300,18 +308,34 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   // 1. Create storm.
   const writes0 = { ...host.counters };
   meter.start();
+  const stormStart = Date.now();
   for (let i = 0; i < n; i++) host.bind(stormPod(i));
   await until('all pods Running', () => host.countRunning() === n);
   const create = { ...meter.stop(), statusWrites: host.counters.statusWrites - writes0.statusWrites, annotationWrites: host.counters.annotationWrites - writes0.annotationWrites };
 
-  // 2. Steady state, then idle.
-  await pause(1_000);
+  // 2. Wait until status writes stop, then steady state, then idle.
+  let lastCount = host.counters.statusWrites;
+  let lastWriteAt = Date.now();
+  await until('status writes to stop', () => {
+    if (host.counters.statusWrites !== lastCount) {
+      lastCount = host.counters.statusWrites;
+      lastWriteAt = Date.now();
+    }
+    return Date.now() - lastWriteAt >= QUIET_MS;
+  }, 20);
+  const settled = { ms: lastWriteAt - stormStart, statusWrites: host.counters.statusWrites - writes0.statusWrites };
   await settle();
   const steady = process.memoryUsage();
+  const sweepStart = performance.now();
+  const listed = await withDeepCopies(provider).listPods();
+  const hostUids = new Set(host.watch.list().flatMap((p) => (p.metadata?.uid ? [p.metadata.uid] : [])));
+  const sweepCopyMs = performance.now() - sweepStart;
+  if (listed.length !== hostUids.size) console.error(`provider holds ${listed.length} pods, host ${hostUids.size}`);
+  const sweeps0 = controllerSweeps();
   const writes1 = host.counters.statusWrites;
   meter.start();
   await pause(scenario.idleSeconds * 1000);
-  const idle = { ...meter.stop(), statusWrites: host.counters.statusWrites - writes1 };
+  const idle = { ...meter.stop(), statusWrites: host.counters.statusWrites - writes1, sweeps: controllerSweeps() - sweeps0 };
 
   // 3. Delete storm.
   const writes2 = { ...host.counters };
@@ -333,7 +357,9 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const result: Result = {
     scenario,
     create,
+    settle: settled,
     idle,
+    sweepCopyMs,
     remove,
     memory: {
       baselineRss: baseline.rss,
@@ -387,12 +413,12 @@ function child(args: string[]): string {
 function printTables(results: readonly Result[], providerPerPod: Map<number, number>): void {
   const label = (r: Result): string => `${fmt(r.scenario.pods)}${r.scenario.limited ? ' (50 qps)' : ''}`;
   console.log('\n### Storm: create N pods at once, then delete them all\n');
-  console.log('| pods | all Running | all deleted (host) | actors gone | status writes (create / delete) | writes per pod | CPU create storm | CPU delete storm | CPU per pod (create+delete) |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| pods | all Running | status writes stop | all deleted (host) | actors gone | status writes: create (until quiet) / delete | writes per pod | CPU create storm | CPU delete storm | CPU per pod (create+delete) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    const perPod = ((r.create.cpuMs + r.remove.cpuMs) / r.scenario.pods);
+    const perPod = (r.create.cpuMs + r.remove.cpuMs) / r.scenario.pods;
     console.log(
-      `| ${label(r)} | ${s(r.create.ms)} | ${s(r.remove.ms)} | ${s(r.remove.actorsGoneMs)} | ${fmt(r.create.statusWrites)} / ${fmt(r.remove.statusWrites)} | ${fmt((r.create.statusWrites + r.remove.statusWrites) / r.scenario.pods, 2)} | ${fmt(r.create.cpuMs / 1000, 1)} s (${fmt(r.create.coreFraction, 2)} core) | ${fmt(r.remove.cpuMs / 1000, 1)} s (${fmt(r.remove.coreFraction, 2)} core) | ${fmt(perPod, 2)} ms |`,
+      `| ${label(r)} | ${s(r.create.ms)} | ${s(r.settle.ms)} | ${s(r.remove.ms)} | ${s(r.remove.actorsGoneMs)} | ${fmt(r.settle.statusWrites)} / ${fmt(r.remove.statusWrites)} | ${fmt((r.settle.statusWrites + r.remove.statusWrites) / r.scenario.pods, 2)} | ${fmt(r.create.cpuMs / 1000, 1)} s (${fmt(r.create.coreFraction, 2)} core) | ${fmt(r.remove.cpuMs / 1000, 1)} s (${fmt(r.remove.coreFraction, 2)} core) | ${fmt(perPod, 2)} ms |`,
     );
   }
   console.log('\n### Memory\n');
@@ -407,11 +433,11 @@ function printTables(results: readonly Result[], providerPerPod: Map<number, num
     );
   }
   console.log('\n### Idle steady state (all pods Running, nothing changing)\n');
-  console.log('| pods | idle window | CPU | fraction of a core | status writes while idle | event-loop delay max / p99 | lease lag max |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| pods | idle window | CPU | fraction of a core | status writes while idle | orphan sweeps in window | one sweep\'s list copy | event-loop delay max / p99 | lease lag max |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const w = r.idle;
-    console.log(`| ${label(r)} | ${s(w.ms)} | ${fmt(w.cpuMs / 1000, 2)} s | ${fmt(w.coreFraction, 3)} | ${fmt(w.statusWrites)} | ${fmt(w.loopDelayMaxMs, 1)} / ${fmt(w.loopDelayP99Ms, 1)} ms | ${fmt(w.leaseLagMaxMs)} ms |`);
+    console.log(`| ${label(r)} | ${s(w.ms)} | ${fmt(w.cpuMs / 1000, 2)} s | ${fmt(w.coreFraction, 3)} | ${fmt(w.statusWrites)} | ${w.sweeps} | ${fmt(r.sweepCopyMs)} ms | ${fmt(w.loopDelayMaxMs, 1)} / ${fmt(w.loopDelayP99Ms, 1)} ms | ${fmt(w.leaseLagMaxMs)} ms |`);
   }
   console.log(`\n### Lease (renewIntervalMs ${RENEW_MS}) and event loop during the storms\n`);
   console.log('| pods | phase | renewals | lease lag max / p99 (at the apiserver) | longest gap between renewals | event-loop delay max / p99 | lease actor maxLagMs (whole run) |');
@@ -431,9 +457,9 @@ function printTables(results: readonly Result[], providerPerPod: Map<number, num
     for (const r of limitedResults) {
       const l = r.limiter as NonNullable<Result['limiter']>;
       const mean = (p: PriorityStats): string => (p.started === 0 ? '-' : fmt(p.waitMs / p.started));
-      const busyMs = r.create.ms + r.remove.ms;
+      const busyMs = r.settle.ms + r.remove.ms;
       console.log(
-        `| ${label(r)} | ${fmt(l.lease.started)} / ${fmt(l.delete.started)} / ${fmt(l.status.started)} / ${fmt(l.other.started)} | ${mean(l.lease)} / ${mean(l.delete)} / ${mean(l.status)} / ${mean(l.other)} ms | ${fmt(l.maxStatusQueue)} | ${fmt(l.nodeStatusWaitMaxMs)} ms | ${fmt((r.create.statusWrites + r.remove.statusWrites + r.remove.deletes) / (busyMs / 1000), 1)} req/s during the storms |`,
+        `| ${label(r)} | ${fmt(l.lease.started)} / ${fmt(l.delete.started)} / ${fmt(l.status.started)} / ${fmt(l.other.started)} | ${mean(l.lease)} / ${mean(l.delete)} / ${mean(l.status)} / ${mean(l.other)} ms | ${fmt(l.maxStatusQueue)} | ${fmt(l.nodeStatusWaitMaxMs)} ms | ${fmt((r.settle.statusWrites + r.remove.statusWrites + r.remove.deletes) / (busyMs / 1000), 1)} req/s during the storms |`,
       );
     }
   }
