@@ -22,7 +22,7 @@ export async function runHelm(args: readonly string[]): Promise<string> {
   return stdout;
 }
 
-/** `helm template tether deploy/helm/tether --namespace NS [extra]`: the manifests, as YAML. */
-export function renderChart(namespace: string, extra: readonly string[] = []): Promise<string> {
-  return runHelm(['template', 'tether', CHART_DIR, '--namespace', namespace, ...extra]);
+/** `helm template RELEASE deploy/helm/tether --namespace NS [extra]`: the manifests, as YAML. */
+export function renderChart(namespace: string, extra: readonly string[] = [], release = 'tether'): Promise<string> {
+  return runHelm(['template', release, CHART_DIR, '--namespace', namespace, ...extra]);
 }

@@ -50,7 +50,10 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         return apiCall(ctx, async () => {
           await deps.nodeApi.patchNodeStatus(name, effect.status);
           return { type: 'node.status-written' };
-        }, (err) => ({ type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound' }));
+        }, (err) => {
+          if (err.kind !== 'notFound') deps.logger.warn('node status write failed', { node: name, error: describeApiError(err) });
+          return { type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound' };
+        });
       case 'announce':
         announce(effect.readiness, effect.uid);
         return;
@@ -101,7 +104,11 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
       }
       const node = await deps.nodeApi.patchNodeMetadata(name, labelPatch(settings, found, existing));
       return { type: 'node.registered', node, facts: found, created: false };
-    }, (err) => ({ type: 'node.register-failed', error: describeApiError(err) }));
+    }, (err) => {
+      // Say why the Node never appears (RBAC, admission, an outage): registration retries quietly otherwise.
+      deps.logger.warn('node registration failed', { node: name, error: describeApiError(err) });
+      return { type: 'node.register-failed', error: describeApiError(err) };
+    });
   }
 
   async function ping(ctx: Ctx): Promise<void> {
