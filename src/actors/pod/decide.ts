@@ -18,6 +18,7 @@ import {
   specFingerprint,
 } from './podStatusView.js';
 import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import type { NodeReadiness, PodActorConfig, PodEffect, PodMsg, PodState } from './protocol.js';
 
 type Next = Transition<PodState, PodEffect>;
@@ -36,7 +37,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     annotationInFlight: false,
     sentSpec: null,
     deleteAttempts: 0,
-    writes: { inFlight: false, pending: null, last: null, confirmed: null, stored: null, failures: 0 },
+    writes: { inFlight: false, pending: null, last: null, confirmed: null, stored: null, storedVersion: null, failures: 0 },
   };
 }
 
@@ -83,7 +84,7 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
         ? finish(state, event('Warning', 'GracePeriodExceeded', `the provider did not report the pod ended within its grace period (${gracePeriodSeconds(state.host)} s) plus ${config.graceMarginMs / 1000} s; deleting it from the host`, 'Delete'))
         : { state };
     case 'pod.status-written':
-      return onStatusWritten(config, state, msg.written, msg.stored, now);
+      return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':
       return onStatusWriteFailed(config, state, msg.podGone);
     case 'pod.retry-write':
@@ -138,6 +139,9 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
 function repairDrift(state: PodState, now: number, config: PodActorConfig): Next {
   const hostStatus = state.host?.status;
   if (!state.node.ready || !state.provider || state.writes.inFlight || state.writes.stored === null) return { state };
+  // A watch event can trail our own write (it was queued before the write landed): not another writer.
+  const version = state.host?.metadata?.resourceVersion;
+  if (version && state.writes.storedVersion && isOlder(version, state.writes.storedVersion)) return { state };
   if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return { state };
   return requestWrite({ ...state, writes: { ...state.writes, confirmed: null } }, hostStatusFrom(state.provider), now, config);
 }
@@ -363,8 +367,8 @@ function requestWrite(state: PodState, status: PodStatus, _now: number, _config:
   return withEffects({ ...state, writes: { ...state.writes, inFlight: true, pending: null, last: status } }, [{ type: 'host.write-status', status }]);
 }
 
-function onStatusWritten(config: PodActorConfig, state: PodState, written: string, stored: string, now: number): Next {
-  const writes = { ...state.writes, inFlight: false, confirmed: written, stored, failures: 0 };
+function onStatusWritten(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-written' }>, now: number): Next {
+  const writes = { ...state.writes, inFlight: false, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0 };
   const next = { ...state, writes: { ...writes, pending: null } };
   if (state.writes.pending) return requestWrite(next, state.writes.pending, now, config);
   if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]);

@@ -104,7 +104,12 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
 async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>): Promise<void> {
   try {
     const stored = await deps.pods.patchPodStatus(pod.namespace, pod.name, status);
-    ctx.self.tell({ type: 'pod.status-written', written: fingerprint(status), stored: fingerprint(hostStatusFrom(stored.status ?? {})) });
+    ctx.self.tell({
+      type: 'pod.status-written',
+      written: fingerprint(status),
+      stored: fingerprint(hostStatusFrom(stored.status ?? {})),
+      ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
+    });
   } catch (error) {
     const podGone = isApiErrorKind(error, 'notFound');
     if (!podGone) deps.logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });

@@ -43,6 +43,8 @@ export interface StatusWrites {
   readonly confirmed: string | null;
   /** Fingerprint of Tether's fields as the API server stored them (to notice another writer). */
   readonly stored: string | null;
+  /** The resourceVersion of that stored pod: a watch event older than it is not another writer. */
+  readonly storedVersion: string | null;
   readonly failures: number;
 }
 
@@ -85,7 +87,7 @@ export type PodMsg =
   | { readonly type: 'pod.delete-failed'; readonly kind: ErrorKind; readonly message: string }
   | { readonly type: 'pod.retry-delete' }
   | { readonly type: 'pod.grace-expired' }
-  | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string }
+  | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string; readonly storedVersion?: string }
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
   | { readonly type: 'pod.retry-write' }
   | { readonly type: 'pod.annotation-written'; readonly value: string | null }

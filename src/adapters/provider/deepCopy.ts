@@ -31,6 +31,19 @@ export function deepCopyPod(pod: Pod): Pod {
   return deepCopy(pod);
 }
 
+/**
+ * Copies a long list in slices, yielding to the event loop between them: copying 10k pods in one
+ * go blocks the loop for about a second, and with it every lease renewal due meanwhile.
+ */
+export async function deepCopyPodsYielding(pods: readonly Pod[], slice = 500): Promise<Pod[]> {
+  const out: Pod[] = [];
+  for (let i = 0; i < pods.length; i += slice) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const pod of pods.slice(i, i + slice)) out.push(deepCopyPod(pod));
+  }
+  return out;
+}
+
 export function deepCopyPodStatus(status: PodStatus): PodStatus {
   return deepCopy(status);
 }
@@ -51,7 +64,7 @@ const podMethods = {
     const status = await p.getPodStatus(ns, name, signal);
     return status === undefined ? undefined : deepCopyPodStatus(status);
   },
-  listPods: (p: LegacyPodProvider) => async (signal?: AbortSignal) => (await p.listPods(signal)).map(deepCopyPod),
+  listPods: (p: LegacyPodProvider) => async (signal?: AbortSignal) => deepCopyPodsYielding(await p.listPods(signal)),
   notifyPods: (p: LegacyPodProvider) => (callback: (n: PodNotification) => void) =>
     (p as PodProvider).notifyPods((n) => callback(copyNotification(n))),
 } as const;

@@ -10,7 +10,7 @@
 import type { Clock, Timer } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { ContainerStatus, Pod, PodStatus } from '../kubernetes/model.js';
-import { deepCopy, deepCopyPod } from './deepCopy.js';
+import { deepCopy, deepCopyPod, deepCopyPodsYielding } from './deepCopy.js';
 import { invalidInput, notFound, transient } from './errors.js';
 import { IpAllocator } from './ipAllocator.js';
 import { terminatedStatus } from './podStatus.js';
@@ -212,7 +212,7 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider 
 
   async listPods(signal?: AbortSignal): Promise<Pod[]> {
     signal?.throwIfAborted();
-    return [...this.pods.values()].map((r) => deepCopyPod(r.pod));
+    return deepCopyPodsYielding([...this.pods.values()].map((r) => r.pod));
   }
 
   /**

@@ -255,6 +255,15 @@ t.test("another writer's change to Tether's status fields is overwritten", async
   t.equal(only(tampered, 'host.write-status').status.phase, 'Running');
 });
 
+t.test('a watch event older than our own write is not mistaken for another writer', async (t) => {
+  const s = step(runningState(), { type: 'pod.provider-status', status: running }).state;
+  const settled = step(s, { type: 'pod.status-written', written: 'w', stored: JSON.stringify({}), storedVersion: '120' }).state;
+  const stale = step(settled, { type: 'pod.host-changed', pod: { ...hostPod({ resourceVersion: '110' }), status: { phase: 'Pending' } } });
+  t.same(types(stale), [], 'an event from before the write: nothing to repair');
+  const newer = step(settled, { type: 'pod.host-changed', pod: { ...hostPod({ resourceVersion: '130' }), status: { phase: 'Failed' } } });
+  t.equal(only(newer, 'host.write-status').status.phase, 'Running', 'a later change by someone else is repaired');
+});
+
 t.test('retry delays grow, are capped, and are the same for the same pod and attempt', async (t) => {
   const a = [0, 1, 2, 3].map((n) => retryDelay(config, { uid: 'uid-1' }, n));
   t.ok(a[0]! >= 800 && a[0]! <= 1_200, `first delay ${a[0]} is about the minimum`);
