@@ -6,17 +6,19 @@
 import type { LeaseApi } from '../../../src/adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../../src/adapters/kubernetes/model.js';
 import { kubeError } from './kubeErrors.js';
+import { ScriptedFailures } from './scriptedFailures.js';
 
 type Method = keyof LeaseApi;
 
 export class FakeLeaseApi implements LeaseApi {
   readonly leases = new Map<string, Lease>();
   readonly calls: Array<{ method: Method; lease?: Lease }> = [];
-  private readonly failures = new Map<Method, Error[]>();
+  private readonly failures = new ScriptedFailures<Method>();
   private seq = 0;
 
+  /** The next call(s) of `method` reject with these errors, in order. */
   failNext(method: Method, ...errors: Error[]): void {
-    this.failures.set(method, [...(this.failures.get(method) ?? []), ...errors]);
+    this.failures.failNext(method, ...errors);
   }
 
   count(method: Method): number {
@@ -57,8 +59,7 @@ export class FakeLeaseApi implements LeaseApi {
 
   private enter(method: Method, lease?: Lease): void {
     this.calls.push({ method, ...(lease ? { lease: stored(lease) } : {}) });
-    const error = this.failures.get(method)?.shift();
-    if (error) throw error;
+    this.failures.throwIfScripted(method);
   }
 
   private store(key: string, lease: Lease): Lease {

@@ -6,18 +6,19 @@
 import type { Node, NodeStatus } from '../../../src/adapters/kubernetes/model.js';
 import type { NodeApi, NodeMetadataPatch } from '../../../src/adapters/kubernetes/nodeApi.js';
 import { kubeError } from './kubeErrors.js';
+import { ScriptedFailures } from './scriptedFailures.js';
 
 type Method = keyof NodeApi;
 
 export class FakeNodeApi implements NodeApi {
   readonly nodes = new Map<string, Node>();
   readonly calls: Array<{ method: Method; name: string; body?: unknown }> = [];
-  private readonly failures = new Map<Method, Error[]>();
+  private readonly failures = new ScriptedFailures<Method>();
   private seq = 0;
 
   /** The next call(s) of `method` reject with these errors, in order. */
   failNext(method: Method, ...errors: Error[]): void {
-    this.failures.set(method, [...(this.failures.get(method) ?? []), ...errors]);
+    this.failures.failNext(method, ...errors);
   }
 
   count(method: Method): number {
@@ -74,8 +75,7 @@ export class FakeNodeApi implements NodeApi {
 
   private enter(method: Method, name: string, body?: unknown): void {
     this.calls.push({ method, name, ...(body !== undefined ? { body } : {}) });
-    const error = this.failures.get(method)?.shift();
-    if (error) throw error;
+    this.failures.throwIfScripted(method);
   }
 
   private existing(name: string): Node {
