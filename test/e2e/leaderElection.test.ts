@@ -38,6 +38,9 @@ t.test('two tether processes, one virtual node: kill -9 the leader, the other ta
     'logLevel: info',
     `host: { kubeconfig: ${JSON.stringify(host.kubeconfigPath)} }`,
     'shutdown: { timeoutMs: 5000 }',
+    // Two processes on one machine: no servers, so neither contends for a port.
+    'ports: { introspection: { port: 0 } }',
+    'kubeletApi: { enabled: false }',
     'nodes:',
     `  - name: ${nodeName}`,
     '    internalIP: 127.0.0.1',
