@@ -3,7 +3,7 @@ import type { Node, NodeStatus } from './model.js';
 /**
  * The Node object of a virtual node, as the node actor sees it. Every method rejects only with
  * `KubeApiError` (see errors.ts) and is rate limited: reads and metadata writes as 'other',
- * status patches as 'status', deletes as 'delete'.
+ * status patches (the node's heartbeat) as 'lease', deletes as 'delete'.
  */
 export interface NodeApi {
   /** The Node, or undefined if it does not exist (404). */

@@ -22,7 +22,8 @@ export class NodeApiClient implements NodeApi {
   }
 
   patchNodeStatus(name: string, status: Partial<NodeStatus>): Promise<Node> {
-    return call(this.limiter, 'status', `patch status of node ${name}`, () =>
+    // The node's status is its heartbeat: it goes with the lease, never behind a pod status backlog.
+    return call(this.limiter, 'lease', `patch status of node ${name}`, () =>
       this.core.patchNodeStatus(
         { name, body: { status } },
         setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),

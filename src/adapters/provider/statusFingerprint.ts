@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+
 /**
- * A canonical JSON string of a status (object keys sorted, Dates as ISO strings), so two statuses
- * that mean the same compare equal however they were built.
+ * A digest of the canonical JSON of a value (object keys sorted, Dates as ISO strings), so two
+ * statuses that mean the same compare equal however they were built. A digest, not the JSON
+ * itself: each pod actor keeps several, and at 10k pods full strings cost tens of MiB.
  */
 export function fingerprint(value: unknown): string {
-  return JSON.stringify(canonical(value));
+  return createHash('sha1').update(JSON.stringify(canonical(value))).digest('base64url');
 }
 
 function canonical(value: unknown): unknown {
