@@ -102,6 +102,11 @@ export class TetherAgent {
   }
 
   /** The virtual nodes this replica drives now (all configured ones without leader election). */
+  /** True when replicas share the nodes through locks: driving no node is then a standby, not a fault. */
+  get standbyAllowed(): boolean {
+    return this.locks !== undefined;
+  }
+
   get nodes(): readonly VirtualNode[] {
     return this.slots.flatMap((slot) => (slot.running ? [slot.running] : []));
   }

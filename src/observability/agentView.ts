@@ -17,6 +17,8 @@ export interface NodeView {
 export interface AgentView {
   readonly system: { readonly registry: ActorRegistry };
   readonly nodes: readonly NodeView[];
+  /** With leader election a replica may drive no node (a standby): it is still ready to serve. */
+  readonly standbyAllowed?: boolean;
   /** Rate-limiter counters per node and priority, when the agent has API clients. */
   rateLimiterStats?(): ReadonlyMap<string, Readonly<Record<Priority, PriorityStats>>>;
 }

@@ -28,7 +28,10 @@ export function livenessChecks(agent: AgentView): Check[] {
 
 export function readinessChecks(agent: AgentView): Check[] {
   const checks = [rootCheck(agent.system.registry)];
-  if (agent.nodes.length === 0) checks.push({ name: 'nodes', ok: false, reason: 'no virtual node configured' });
+  if (agent.nodes.length === 0) {
+    // A standby replica (leader election, every lock held elsewhere) is ready: it must not stall a rollout.
+    checks.push(agent.standbyAllowed ? { name: 'nodes', ok: true } : { name: 'nodes', ok: false, reason: 'no virtual node configured' });
+  }
   for (const node of agent.nodes) {
     const synced = node.watchesSynced();
     checks.push({ name: `node/${node.name}/watches`, ok: synced, ...(synced ? {} : { reason: 'pod or Node watch has not listed yet' }) });
