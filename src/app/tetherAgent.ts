@@ -101,12 +101,12 @@ export class TetherAgent {
     this.locks.start();
   }
 
-  /** The virtual nodes this replica drives now (all configured ones without leader election). */
   /** True when replicas share the nodes through locks: driving no node is then a standby, not a fault. */
   get standbyAllowed(): boolean {
     return this.locks !== undefined;
   }
 
+  /** The virtual nodes this replica drives now (all configured ones without leader election). */
   get nodes(): readonly VirtualNode[] {
     return this.slots.flatMap((slot) => (slot.running ? [slot.running] : []));
   }
