@@ -164,6 +164,11 @@ export class TetherAgent {
     return new TetherAgent(options);
   }
 
+  /** Read-only, for /metrics: each node's finished host API requests by verb and code. */
+  apiRequestCounts(): Map<string, ReadonlyMap<string, number>> {
+    return new Map(this.slots.map((slot) => [slot.name, slot.clients.apiRequestCounts()]));
+  }
+
   /** Read-only, for /metrics: each node's API rate-limiter counters, by node name. */
   rateLimiterStats(): Map<string, Record<Priority, PriorityStats>> {
     return new Map(this.slots.map((slot) => [slot.name, slot.clients.rateLimiterStats()]));

@@ -15,10 +15,16 @@ export interface NodeView {
 }
 
 export interface AgentView {
-  readonly system: { readonly registry: ActorRegistry };
+  readonly system: {
+    readonly registry: ActorRegistry;
+    /** Since start: escalations and children given up (the live tree shows only the current state). */
+    readonly supervisionEvents?: Readonly<{ escalations: number; givenUp: number }>;
+  };
   readonly nodes: readonly NodeView[];
   /** With leader election a replica may drive no node (a standby): it is still ready to serve. */
   readonly standbyAllowed?: boolean;
   /** Rate-limiter counters per node and priority, when the agent has API clients. */
   rateLimiterStats?(): ReadonlyMap<string, Readonly<Record<Priority, PriorityStats>>>;
+  /** Finished host API requests per node, keyed `<verb> <code>`. */
+  apiRequestCounts?(): ReadonlyMap<string, ReadonlyMap<string, number>>;
 }

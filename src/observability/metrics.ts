@@ -102,6 +102,23 @@ export class TetherMetrics {
         }
       } });
     };
+    const agent = (): AgentView | undefined => this.agent;
+    new Gauge({ name: 'tether_api_requests_total', help: 'Finished host API requests by node, verb and HTTP code ("network" when no response came back).', labelNames: ['node', 'verb', 'code'], registers, collect() {
+      this.reset();
+      for (const [node, counts] of agent()?.apiRequestCounts?.() ?? []) {
+        for (const [key, value] of counts) {
+          const [verb = '', code = ''] = key.split(' ');
+          this.set({ node, verb, code }, value);
+        }
+      }
+    } });
+    new Gauge({ name: 'tether_supervision_events_total', help: 'Since start: supervisors that escalated a failure, and children given up after their restart budget.', labelNames: ['outcome'], registers, collect() {
+      this.reset();
+      const counts = agent()?.system.supervisionEvents;
+      if (!counts) return;
+      this.set({ outcome: 'escalation' }, counts.escalations);
+      this.set({ outcome: 'give-up' }, counts.givenUp);
+    } });
     perPriority('tether_api_rate_limiter_wait_seconds_total', 'Cumulative time requests waited for the client-side rate limiter.', (s) => s.waitMs / 1000);
     perPriority('tether_api_rate_limiter_started_total', 'Requests let through by the rate limiter.', (s) => s.started);
     perPriority('tether_api_rate_limiter_queued', 'Requests waiting for the rate limiter now.', (s) => s.queued);

@@ -27,6 +27,7 @@ export class ActorSystem {
   readonly clock: Clock;
   readonly logger: Logger;
   private deadLetterCount = 0;
+  private readonly supervision = { escalations: 0, givenUp: 0 };
   private readonly engine: EngineRef;
   private stopped = false;
 
@@ -50,6 +51,10 @@ export class ActorSystem {
       countDeadLetter: () => {
         this.deadLetterCount++;
       },
+      countSupervision: (outcome) => {
+        if (outcome === 'escalation') this.supervision.escalations++;
+        else this.supervision.givenUp++;
+      },
     };
     // nact keys systems by name process-wide; a suffix keeps test systems apart.
     this.engine = startEngine(`${name}-${++systems}`);
@@ -60,6 +65,11 @@ export class ActorSystem {
   /** Messages sent to actors that had already stopped. */
   get deadLetters(): number {
     return this.deadLetterCount;
+  }
+
+  /** Since start: supervisors that escalated, and children given up after their restart budget. */
+  get supervisionEvents(): Readonly<{ escalations: number; givenUp: number }> {
+    return { ...this.supervision };
   }
 
   snapshot(query?: SnapshotQuery): ActorSnapshot[] {

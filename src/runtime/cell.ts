@@ -16,6 +16,8 @@ export interface CellEnvironment {
   readonly onFatal: (error: unknown) => void;
   /** Counts messages sent to actors that had already stopped. */
   countDeadLetter(): void;
+  /** Counts supervision outcomes beyond a restart: a child given up, a supervisor escalating. */
+  countSupervision(outcome: 'give-up' | 'escalation'): void;
 }
 
 /** The parent's side of supervision, as a cell sees it. */

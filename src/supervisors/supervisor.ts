@@ -117,6 +117,7 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
       for (const entry of this.children.values()) if (entry.cell !== child) entry.cell.restartWithSibling();
     }
     if (decision.action === 'escalate') {
+      this.env.countSupervision('escalation');
       // OTP: stop every child now, then fail to our own parent with the reason.
       for (const entry of [...this.children.values()]) if (entry.cell !== child) entry.cell.stop();
       this.crash(new EscalatedFailure(this.path, decision.reason, error));
@@ -126,6 +127,7 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
 
   childGaveUp(child: Cell, reason: string, error: unknown): void {
     this.env.logger.error('child given up', { path: child.path, reason, error: describeError(error) });
+    this.env.countSupervision('give-up');
     const hook = this.children.get(child.name)?.options.onGiveUp;
     if (!hook) return;
     try {

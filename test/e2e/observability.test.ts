@@ -72,6 +72,8 @@ t.test('operating a running Tether', async (t) => {
     t.equal(metric(body, 'tether_node_ready', { node: nodeName }), 1);
     t.ok(metric(body, 'tether_api_rate_limiter_started_total', { node: nodeName, priority: 'lease' }) >= 1, 'lease requests went through the limiter');
     t.match(body, new RegExp(`tether_lease_renew_lag_seconds\\{node="${nodeName}"\\}`));
+    t.ok(metric(body, 'tether_api_requests_total', { node: nodeName, verb: 'patch', code: '2xx' }) >= 5, 'host API requests counted by verb and code');
+    t.match(body, /tether_supervision_events_total\{outcome="escalation"\} 0/);
     t.match(body, /tether_process_cpu_seconds_total/);
 
     provider.losePod(ns, 'm-0');

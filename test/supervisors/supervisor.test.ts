@@ -119,6 +119,7 @@ t.test('a supervisor over its intensity stops its children and fails to its pare
   worker().tell({ type: 'boom' });
   await until('the child supervisor restarted by its parent', () => starts === 2);
   t.equal(sys.registry.get('tether/parent/child-sup')?.snapshot().restarts, 1);
+  t.equal(sys.supervisionEvents.escalations, 1, 'the escalation is counted for /metrics');
   await until('standing children spawned afresh', () => status(sys, 'tether/parent/child-sup/bystander') === 'running');
   t.equal(sys.registry.get('tether/parent/child-sup/bystander')?.snapshot().processed, 1, 'the bystander is a new incarnation');
 });
@@ -174,6 +175,7 @@ t.test('a child over its own budget is given up alone and stays visible as faile
   poison.tell({ type: 'boom' });
   await until('given up', () => status(sys, poison.path) === 'failed');
   t.same(gaveUp, ['more than 1 restarts within 60000 ms']);
+  t.same(sys.supervisionEvents, { escalations: 0, givenUp: 1 }, 'counted for /metrics');
   healthy.tell({ type: 'inc' });
   await until('sibling unaffected', () => n(healthy) === 1);
   t.equal(status(sys, sup.path), 'running');

@@ -49,6 +49,8 @@ export interface KubeClients {
   watchNode(): NodeWatch;
   /** Rate limiter counters per priority (queue depth, started, cumulative wait). */
   rateLimiterStats(): Record<Priority, PriorityStats>;
+  /** Finished requests keyed `<verb> <code>`. */
+  apiRequestCounts(): ReadonlyMap<string, number>;
   /** Writes pending event series, then closes pooled connections. Stop watches first. */
   close(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
     watchPods: () => createPodWatch({ ...watchDeps, pods }),
     watchNode: () => createNodeWatch({ ...watchDeps, core, limiter }),
     rateLimiterStats: () => limiter.stats(),
+    apiRequestCounts: () => limiter.requestCounts(),
     close: async () => {
       await events.flushAll();
       pool?.destroy();

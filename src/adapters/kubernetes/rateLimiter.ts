@@ -38,6 +38,8 @@ export interface RequestScheduler {
    * rejects with fn's outcome. A synchronous throw from `fn` becomes a rejection.
    */
   schedule<T>(priority: Priority, fn: () => Promise<T>): Promise<T>;
+  /** Counts one finished API request by verb and HTTP status (or `network` when none came back). */
+  recordRequest?(verb: string, code: string): void;
 }
 
 interface Waiting {
@@ -93,6 +95,18 @@ export class RateLimiter implements RequestScheduler {
   }
 
   /** Cumulative counters per class. */
+  private readonly requests = new Map<string, number>();
+
+  recordRequest(verb: string, code: string): void {
+    const key = `${verb} ${code}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+  }
+
+  /** Finished API requests, keyed `<verb> <code>` (e.g. `patch 200`, `get 404`, `list network`). */
+  requestCounts(): ReadonlyMap<string, number> {
+    return this.requests;
+  }
+
   stats(): Record<Priority, PriorityStats> {
     const one = (p: Priority): PriorityStats => {
       const c = this.classes[p];
