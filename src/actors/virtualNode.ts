@@ -57,6 +57,8 @@ export interface VirtualNodeDeps {
   readonly nodeWatch: NodeWatch;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Told how long provider statuses took to reach the host (seconds). */
+  readonly onStatusLatency?: (seconds: number) => void;
 }
 
 export interface VirtualNode {
@@ -112,6 +114,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
                   logger: logger.child({ pod: `${key.namespace}/${key.name}` }),
                   readHostPod: () => deps.podWatch.get(key.namespace, key.name),
                   nodeReadiness: () => readiness,
+                  ...(deps.onStatusLatency ? { onStatusLatency: deps.onStatusLatency } : {}),
                 },
                 key,
               ),

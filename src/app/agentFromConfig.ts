@@ -51,6 +51,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       nodes,
       logger,
       rootPolicy: policies.root,
+      onStatusLatency: (node, seconds) => metrics.recordStatusLatency(node, seconds),
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
       ...(leaderElection ? { leaderElection } : {}),

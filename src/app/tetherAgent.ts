@@ -51,6 +51,8 @@ export interface AgentOptions {
   readonly logger?: Logger;
   readonly rootPolicy?: RestartPolicy;
   readonly onFatal?: (error: unknown) => void;
+  /** Told, per node, how long provider statuses took to reach the host (seconds). */
+  readonly onStatusLatency?: (node: string, seconds: number) => void;
   /** Share the nodes with other replicas: one Lease lock per node in `namespace`. */
   readonly leaderElection?: LeaderElectionOptions;
 }
@@ -83,7 +85,9 @@ export class TetherAgent {
     });
     this.slots = options.nodes.map((spec) => {
       const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
-      return { name: spec.name, clients, launch: () => this.launch(spec, clients, clock, logger) };
+      const onStatusLatency = options.onStatusLatency;
+      const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
+      return { name: spec.name, clients, launch: () => this.launch(spec, clients, clock, logger, observe) };
     });
     if (!election) {
       for (const slot of this.slots) slot.running = slot.launch();
@@ -111,7 +115,7 @@ export class TetherAgent {
     return this.slots.flatMap((slot) => (slot.running ? [slot.running] : []));
   }
 
-  private launch(spec: AgentNodeSpec, clients: KubeClients, clock: Clock, logger: Logger): VirtualNode {
+  private launch(spec: AgentNodeSpec, clients: KubeClients, clock: Clock, logger: Logger, onStatusLatency?: (seconds: number) => void): VirtualNode {
     const podDefaults = defaultPodActorConfig(spec.name);
     return startVirtualNode(
       this.system.root,
@@ -144,6 +148,7 @@ export class TetherAgent {
         nodeWatch: clients.watchNode(),
         clock,
         logger,
+        ...(onStatusLatency ? { onStatusLatency } : {}),
       },
     );
   }

@@ -19,6 +19,7 @@ export class TetherMetrics {
   readonly registry = new Registry();
   private readonly providerCalls: Counter<'node' | 'method' | 'outcome'>;
   private readonly providerLatency: Histogram<'node' | 'method' | 'outcome'>;
+  private readonly statusLatency: Histogram<'node'>;
   private agent: AgentView | undefined;
   private figures: { at: number; value: TreeFigures } | undefined;
 
@@ -27,6 +28,7 @@ export class TetherMetrics {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tether_' });
     this.providerCalls = new Counter({ name: 'tether_provider_calls_total', help: 'Provider calls by method and outcome.', labelNames: ['node', 'method', 'outcome'], registers });
     this.providerLatency = new Histogram({ name: 'tether_provider_call_duration_seconds', help: 'Provider call latency by method and outcome.', labelNames: ['node', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers });
+    this.statusLatency = new Histogram({ name: 'tether_pod_status_write_latency_seconds', help: 'From a provider status reaching its pod actor to the host pod carrying it.', labelNames: ['node'], buckets: LATENCY_BUCKETS, registers });
     this.treeGauges(registers);
     this.rateLimiterGauges(registers);
   }
@@ -35,6 +37,10 @@ export class TetherMetrics {
   observe(agent: AgentView): this {
     this.agent = agent;
     return this;
+  }
+
+  recordStatusLatency(node: string, seconds: number): void {
+    this.statusLatency.observe({ node }, seconds);
   }
 
   recordProviderCall(node: string, method: string, outcome: CallOutcome, seconds: number): void {

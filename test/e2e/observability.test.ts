@@ -40,6 +40,7 @@ t.test('operating a running Tether', async (t) => {
   const agent = TetherAgent.start({
     host: { kind: 'file', path: host.kubeconfigPath },
     logger: silentLogger,
+    onStatusLatency: (node, seconds) => metrics.recordStatusLatency(node, seconds),
     nodes: [{
       name: nodeName, internalIP: '127.0.0.1', provider: withProviderMetrics(provider, metrics, nodeName),
       ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 },
@@ -74,6 +75,7 @@ t.test('operating a running Tether', async (t) => {
     t.match(body, new RegExp(`tether_lease_renew_lag_seconds\\{node="${nodeName}"\\}`));
     t.ok(metric(body, 'tether_api_requests_total', { node: nodeName, verb: 'patch', code: '2xx' }) >= 5, 'host API requests counted by verb and code');
     t.match(body, /tether_supervision_events_total\{outcome="escalation"\} 0/);
+    t.ok(metric(body, 'tether_pod_status_write_latency_seconds_count', { node: nodeName }) >= 5, 'status write latency observed');
     t.match(body, /tether_process_cpu_seconds_total/);
 
     provider.losePod(ns, 'm-0');

@@ -37,7 +37,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     annotationInFlight: false,
     sentSpec: null,
     deleteAttempts: 0,
-    writes: { inFlight: false, pending: null, last: null, confirmed: null, stored: null, storedVersion: null, failures: 0 },
+    writes: { inFlight: false, pending: null, last: null, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
   };
 }
 
@@ -254,7 +254,12 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   }
   // While the node is NotReady the provider's word is stale by definition: keep it, do not write it.
   if (!next.node.ready) return { state: next };
-  return requestWrite(next, hostStatusFrom(status), now, config);
+  const result = requestWrite(next, hostStatusFrom(status), now, config);
+  if (result.stop) return result;
+  const queued = result.state.writes.pending !== null || (result.effects ?? []).some((e) => e.type === 'host.write-status');
+  if (!queued) return result;
+  // Start the clock of the write-latency metric at the oldest status still on its way.
+  return { ...result, state: { ...result.state, writes: { ...result.state.writes, waitingSince: result.state.writes.waitingSince ?? now } } };
 }
 
 function onProviderGone(config: PodActorConfig, state: PodState, reason: string, message: string, now: number): Next {
@@ -368,11 +373,13 @@ function requestWrite(state: PodState, status: PodStatus, _now: number, _config:
 }
 
 function onStatusWritten(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-written' }>, now: number): Next {
-  const writes = { ...state.writes, inFlight: false, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0 };
+  const landed = !state.writes.pending && state.writes.waitingSince !== null;
+  const writes = { ...state.writes, inFlight: false, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0, waitingSince: landed ? null : state.writes.waitingSince };
   const next = { ...state, writes: { ...writes, pending: null } };
   if (state.writes.pending) return requestWrite(next, state.writes.pending, now, config);
-  if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]);
-  return { state: next };
+  const observed: PodEffect[] = landed ? [{ type: 'observe-status-latency', ms: now - (state.writes.waitingSince ?? now) }] : [];
+  if (state.stage === 'finishing') return withEffects(next, [...observed, { type: 'host.delete' }]);
+  return withEffects(next, observed);
 }
 
 function onStatusWriteFailed(config: PodActorConfig, state: PodState, podGone: boolean): Next {

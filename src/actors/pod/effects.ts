@@ -23,6 +23,8 @@ export interface PodEffectDeps {
   readonly events: EventRecorder;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Told how long provider statuses took to reach the host (seconds), for the metric. */
+  readonly onStatusLatency?: (seconds: number) => void;
 }
 
 type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
@@ -97,6 +99,9 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
       return deleteHostPod(deps, pod, ctx);
     case 'timer':
       ctx.schedule(effect.ms, effect.msg);
+      return;
+    case 'observe-status-latency':
+      deps.onStatusLatency?.(effect.ms / 1000);
       return;
   }
 }

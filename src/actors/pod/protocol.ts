@@ -46,6 +46,8 @@ export interface StatusWrites {
   /** The resourceVersion of that stored pod: a watch event older than it is not another writer. */
   readonly storedVersion: string | null;
   readonly failures: number;
+  /** When the oldest provider status not yet on the host arrived (for the write-latency metric). */
+  readonly waitingSince: number | null;
 }
 
 export interface PodState {
@@ -108,7 +110,9 @@ export type PodEffect =
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
   | { readonly type: 'host.delete' }
-  | { readonly type: 'timer'; readonly ms: number; readonly msg: PodMsg };
+  | { readonly type: 'timer'; readonly ms: number; readonly msg: PodMsg }
+  /** A provider status reached the host this long after it reached the actor. */
+  | { readonly type: 'observe-status-latency'; readonly ms: number };
 
 /** What decisions need to know that is not in the state. */
 export interface PodActorConfig {

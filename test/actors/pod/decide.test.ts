@@ -132,6 +132,17 @@ t.test('provider status is written as Tether-owned fields only, coalesced, never
   t.equal(repeat.state.writes.inFlight, false);
 });
 
+t.test('the time from a provider status to the host is observed once it lands', async (t) => {
+  const s = runningState();
+  const arrived = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.9.9.9' } }, NOW);
+  const written = only(arrived, 'host.write-status').status;
+  const landed = step(arrived.state, { type: 'pod.status-written', written: fingerprint(written), stored: 'y1' }, NOW + 250);
+  t.same(only(landed, 'observe-status-latency'), { type: 'observe-status-latency', ms: 250 });
+  const again = step(landed.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.9.9.9' } }, NOW + 300);
+  t.same(types(again), [], 'an unchanged status is not written, and not timed');
+  t.equal(again.state.writes.waitingSince, null);
+});
+
 t.test('a failed status write is retried with the newest status', async (t) => {
   const s = runningState();
   const w = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.1.1.1' } });
