@@ -141,7 +141,17 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
   await t.test('a pod the remote rejects (ResourceQuota) is annotated with the quota, retried, and runs once it is raised', async (t) => {
     const quota = (pods: number): string => JSON.stringify({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'tight', namespace: remoteNs }, spec: { hard: { pods: String(pods) } } });
     await remote.kubectl(['apply', '-f', '-'], { input: quota(3) });
+    // Capacity follows the remote cluster, which was just down: wait until it offers room again.
+    await waitFor('the virtual node offers room for more pods', async () => {
+      const pods = (await getJson<KubeObject>(host, ['node', virtualNodeName]))?.status?.allocatable?.['pods'] ?? '0';
+      return Number.parseInt(pods, 10) > 3 || pods.endsWith('k');
+    }, { timeoutMs: 60_000 });
     await host.kubectl(['apply', '-f', '-'], { input: podManifest('extra', ns, virtualNodeName) });
+    t.teardown(async () => {
+      if (t.passing()) return;
+      console.error(await host.kubectl(['describe', 'pod', 'extra', '-n', ns]).catch(String));
+      console.error(await host.kubectl(['describe', 'node', virtualNodeName]).catch(String));
+    });
     const rejected = await waitFor('the quota error on the host pod', async () => {
       const p = await getJson<KubeObject>(host, ['pod', 'extra', '-n', ns]);
       return p?.metadata.annotations?.[createErrorAnnotation] ? p : undefined;
