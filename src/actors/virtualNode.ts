@@ -111,7 +111,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
                   pods: deps.podApi,
                   events: deps.events,
                   clock: deps.clock,
-                  logger: logger.child({ pod: `${key.namespace}/${key.name}` }),
+                  logger: logger.child({ pod: `${key.namespace}/${key.name}`, path: `${shards.shardFor(key.uid).path}/${key.uid}` }),
                   readHostPod: () => deps.podWatch.get(key.namespace, key.name),
                   nodeReadiness: () => readiness,
                   ...(deps.onStatusLatency ? { onStatusLatency: deps.onStatusLatency } : {}),

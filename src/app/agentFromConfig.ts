@@ -5,7 +5,7 @@
  * connections).
  */
 import type { Logger } from '../adapters/logger.js';
-import { jsonLogger } from '../adapters/logger.js';
+import { pinoLogger } from '../adapters/pinoLogger.js';
 import { defaultPodActorConfig } from '../actors/pod/protocol.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from './hostKubeconfig.js';
@@ -33,7 +33,7 @@ export interface StartOptions {
 }
 
 export async function startAgentFromConfig(config: TetherConfig, options: StartOptions = {}): Promise<RunningAgent> {
-  const logger = options.logger ?? jsonLogger(config.logLevel ?? DEFAULT_LOG_LEVEL);
+  const logger = options.logger ?? pinoLogger({ level: config.logLevel ?? DEFAULT_LOG_LEVEL });
   const host = hostKubeconfigSource(config.host, options.env ?? process.env);
   const policies = resolveRestartPolicies(config.restartPolicies);
   const handles: ProviderHandle[] = [];

@@ -141,6 +141,13 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
   await t.test('a pod the remote rejects (ResourceQuota) is annotated with the quota, retried, and runs once it is raised', async (t) => {
     const quota = (pods: number): string => JSON.stringify({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'tight', namespace: remoteNs }, spec: { hard: { pods: String(pods) } } });
     await remote.kubectl(['apply', '-f', '-'], { input: quota(3) });
+    // Admission trusts the quota only once the API server's informers have it; the quota
+    // controller writing its usage is the sign they do (an admission that has not seen the quota
+    // may even use a cached "no quota here" for 30 s).
+    await waitFor('the quota is in force', async () => {
+      const q = await getJson<{ status?: { hard?: Record<string, string>; used?: Record<string, string> } }>(remote, ['resourcequota', 'tight', '-n', remoteNs]);
+      return q?.status?.hard?.['pods'] === '3' && q.status.used?.['pods'] === '3';
+    }, { timeoutMs: 60_000 });
     // Capacity follows the remote cluster, which was just down: wait until it offers room again.
     await waitFor('the virtual node offers room for more pods', async () => {
       const pods = (await getJson<KubeObject>(host, ['node', virtualNodeName]))?.status?.allocatable?.['pods'] ?? '0';
