@@ -1,27 +1,19 @@
 /**
  * The pod actor's decisions: pure functions from (state, message, now) to the next state and the
- * effects to run. Everything the pod actor does is decided here and tested message by message.
+ * effects to run. This file routes each message and decides the host, provider and node-readiness
+ * cases; creation, deletion and status writes have files of their own. Everything the pod actor
+ * does is decided here and tested message by message (test/actors/pod/decide.test.ts).
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import type { ErrorKind } from '../../adapters/provider/errors.js';
-import { backoffDelay } from '../../supervisors/backoff.js';
-import type { Transition } from '../../runtime/behavior.js';
-import { createErrorAnnotation, createErrorAtAnnotation } from './annotations.js';
-import {
-  gracePeriodSeconds,
-  hasRunningContainers,
-  hostStatusFrom,
-  isTerminal,
-  lostStatus,
-  notReadyStatus,
-  podForProvider,
-  specFingerprint,
-} from './podStatusView.js';
-import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
-import { isOlder } from '../../adapters/kubernetes/watchCache.js';
-import type { NodeReadiness, PodActorConfig, PodEffect, PodMsg, PodState } from './protocol.js';
+import { createErrorAnnotation } from './annotations.js';
+import { create, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
+import { finish, isDeleting, onDeleteFailed, onHostDeleted, retryDelete, startDeletion } from './deletion.js';
+import { gracePeriodSeconds, hostStatusFrom, isTerminal, lostStatus, notReadyStatus, podForProvider, specFingerprint } from './podStatusView.js';
+import type { NodeReadiness, PodActorConfig, PodMsg, PodState } from './protocol.js';
+import { onStatusWriteFailed, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
+import { event, retryDelay, withEffects, type Next } from './transitions.js';
 
-type Next = Transition<PodState, PodEffect>;
+export { retryDelay } from './transitions.js';
 
 export function initialPodState(host: Pod | undefined, identity: { namespace: string; name: string; uid: string }, node: NodeReadiness): PodState {
   return {
@@ -120,7 +112,7 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
       if (spec !== state.sentSpec) {
         return withEffects({ ...state, sentSpec: spec }, [{ type: 'provider.update', pod: podForProvider(host, config.nodeName) }]);
       }
-      return repairDrift(state, now, config);
+      return repairDrift(state);
     case 'starting':
     case 'creating':
     case 'backoff':
@@ -130,81 +122,6 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
     case 'orphaned':
       return { state };
   }
-}
-
-/**
- * Another client wrote the status fields Tether owns: put Tether's back. Only when nothing is in
- * flight and the node is ready (otherwise the NotReady override or the pending write wins anyway).
- */
-function repairDrift(state: PodState, now: number, config: PodActorConfig): Next {
-  const hostStatus = state.host?.status;
-  if (!state.node.ready || !state.provider || state.writes.inFlight || state.writes.stored === null) return { state };
-  // A watch event can trail our own write (it was queued before the write landed): not another writer.
-  const version = state.host?.metadata?.resourceVersion;
-  if (version && state.writes.storedVersion && isOlder(version, state.writes.storedVersion)) return { state };
-  if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return { state };
-  return requestWrite({ ...state, writes: { ...state.writes, confirmed: null } }, hostStatusFrom(state.provider), now, config);
-}
-
-function onHostDeleted(config: PodActorConfig, state: PodState): Next {
-  switch (state.stage) {
-    case 'running':
-    case 'creating':
-    case 'starting': {
-      // Deleted on the host without waiting for us (e.g. force-deleted): still stop it at the provider.
-      const pod = state.host ?? minimalPod(state);
-      return { state: { ...state, host: undefined, stage: 'orphaned' }, effects: [{ type: 'provider.delete', pod: podForProvider(pod, config.nodeName) }] };
-    }
-    case 'orphaned':
-      return { state: { ...state, host: undefined } };
-    case 'backoff':
-    case 'rejected':
-    case 'done':
-    case 'terminating':
-    case 'finishing':
-      return { state: { ...state, host: undefined }, stop: true };
-  }
-}
-
-const isDeleting = (state: PodState): boolean => state.stage === 'terminating' || state.stage === 'finishing' || state.stage === 'orphaned';
-
-function startDeletion(config: PodActorConfig, state: PodState): Next {
-  const host = state.host as Pod;
-  switch (state.stage) {
-    case 'starting':
-    case 'creating':
-      // Wait for the answer in flight; it decides whether anything runs at the provider.
-      return { state };
-    case 'backoff':
-    case 'rejected':
-    case 'done':
-      // Nothing runs at the provider: finish at once.
-      return finish(state);
-    case 'running': {
-      const toProvider: PodEffect = { type: 'provider.delete', pod: podForProvider(host, config.nodeName) };
-      if (!hasRunningContainers(state.provider)) {
-        // No container runs: nothing to wait for (the provider still removes its copy).
-        const finished = finish(state);
-        return withEffects(finished.state, [toProvider, ...(finished.stop ? [] : finished.effects ?? [])]);
-      }
-      const graceMs = gracePeriodSeconds(host) * 1000 + config.graceMarginMs;
-      return withEffects({ ...state, stage: 'terminating' }, [
-        toProvider,
-        { type: 'timer', ms: graceMs, msg: { type: 'pod.grace-expired' } },
-      ]);
-    }
-    case 'terminating':
-    case 'finishing':
-    case 'orphaned':
-      return { state };
-  }
-}
-
-/** Deletes the host pod for good (grace 0, UID precondition), after writing a final status if one is due. */
-function finish(state: PodState, ...extra: PodEffect[]): Next {
-  const finishing = { ...state, stage: 'finishing' as const };
-  if (state.writes.inFlight || state.writes.pending) return withEffects(finishing, extra); // delete once the write lands
-  return withEffects(finishing, [...extra, { type: 'host.delete' }]);
 }
 
 // --- provider ---------------------------------------------------------------------------------
@@ -249,12 +166,12 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   }
   const next = { ...state, provider: status };
   if (state.stage === 'terminating' && isTerminal(status)) {
-    const written = next.node.ready ? requestWrite(next, hostStatusFrom(status), now, config) : { state: next, effects: [] };
+    const written = next.node.ready ? requestWrite(next, hostStatusFrom(status)) : { state: next, effects: [] };
     return finish(written.state, ...(written.stop ? [] : written.effects ?? []));
   }
   // While the node is NotReady the provider's word is stale by definition: keep it, do not write it.
   if (!next.node.ready) return { state: next };
-  const result = requestWrite(next, hostStatusFrom(status), now, config);
+  const result = requestWrite(next, hostStatusFrom(status));
   if (result.stop) return result;
   const queued = result.state.writes.pending !== null || (result.effects ?? []).some((e) => e.type === 'host.write-status');
   if (!queued) return result;
@@ -271,7 +188,7 @@ function onProviderGone(config: PodActorConfig, state: PodState, reason: string,
     case 'running': {
       // Lost without being asked: say so on the host pod rather than silently re-create it.
       const failed = lostStatus(state.provider, reason, message, new Date(now));
-      const next = requestWrite({ ...state, stage: 'done', provider: failed }, failed, now, config);
+      const next = requestWrite({ ...state, stage: 'done', provider: failed }, failed);
       return withEffects(next.state, [...(next.stop ? [] : next.effects ?? []), event('Warning', 'ProviderPodLost', `the provider lost the pod (${reason}): ${message}`, 'Sync')]);
     }
     case 'starting':
@@ -284,70 +201,6 @@ function onProviderGone(config: PodActorConfig, state: PodState, reason: string,
   }
 }
 
-// --- creation ---------------------------------------------------------------------------------
-
-function create(config: PodActorConfig, state: PodState, _now: number): Next {
-  const host = state.host as Pod;
-  return withEffects(
-    { ...state, stage: 'creating', nextAttemptAt: null, sentSpec: specFingerprint(host) },
-    [{ type: 'provider.create', pod: podForProvider(host, config.nodeName) }],
-  );
-}
-
-function onCreateSucceeded(config: PodActorConfig, state: PodState, now: number): Next {
-  const recovered = state.createError !== null;
-  const next: PodState = { ...state, stage: 'running', createAttempts: 0, createError: null, nextAttemptAt: null };
-  if (state.host?.metadata?.deletionTimestamp || !state.host) {
-    return state.host ? startDeletion(config, next) : onHostDeleted(config, next);
-  }
-  const annotated = reconcileAnnotation(next, now);
-  const effects = annotated.stop ? [] : [...(annotated.effects ?? [])];
-  if (recovered) effects.push(event('Normal', 'ProviderCreated', `created at the provider after ${state.createAttempts} failed attempt(s)`, 'Create'));
-  return withEffects(annotated.state, effects);
-}
-
-function onCreateFailed(config: PodActorConfig, state: PodState, kind: ErrorKind, message: string, now: number): Next {
-  const error = { kind, message, at: now };
-  if (!state.host || state.host.metadata?.deletionTimestamp) {
-    const next = { ...state, createError: error };
-    return state.host ? finish({ ...next, stage: 'backoff' }) : { state: next, stop: true };
-  }
-  if (kind === 'invalid-input') {
-    const next = reconcileAnnotation({ ...state, stage: 'rejected', createError: error }, now);
-    return withEffects(next.state, [...(next.stop ? [] : next.effects ?? []), event('Warning', 'ProviderRejected', `the provider rejected the pod; it will not be retried until its spec changes: ${message}`, 'Create')]);
-  }
-  const attempts = state.createAttempts + 1;
-  const delay = retryDelay(config, state, attempts - 1);
-  const next = reconcileAnnotation({ ...state, stage: 'backoff', createAttempts: attempts, createError: error, nextAttemptAt: now + delay }, now);
-  return withEffects(next.state, [
-    ...(next.stop ? [] : next.effects ?? []),
-    event('Warning', 'ProviderCreateFailed', `creating the pod at the provider failed: ${message}`, 'Create'),
-    { type: 'timer', ms: delay, msg: { type: 'pod.retry-create' } },
-  ]);
-}
-
-function onRetryCreate(config: PodActorConfig, state: PodState, now: number): Next {
-  if (state.stage === 'starting') return { state, effects: [{ type: 'provider.get' }] };
-  if (state.stage !== 'backoff' || !state.host) return { state };
-  return create(config, state, now);
-}
-
-/** Makes the host pod's error annotation match the current creation error (one write at a time). */
-function reconcileAnnotation(state: PodState, now: number): Next {
-  if (state.annotationInFlight || !state.host) return { state };
-  const wanted = state.createError?.message ?? null;
-  if (wanted === state.annotatedError) return { state };
-  if (wanted !== null) {
-    const at = new Date(state.createError?.at ?? now).toISOString();
-    return withEffects({ ...state, annotationInFlight: true }, [
-      { type: 'host.annotate', annotations: { [createErrorAnnotation]: wanted, [createErrorAtAnnotation]: at } },
-    ]);
-  }
-  return withEffects({ ...state, annotationInFlight: true }, [
-    { type: 'host.annotate', annotations: { [createErrorAnnotation]: null, [createErrorAtAnnotation]: null } },
-  ]);
-}
-
 // --- node readiness ---------------------------------------------------------------------------
 
 function onNodeReadiness(config: PodActorConfig, state: PodState, readiness: NodeReadiness, now: number): Next {
@@ -356,89 +209,8 @@ function onNodeReadiness(config: PodActorConfig, state: PodState, readiness: Nod
   if (was === readiness.ready) return { state: next };
   const mirrored = next.stage === 'running' || next.stage === 'terminating';
   if (!readiness.ready) {
-    return mirrored ? requestWrite(next, notReadyStatus(next.provider, readiness, config.nodeName, new Date(now)), now, config) : { state: next };
+    return mirrored ? requestWrite(next, notReadyStatus(next.provider, readiness, config.nodeName, new Date(now))) : { state: next };
   }
   // Back to Ready: the status held while NotReady is stale; ask the provider for the current one.
   return mirrored ? { state: next, effects: [{ type: 'provider.get' }] } : { state: next };
-}
-
-// --- status writes ----------------------------------------------------------------------------
-
-/** Writes `status` to the host, coalescing: one write in flight, only the newest waits. */
-function requestWrite(state: PodState, status: PodStatus, _now: number, _config: PodActorConfig): Next {
-  const fp = fingerprint(status);
-  if (state.writes.inFlight) return { state: { ...state, writes: { ...state.writes, pending: status } } };
-  if (fp === state.writes.confirmed) return { state };
-  return withEffects({ ...state, writes: { ...state.writes, inFlight: true, pending: null, last: status } }, [{ type: 'host.write-status', status }]);
-}
-
-function onStatusWritten(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-written' }>, now: number): Next {
-  const landed = !state.writes.pending && state.writes.waitingSince !== null;
-  const writes = { ...state.writes, inFlight: false, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0, waitingSince: landed ? null : state.writes.waitingSince };
-  const next = { ...state, writes: { ...writes, pending: null } };
-  if (state.writes.pending) return requestWrite(next, state.writes.pending, now, config);
-  const observed: PodEffect[] = landed ? [{ type: 'observe-status-latency', ms: now - (state.writes.waitingSince ?? now) }] : [];
-  if (state.stage === 'finishing') return withEffects(next, [...observed, { type: 'host.delete' }]);
-  return withEffects(next, observed);
-}
-
-function onStatusWriteFailed(config: PodActorConfig, state: PodState, podGone: boolean): Next {
-  const failures = state.writes.failures + 1;
-  const next = { ...state, writes: { ...state.writes, inFlight: false, failures } };
-  if (podGone) return state.stage === 'finishing' ? { state: next, stop: true } : { state: { ...next, writes: { ...next.writes, pending: null } } };
-  if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]); // the pod is going anyway
-  return withEffects(next, [{ type: 'timer', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
-}
-
-function retryWrite(state: PodState): Next {
-  const status = state.writes.pending ?? state.writes.last;
-  if (!status || state.writes.inFlight) return { state };
-  return withEffects({ ...state, writes: { ...state.writes, inFlight: true, pending: null, last: status } }, [{ type: 'host.write-status', status }]);
-}
-
-// --- deletion at the provider -----------------------------------------------------------------
-
-function onDeleteFailed(config: PodActorConfig, state: PodState, kind: ErrorKind, message: string): Next {
-  if (kind === 'not-found') {
-    // Already gone at the provider: deletion is done there.
-    if (state.stage === 'orphaned') return { state, stop: true };
-    if (state.stage === 'terminating') return finish(state);
-    return { state };
-  }
-  const attempts = state.deleteAttempts + 1;
-  return withEffects({ ...state, deleteAttempts: attempts }, [
-    event('Warning', 'ProviderDeleteFailed', `deleting the pod at the provider failed: ${message}`, 'Delete'),
-    { type: 'timer', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-delete' } },
-  ]);
-}
-
-function retryDelete(state: PodState): Next {
-  if (state.stage !== 'terminating' && state.stage !== 'orphaned') return { state };
-  const pod = state.host ?? minimalPod(state);
-  return { state, effects: [{ type: 'provider.delete', pod }] };
-}
-
-// --- helpers ----------------------------------------------------------------------------------
-
-function withEffects(state: PodState, effects: PodEffect[]): Next {
-  return { state, effects };
-}
-
-function event(eventType: 'Normal' | 'Warning', reason: string, note: string, action: string): PodEffect {
-  return { type: 'host.event', eventType, reason, note, action };
-}
-
-function minimalPod(state: PodState): Pod {
-  return { metadata: { namespace: state.namespace, name: state.name, uid: state.uid } };
-}
-
-/**
- * Exponential backoff with a jitter derived from the pod's uid, so decisions stay pure and
- * repeatable while a storm of failing pods still spreads its retries.
- */
-export function retryDelay(config: PodActorConfig, state: Pick<PodState, 'uid'>, attempt: number): number {
-  const seed = fingerprint(`${state.uid}:${attempt}`);
-  let hash = 0;
-  for (let i = 0; i < seed.length; i++) hash = (Math.imul(hash, 31) + seed.charCodeAt(i)) >>> 0;
-  return backoffDelay({ ...config.retry, resetAfterMs: 0 }, attempt, () => (hash % 10_000) / 10_000);
 }
