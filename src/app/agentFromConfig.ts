@@ -9,7 +9,7 @@ import { pinoLogger } from '../adapters/pinoLogger.js';
 import { defaultPodActorConfig } from '../actors/pod/protocol.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from './hostKubeconfig.js';
-import { leaderElectionFromEnv } from './leaderElection.js';
+import { leaderElectionFromEnv, type LeaderElectionOptions } from './leaderElection.js';
 import { TetherMetrics } from '../observability/metrics.js';
 import { withProviderMetrics } from '../observability/providerMetrics.js';
 import { startOperatorServers } from './operatorServers.js';
@@ -45,7 +45,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     // Providers are timed and counted per call; the agent and the servers see the same wrapper.
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
-    const leaderElection = leaderElectionFromEnv(options.env ?? process.env);
+    const leaderElection = leaderElectionFromEnv(options.env ?? process.env) ?? leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({
       host,
       nodes,
@@ -123,4 +123,13 @@ async function stopWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The config file's `leaderElection:` section; the identity defaults to the pod's name. */
+function leaderElectionFromConfig(config: TetherConfig, env: NodeJS.ProcessEnv): LeaderElectionOptions | undefined {
+  const section = config.leaderElection;
+  if (!section) return undefined;
+  const { namespace, identity, ...timing } = section;
+  const defined = Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined));
+  return { namespace, identity: identity ?? env.POD_NAME ?? env.HOSTNAME ?? '', ...defined };
 }

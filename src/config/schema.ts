@@ -48,6 +48,19 @@ export const configSchema = z.strictObject({
   }, 'a mapping (address, clientCAFile, certFile, keyFile, enabled)').optional(),
   /** Client-side limit on each virtual node's host API requests (default qps 50, burst 100, as the kubelet). */
   rateLimit: rateLimit.optional(),
+  /**
+   * High availability: several replicas share the virtual nodes, each node driven by whichever
+   * replica holds its Lease lock (`tether-node-<node>` in `namespace`). Off when absent. The
+   * TETHER_LEADER_ELECTION_* environment variables, when set, win over this section.
+   */
+  leaderElection: z.strictObject({
+    namespace: nonEmptyString,
+    /** Unique per replica; default the pod's name ($POD_NAME, else $HOSTNAME). */
+    identity: nonEmptyString.optional(),
+    leaseDurationMs: positiveNumber.optional(),
+    renewDeadlineMs: positiveNumber.optional(),
+    retryPeriodMs: positiveNumber.optional(),
+  }, 'a mapping (namespace, identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs)').optional(),
   restartPolicies: restartPoliciesSchema.optional(),
   shutdown: z.strictObject({
     /** The whole shutdown, from the signal to exit. */

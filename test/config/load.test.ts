@@ -100,3 +100,16 @@ t.test('restart policies: partial overrides merge with the defaults and are chec
 t.test('the example config in examples/ is valid', async (t) => {
   t.ok(loadConfigFile('examples/tether.yaml', { env: {} }).ok);
 });
+
+t.test('leader election: a section of the file, checked field by field', async (t) => {
+  const node = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated } }]\n';
+  const ok = parseConfig(`leaderElection: { namespace: tether-system, leaseDurationMs: 15000 }\n${node}`, 'f.yaml', { env: {} });
+  t.ok(ok.ok);
+  if (ok.ok) t.same(ok.config.leaderElection, { namespace: 'tether-system', leaseDurationMs: 15000 });
+  const bad = parseConfig(`leaderElection: { namespace: '', retryPeriodMs: -1, term: 3 }\n${node}`, 'f.yaml', { env: {} });
+  t.notOk(bad.ok);
+  const problems = bad.ok ? '' : bad.problems.join('\n');
+  t.match(problems, /f\.yaml: leaderElection\.namespace: expected a non-empty string/);
+  t.match(problems, /leaderElection\.retryPeriodMs: expected a positive number/);
+  t.match(problems, /leaderElection.*term/);
+});
