@@ -2,6 +2,8 @@
  * Waiting on a condition instead of sleeping: poll until the probe yields a value, or fail with
  * a message that says what was awaited and the last thing the probe reported.
  */
+import { errorMessage } from '../adapters/errorMessage.js';
+
 export interface WaitOptions {
   timeoutMs?: number;
   intervalMs?: number;
@@ -15,7 +17,7 @@ export type Probe<T> = () => T | undefined | false | Promise<T | undefined | fal
 
 export class WaitTimeoutError extends Error {
   constructor(description: string, timeoutMs: number, lastError: unknown) {
-    const last = lastError === undefined ? '' : `; last error: ${describeError(lastError)}`;
+    const last = lastError === undefined ? '' : `; last error: ${errorMessage(lastError)}`;
     super(`timed out after ${timeoutMs} ms waiting for ${description}${last}`, { cause: lastError });
     this.name = 'WaitTimeoutError';
   }
@@ -47,7 +49,4 @@ export async function waitFor<T>(description: string, probe: Probe<T>, options: 
   }
 }
 
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+export { errorMessage as describeError } from '../adapters/errorMessage.js';

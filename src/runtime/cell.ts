@@ -5,6 +5,7 @@ import type { RestartType } from '../supervisors/restartPolicy.js';
 import type { ActorRegistry, ActorSnapshot, ActorStatus, Inspectable } from './actorRegistry.js';
 import type { StateSummary } from './behavior.js';
 import { dispatchTo, spawnActor, stopActor, type EngineDecision, type EngineRef } from './nactEngine.js';
+import { errorMessage } from '../adapters/errorMessage.js';
 
 /** What every cell shares with the rest of its actor system. */
 export interface CellEnvironment {
@@ -43,8 +44,7 @@ export class SiblingRestart extends Error {
   }
 }
 
-export const describeError = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+export { errorMessage as describeError } from '../adapters/errorMessage.js';
 
 /**
  * One live actor or supervisor on top of nact: its place in the tree, its status and restart
@@ -152,7 +152,7 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
       this.deliver({ k: 'start' });
       return 'reset';
     }
-    this.lastError = { message: describeError(error), at: new Date(this.env.clock.now()).toISOString() };
+    this.lastError = { message: errorMessage(error), at: new Date(this.env.clock.now()).toISOString() };
     if (!this.parent) {
       this.status = 'failed';
       this.env.logger.error('the root supervisor failed; the actor system cannot continue', { path: this.path, error: this.lastError.message });

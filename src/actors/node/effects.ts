@@ -8,6 +8,7 @@ import type { NodeProvider } from '../../adapters/provider/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
 import type { NodeEffect, NodeFacts, NodeMsg, Readiness } from './protocol.js';
+import { errorMessage } from '../../adapters/errorMessage.js';
 
 /**
  * The node actor's effects: the only code that talks to the NodeApi, the provider and the event
@@ -88,7 +89,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     } catch (err) {
       if (ctx.signal.aborted) return;
       if (!isClassified(err)) throw err;
-      ctx.self.tell({ type: 'node.register-failed', error: `provider ${deps.provider.name}: ${messageOf(err)}` });
+      ctx.self.tell({ type: 'node.register-failed', error: `provider ${deps.provider.name}: ${errorMessage(err)}` });
       return;
     }
     await apiCall(ctx, async () => {
@@ -123,7 +124,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
       if (ctx.signal.aborted) return;
       const timedOut = pingSignal?.aborted === true && err === pingSignal.reason;
       if (!timedOut && !isClassified(err)) throw err;
-      const error = timedOut ? `ping timed out after ${config.ping.timeoutMs} ms` : messageOf(err);
+      const error = timedOut ? `ping timed out after ${config.ping.timeoutMs} ms` : errorMessage(err);
       ctx.self.tell({ type: 'node.ping-result', ok: false, error });
     }
   }
@@ -136,7 +137,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     } catch (err) {
       if (ctx.signal.aborted) return;
       if (!isClassified(err)) throw err;
-      msg = onError(`provider ${deps.provider.name}: ${messageOf(err)}`);
+      msg = onError(`provider ${deps.provider.name}: ${errorMessage(err)}`);
     }
     ctx.self.tell(msg);
   }
@@ -155,6 +156,3 @@ async function apiCall(ctx: Ctx, run: () => Promise<NodeMsg>, onError: (err: Kub
   if (!ctx.signal.aborted) ctx.self.tell(msg);
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -16,6 +16,7 @@ import type { EffectContext } from '../../runtime/behavior.js';
 import { createErrorAnnotation } from './annotations.js';
 import { hostStatusFrom } from './podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
+import { errorMessage } from '../../adapters/errorMessage.js';
 
 export interface PodEffectDeps {
   readonly provider: PodProvider;
@@ -28,8 +29,6 @@ export interface PodEffectDeps {
 }
 
 type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Provider calls: a classified error is an answer (a message); anything else is a crash. */
 async function askProvider<T>(
@@ -44,7 +43,7 @@ async function askProvider<T>(
   } catch (error) {
     if (ctx.signal.aborted) return;
     if (!isClassified(error)) throw error;
-    answer = onError(classify(error), messageOf(error));
+    answer = onError(classify(error), errorMessage(error));
   }
   if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
 }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig, loadYaml } from '@kubernetes/client-node';
+import { errorMessage } from '../errorMessage.js';
 
 /** Where to load a kubeconfig from. `context` overrides the file's current-context. */
 export type KubeconfigSource =
@@ -91,7 +92,7 @@ function fromFiles(files: readonly string[], context: string | undefined): KubeC
     try {
       kc.mergeConfig(other, true);
     } catch (err) {
-      throw new KubeconfigError(f.label, messageOf(err));
+      throw new KubeconfigError(f.label, errorMessage(err));
     }
   }
   checkSelection(`kubeconfig ${files.join(path.delimiter)}`, kc, context);
@@ -110,7 +111,7 @@ function parseInto(label: string, text: string, dir: string | undefined): KubeCo
   try {
     raw = loadYaml<unknown>(text);
   } catch (err) {
-    const first = messageOf(err).split('\n')[0] ?? '';
+    const first = errorMessage(err).split('\n')[0] ?? '';
     throw new KubeconfigError(label, first === 'Failed to load YAML' ? 'file is empty' : `invalid YAML: ${first}`);
   }
   validateRaw(label, raw, dir);
@@ -119,7 +120,7 @@ function parseInto(label: string, text: string, dir: string | undefined): KubeCo
     kc.loadFromString(text);
     if (dir !== undefined) kc.makePathsAbsolute(dir);
   } catch (err) {
-    throw new KubeconfigError(label, messageOf(err));
+    throw new KubeconfigError(label, errorMessage(err));
   }
   return kc;
 }
@@ -243,10 +244,7 @@ function isRecord(v: unknown): v is RawEntry {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 function errnoOf(err: unknown): string {
-  return isRecord(err) && typeof err.code === 'string' ? err.code : messageOf(err);
+  return isRecord(err) && typeof err.code === 'string' ? err.code : errorMessage(err);
 }
