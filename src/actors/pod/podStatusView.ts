@@ -4,6 +4,7 @@
  */
 import type { Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../../adapters/provider/deepCopy.js';
+import { isTerminalPhase } from '../../adapters/provider/podStatus.js';
 import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
 import { annotationPrefix, hostUidMark, virtualNodeMark } from './annotations.js';
 import type { NodeReadiness } from './protocol.js';
@@ -68,7 +69,7 @@ export function lostStatus(last: PodStatus | undefined, reason: string, message:
 }
 
 export function isTerminal(status: PodStatus | undefined): boolean {
-  return status?.phase === 'Succeeded' || status?.phase === 'Failed';
+  return isTerminalPhase(status?.phase);
 }
 
 /** Whether any container may still be running (a pod without one can be finished at once). */
