@@ -37,6 +37,10 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
     return [];
   }
 
+  override get childCount(): number {
+    return 0;
+  }
+
   protected beginIncarnation(): Incarnation<S> {
     this.current = { state: this.behavior.initialState(), started: false, controller: new AbortController(), timers: new Set() };
     return this.current;

@@ -79,7 +79,7 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
     return this.children.get(name)?.cell;
   }
 
-  get childCount(): number {
+  override get childCount(): number {
     return this.children.size;
   }
 
