@@ -1,6 +1,7 @@
 // Lint as architecture: promises are never dropped, switches over message unions are exhaustive,
-// and actors reach the outside world only through adapters.
+// and the layers of src/ (tools/lint/layers.js) are enforced on resolved import paths.
 import tseslint from 'typescript-eslint';
+import { layerRules } from './tools/lint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', '.tether/**'] },
@@ -29,12 +30,5 @@ export default tseslint.config(
       }],
     },
   },
-  {
-    files: ['src/actors/**/*.ts', 'src/supervisors/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: '@kubernetes/client-node', message: 'Actors and supervisors reach Kubernetes only through src/adapters.' }],
-      }],
-    },
-  },
+  ...layerRules(import.meta.dirname),
 );

@@ -7,7 +7,7 @@
  * Figures go to docs/benchmarks.md by hand; nothing here is asserted.
  */
 import { silentLogger } from '../src/adapters/logger.js';
-import { ActorSystem } from '../src/runtime/actorSystem.js';
+import { ActorSystem } from '../src/supervisors/actorSystem.js';
 import type { ActorBehavior, ActorRef } from '../src/runtime/behavior.js';
 import { podRestartPolicy } from '../src/supervisors/restartPolicy.js';
 import { Shards } from '../src/supervisors/shards.js';

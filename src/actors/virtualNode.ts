@@ -12,14 +12,14 @@
  * Watches and the provider live outside the tree (they outlast actor restarts); their events are
  * forwarded to whichever incarnation of the actor is current.
  */
-import type { Clock } from '../adapters/clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { NodeApi } from '../adapters/kubernetes/nodeApi.js';
 import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
-import type { Provider } from '../adapters/provider/provider.js';
+import type { Provider } from '../providers/provider.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy, type RestartPolicy } from '../supervisors/restartPolicy.js';
 import { Shards } from '../supervisors/shards.js';

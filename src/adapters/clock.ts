@@ -1,17 +1,8 @@
 /**
- * Time as an adapter: actors, supervisors and providers take a Clock so that backoff, intensity
- * windows, lease renewals and start latencies are tested by advancing a manual clock, not by sleeping.
+ * The real clock: the door to the process's own timers. Everything else takes a `Clock`
+ * (src/lib/clock.ts) so that tests drive time by hand.
  */
-export interface Timer {
-  cancel(): void;
-}
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Calls `fn` once after `ms` milliseconds, unless cancelled first. */
-  setTimer(ms: number, fn: () => void): Timer;
-}
+import type { Clock } from '../lib/clock.js';
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -20,22 +11,3 @@ export const systemClock: Clock = {
     return { cancel: () => clearTimeout(handle) };
   },
 };
-
-/** Resolves after `ms` on the given clock; rejects with the signal's reason if aborted first. */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      timer.cancel();
-      reject(signal?.reason);
-    };
-    const timer = clock.setTimer(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -20,7 +20,7 @@
  * tables; NodeLockElector is the effectful loop over LeaseApi with an injected Clock.
  */
 import { createHash } from 'node:crypto';
-import type { Clock, Timer } from '../adapters/clock.js';
+import type { Clock, Timer } from '../lib/clock.js';
 import { isApiErrorKind } from '../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
-import type { LegacyPodProvider } from '../adapters/provider/provider.js';
+import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
 import { servingCertificateFiles, startKubeletServer, type KubeletServer } from '../kubelet/index.js';
 import { startIntrospectionServer, type IntrospectionServer } from '../observability/introspectionServer.js';

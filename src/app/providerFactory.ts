@@ -3,13 +3,13 @@
  * after the agent has shut down (a Kubernetes provider closes its remote watches; its remote pods
  * keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
  */
-import { CoreV1Api } from '@kubernetes/client-node';
-import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
-import { KubernetesProvider } from '../adapters/provider/kubernetes/index.js';
-import type { ClusterSource } from '../adapters/provider/kubernetes/index.js';
-import type { NodeResources, Provider } from '../adapters/provider/provider.js';
-import { DEFAULT_RESOURCES, SimulatedProvider } from '../adapters/provider/simulatedProvider.js';
+import { KubernetesProvider } from '../providers/kubernetes/index.js';
+import type { ClusterSource } from '../providers/kubernetes/index.js';
+import type { NodeResources, Provider } from '../providers/provider.js';
+import { DEFAULT_RESOURCES, SimulatedProvider } from '../providers/simulated/simulatedProvider.js';
 import {
   DEFAULT_HOST_CLUSTER_ID, DEFAULT_REMOTE_SECRET_KEY, type KubernetesProviderConfig, type ProviderConfig, type SimulatedProviderConfig,
 } from '../config/index.js';
@@ -89,8 +89,7 @@ async function remoteSource(remote: KubernetesProviderConfig['remote'], ctx: Pro
   const where = `secret ${namespace}/${name}`;
   let data: Record<string, string> | undefined;
   try {
-    const secret = await loadKubeConfig(ctx.host).makeApiClient(CoreV1Api).readNamespacedSecret({ namespace, name });
-    data = secret.data;
+    data = await readSecretData(ctx.host, namespace, name);
   } catch (error) {
     throw new ProviderSetupError(`node ${ctx.nodeName}: cannot read the remote kubeconfig from ${where}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }

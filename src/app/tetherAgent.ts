@@ -8,20 +8,20 @@
  * lock is acquired and released (stopped at once) when it is lost; state is rebuilt from the
  * clusters on every start. Without it, every node starts at once, as before.
  */
-import type { Clock } from '../adapters/clock.js';
+import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../adapters/clock.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Taint } from '../adapters/kubernetes/model.js';
 import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import { jsonLogger, type Logger } from '../adapters/logger.js';
-import { withDeepCopies } from '../adapters/provider/deepCopy.js';
-import type { Provider } from '../adapters/provider/provider.js';
+import { withDeepCopies } from '../providers/deepCopy.js';
+import type { Provider } from '../providers/provider.js';
 import { withLeaseDefaults, type LeaseConfigInput } from '../actors/lease/config.js';
 import { withNodeDefaults, type PingConfig } from '../actors/node/config.js';
 import { defaultPodActorConfig, type PodActorConfig } from '../actors/pod/protocol.js';
 import { startVirtualNode, type VirtualNode } from '../actors/virtualNode.js';
-import { ActorSystem } from '../runtime/actorSystem.js';
+import { ActorSystem } from '../supervisors/actorSystem.js';
 import { electionSettings, NodeLocks, type LeaderElectionOptions } from './leaderElection.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 

@@ -2,7 +2,7 @@
  * Waiting on a condition instead of sleeping: poll until the probe yields a value, or fail with
  * a message that says what was awaited and the last thing the probe reported.
  */
-import { errorMessage } from '../adapters/errorMessage.js';
+import { errorMessage } from '../lib/errorMessage.js';
 
 export interface WaitOptions {
   timeoutMs?: number;
@@ -49,4 +49,4 @@ export async function waitFor<T>(description: string, probe: Probe<T>, options: 
   }
 }
 
-export { errorMessage as describeError } from '../adapters/errorMessage.js';
+export { errorMessage as describeError } from '../lib/errorMessage.js';

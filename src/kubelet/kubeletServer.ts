@@ -12,12 +12,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../adapters/logger.js';
-import { classify, isClassified } from '../adapters/provider/errors.js';
-import { isLogsProvider, type LegacyPodProvider } from '../adapters/provider/provider.js';
+import { classify, isClassified } from '../providers/errors.js';
+import { isLogsProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
 import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
-import { writeChunk } from '../http/writeChunk.js';
+import { writeChunk } from '../adapters/http/writeChunk.js';
 
 export interface KubeletServerOptions {
   readonly nodeName: string;

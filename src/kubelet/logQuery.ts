@@ -3,7 +3,7 @@
  * `kubectl logs` options: follow, previous, timestamps (booleans as "true"/"1"), tailLines,
  * sinceSeconds, limitBytes (non-negative integers), sinceTime (RFC 3339, turned into seconds).
  */
-import type { ContainerLogOptions } from '../adapters/provider/provider.js';
+import type { ContainerLogOptions } from '../providers/provider.js';
 
 export class InvalidLogQuery extends Error {}
 

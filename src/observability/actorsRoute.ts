@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ActorRegistry, ActorSnapshot } from '../runtime/actorRegistry.js';
 import { walkActors, type ActorSelection } from './actorQuery.js';
-import { writeChunk } from '../http/writeChunk.js';
+import { writeChunk } from '../adapters/http/writeChunk.js';
 
 export interface ActorsRequest {
   readonly selection: ActorSelection;

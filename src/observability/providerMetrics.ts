@@ -5,7 +5,7 @@
  * through untouched, so `isLogsProvider` and friends see the same abilities. For
  * `getContainerLogs` the time is until the stream is returned, not until it ends.
  */
-import { classify, isClassified } from '../adapters/provider/errors.js';
+import { classify, isClassified } from '../providers/errors.js';
 import type { CallOutcome, TetherMetrics } from './metrics.js';
 
 /** Methods that are not calls to the backend (registration, synchronous accessors). */

@@ -1,4 +1,4 @@
-import type { Clock } from '../adapters/clock.js';
+import type { Clock } from '../lib/clock.js';
 
 /**
  * The contract every worker actor implements: pure decisions, effects outside them.

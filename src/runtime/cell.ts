@@ -1,11 +1,10 @@
-import { sleep, type Clock } from '../adapters/clock.js';
+import { sleep, type Clock } from '../lib/clock.js';
 import type { Logger } from '../adapters/logger.js';
-import type { CrashDecision } from '../supervisors/supervisionDecision.js';
-import type { RestartType } from '../supervisors/restartPolicy.js';
+import type { CrashDecision, RestartType } from './supervision.js';
 import type { ActorRegistry, ActorSnapshot, ActorStatus, Inspectable } from './actorRegistry.js';
 import type { StateSummary } from './behavior.js';
 import { dispatchTo, spawnActor, stopActor, type EngineDecision, type EngineRef } from './nactEngine.js';
-import { errorMessage } from '../adapters/errorMessage.js';
+import { errorMessage } from '../lib/errorMessage.js';
 
 /** What every cell shares with the rest of its actor system. */
 export interface CellEnvironment {
@@ -44,7 +43,7 @@ export class SiblingRestart extends Error {
   }
 }
 
-export { errorMessage as describeError } from '../adapters/errorMessage.js';
+export { errorMessage as describeError } from '../lib/errorMessage.js';
 
 /**
  * One live actor or supervisor on top of nact: its place in the tree, its status and restart

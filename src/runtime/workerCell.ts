@@ -1,5 +1,5 @@
-import type { Timer } from '../adapters/clock.js';
-import type { RestartType } from '../supervisors/restartPolicy.js';
+import type { Timer } from '../lib/clock.js';
+import type { RestartType } from './supervision.js';
 import type { ActorBehavior, ActorRef, EffectContext, StateSummary, Transition } from './behavior.js';
 import { Cell, type CellEnvironment, type Envelope, type ParentSupervisor, SiblingRestart } from './cell.js';
 

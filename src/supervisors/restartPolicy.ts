@@ -12,21 +12,18 @@
  *   supervisor's (over it the supervisor stops its children and fails to its own parent, OTP style).
  * - backoff: exponential with jitter between restarts of one child, reset after a quiet period.
  */
+import type { Backoff } from '../lib/backoff.js';
+import type { RestartType } from '../runtime/supervision.js';
+
+export type { RestartType } from '../runtime/supervision.js';
 export type Strategy = 'one-for-one' | 'all-for-one';
-export type RestartType = 'permanent' | 'transient' | 'temporary';
 
 export interface Intensity {
   readonly maxRestarts: number;
   readonly withinMs: number;
 }
 
-export interface BackoffPolicy {
-  readonly minMs: number;
-  readonly maxMs: number;
-  /** Growth per consecutive restart. */
-  readonly factor: number;
-  /** Fraction of the delay added or removed at random, 0..1, so a crash storm does not restart in lockstep. */
-  readonly jitter: number;
+export interface BackoffPolicy extends Backoff {
   /** A child that has run this long without crashing starts again from `minMs`. */
   readonly resetAfterMs: number;
 }

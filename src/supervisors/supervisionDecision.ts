@@ -1,4 +1,5 @@
-import { backoffDelay } from './backoff.js';
+import { backoffDelay } from '../lib/backoff.js';
+import type { CrashDecision } from '../runtime/supervision.js';
 import type { Intensity, RestartPolicy, RestartType } from './restartPolicy.js';
 
 /** What a supervisor remembers about one child's restarts. */
@@ -11,10 +12,7 @@ export interface ChildLedger {
   readonly startedAt: number;
 }
 
-export type CrashDecision =
-  | { readonly action: 'restart'; readonly delayMs: number; readonly siblings: boolean }
-  | { readonly action: 'give-up'; readonly reason: string }
-  | { readonly action: 'escalate'; readonly reason: string };
+export type { CrashDecision } from '../runtime/supervision.js';
 
 export interface CrashInput {
   readonly policy: RestartPolicy;

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { ManualClock } from '../../src/adapters/manualClock.js';
+import { ManualClock } from '../support/manualClock.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
 import {
   acquireDelayMs, decideStep, electionSettings, fairShare, isExpired, lockLease, lockName, NodeLocks, observe,

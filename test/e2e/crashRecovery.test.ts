@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { hostUidAnnotation } from '../../src/adapters/provider/kubernetes/marks.js';
+import { hostUidAnnotation } from '../../src/providers/kubernetes/marks.js';
 import { startCli, type CliProcess } from '../cli/cli.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';

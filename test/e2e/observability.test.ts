@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { SimulatedProvider } from '../../src/adapters/provider/simulatedProvider.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { startIntrospectionServer } from '../../src/observability/introspectionServer.js';
 import { TetherMetrics } from '../../src/observability/metrics.js';

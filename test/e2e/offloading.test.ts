@@ -5,8 +5,8 @@
  */
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { KubernetesProvider } from '../../src/adapters/provider/kubernetes/index.js';
-import { SimulatedProvider } from '../../src/adapters/provider/simulatedProvider.js';
+import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { createErrorAnnotation } from '../../src/actors/pod/annotations.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { reportLogsOnFailure, startDedicatedCluster, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { SimulatedProvider } from '../../src/adapters/provider/simulatedProvider.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { createErrorAnnotation, createErrorAtAnnotation } from '../../src/actors/pod/annotations.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { jsonLogger } from '../../src/adapters/logger.js';
-import { SimulatedProvider } from '../../src/adapters/provider/simulatedProvider.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';

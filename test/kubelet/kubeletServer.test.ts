@@ -5,7 +5,7 @@
 import { request } from 'node:https';
 import t, { type Test } from 'tap';
 import type { AccessReviewer, NodeRequestAttributes, UserInfo } from '../../src/adapters/kubernetes/accessReview.js';
-import { SimulatedProvider } from '../../src/adapters/provider/simulatedProvider.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { requestAttributes, subresourceOf } from '../../src/kubelet/access.js';
 import { startKubeletServer, type KubeletServer } from '../../src/kubelet/kubeletServer.js';
 import { parseLogOptions } from '../../src/kubelet/logQuery.js';

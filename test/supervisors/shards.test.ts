@@ -1,6 +1,6 @@
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { ActorSystem } from '../../src/runtime/actorSystem.js';
+import { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import type { ActorBehavior, ActorRef } from '../../src/runtime/behavior.js';
 import { podRestartPolicy } from '../../src/supervisors/restartPolicy.js';
 import { Shards } from '../../src/supervisors/shards.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { backoffDelay } from '../../src/supervisors/backoff.js';
+import { backoffDelay } from '../../src/lib/backoff.js';
 import { podRestartPolicy, rootRestartPolicy, validateRestartPolicy, type RestartPolicy } from '../../src/supervisors/restartPolicy.js';
 import { decideOnCrash, newLedger, restartsAfterNormalExit } from '../../src/supervisors/supervisionDecision.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { ManualClock } from '../../src/adapters/manualClock.js';
+import { ManualClock } from '../support/manualClock.js';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { ActorSystem } from '../../src/runtime/actorSystem.js';
+import { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import type { ActorBehavior, ActorRef } from '../../src/runtime/behavior.js';
 import type { WorkerCell } from '../../src/runtime/workerCell.js';
 import type { RestartPolicy } from '../../src/supervisors/restartPolicy.js';

@@ -1,4 +1,4 @@
-import { backoffDelay } from '../../supervisors/backoff.js';
+import { backoffDelay } from '../../lib/backoff.js';
 import type { LeaseConfig } from './config.js';
 import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
 
@@ -55,7 +55,7 @@ export function decideLease(config: LeaseConfig, state: LeaseState, msg: LeaseMs
     case 'lease.renew-failed': {
       // dueAt stays: the lag of the eventual success shows how late the heartbeat was.
       const retry = config.retry;
-      const ms = backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: 0, resetAfterMs: 0 }, state.failures);
+      const ms = backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: 0 }, state.failures);
       const next: LeaseState = { ...state, inFlight: false, failures: state.failures + 1, lastError: msg.error };
       if (state.phase !== 'running') return { state: next };
       return { state: next, effects: [{ type: 'schedule', ms, msg: { type: 'lease.tick' } }] };

@@ -2,13 +2,13 @@ import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors
 import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/eventRecorder.js';
 import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { callWithDeadline } from '../../adapters/provider/callWithDeadline.js';
-import { isClassified } from '../../adapters/provider/errors.js';
-import type { NodeProvider } from '../../adapters/provider/provider.js';
+import { callWithDeadline } from '../../lib/callWithDeadline.js';
+import { isClassified } from '../../providers/errors.js';
+import type { NodeProvider } from '../../providers/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
 import type { NodeEffect, NodeFacts, NodeMsg, Readiness } from './protocol.js';
-import { errorMessage } from '../../adapters/errorMessage.js';
+import { errorMessage } from '../../lib/errorMessage.js';
 
 /**
  * The node actor's effects: the only code that talks to the NodeApi, the provider and the event

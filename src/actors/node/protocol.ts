@@ -1,7 +1,7 @@
 import type { Node, NodeStatus } from '../../adapters/kubernetes/model.js';
 import type { NodeWatchEvent } from '../../adapters/kubernetes/watch.js';
 import type { EventType } from '../../adapters/kubernetes/eventRecorder.js';
-import type { NodeResources, ProviderNodeInfo } from '../../adapters/provider/provider.js';
+import type { NodeResources, ProviderNodeInfo } from '../../providers/provider.js';
 
 /**
  * The node actor's vocabulary: the messages it handles, the effects it asks for, and its state.

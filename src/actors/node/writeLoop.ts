@@ -1,4 +1,4 @@
-import { backoffDelay } from '../../supervisors/backoff.js';
+import { backoffDelay } from '../../lib/backoff.js';
 import type { RetryConfig } from './config.js';
 import type { WriteLoop } from './protocol.js';
 
@@ -23,7 +23,7 @@ export function writeSucceeded(loop: WriteLoop): { loop: WriteLoop; start: boole
 
 /** The write failed: wait `retryAfterMs` (exponential, factor 2, no jitter), then write again. */
 export function writeFailed(loop: WriteLoop, error: string, retry: RetryConfig): { loop: WriteLoop; retryAfterMs: number } {
-  const retryAfterMs = backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: 0, resetAfterMs: 0 }, loop.failures);
+  const retryAfterMs = backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: 0 }, loop.failures);
   return { loop: { inFlight: false, again: false, failures: loop.failures + 1, retryPending: true, lastError: error }, retryAfterMs };
 }
 

@@ -3,7 +3,7 @@
  * termination, then delete the host pod with grace 0 (bounded by the grace period plus a margin).
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
-import type { ErrorKind } from '../../adapters/provider/errors.js';
+import type { ErrorKind } from '../../providers/errors.js';
 import { gracePeriodSeconds, hasRunningContainers, podForProvider } from './podStatusView.js';
 import type { PodActorConfig, PodEffect, PodState } from './protocol.js';
 import { event, minimalPod, retryDelay, withEffects, type Next } from './transitions.js';

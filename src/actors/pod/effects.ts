@@ -3,20 +3,20 @@
  * back as a message. Expected failures become messages; an unclassified provider error (a bug in
  * the provider) is rethrown, which crashes this pod's actor and lets its supervisor restart it.
  */
-import type { Clock } from '../../adapters/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { isApiErrorKind, describeApiError } from '../../adapters/kubernetes/errors.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { classify, isClassified, type ErrorKind } from '../../adapters/provider/errors.js';
+import { classify, isClassified, type ErrorKind } from '../../providers/errors.js';
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
-import type { PodProvider } from '../../adapters/provider/provider.js';
-import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import type { PodProvider } from '../../providers/provider.js';
+import { fingerprint } from '../../lib/fingerprint.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { createErrorAnnotation } from './annotations.js';
 import { hostStatusFrom } from './podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
-import { errorMessage } from '../../adapters/errorMessage.js';
+import { errorMessage } from '../../lib/errorMessage.js';
 
 export interface PodEffectDeps {
   readonly provider: PodProvider;

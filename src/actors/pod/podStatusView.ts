@@ -3,9 +3,9 @@
  * the host, and the NotReady override used while the virtual node is unavailable.
  */
 import type { Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
-import { deepCopyPod } from '../../adapters/provider/deepCopy.js';
-import { isTerminalPhase } from '../../adapters/provider/podStatus.js';
-import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import { deepCopyPod } from '../../providers/deepCopy.js';
+import { isTerminalPhase } from '../../providers/podStatus.js';
+import { fingerprint } from '../../lib/fingerprint.js';
 import { annotationPrefix, hostUidMark, virtualNodeMark } from './annotations.js';
 import type { NodeReadiness } from './protocol.js';
 

@@ -4,7 +4,7 @@
  */
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
-import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import { fingerprint } from '../../lib/fingerprint.js';
 import { hostStatusFrom } from './podStatusView.js';
 import type { PodActorConfig, PodEffect, PodMsg, PodState } from './protocol.js';
 import { retryDelay, withEffects, type Next } from './transitions.js';

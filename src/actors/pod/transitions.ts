@@ -1,8 +1,8 @@
 /** Small builders shared by the pod actor's decisions. */
 import type { Pod } from '../../adapters/kubernetes/model.js';
-import { fingerprint } from '../../adapters/provider/statusFingerprint.js';
+import { fingerprint } from '../../lib/fingerprint.js';
 import type { Transition } from '../../runtime/behavior.js';
-import { backoffDelay } from '../../supervisors/backoff.js';
+import { backoffDelay } from '../../lib/backoff.js';
 import type { PodActorConfig, PodEffect, PodState } from './protocol.js';
 
 export type Next = Transition<PodState, PodEffect>;
@@ -27,5 +27,5 @@ export function retryDelay(config: PodActorConfig, state: Pick<PodState, 'uid'>,
   const seed = fingerprint(`${state.uid}:${attempt}`);
   let hash = 0;
   for (let i = 0; i < seed.length; i++) hash = (Math.imul(hash, 31) + seed.charCodeAt(i)) >>> 0;
-  return backoffDelay({ ...config.retry, resetAfterMs: 0 }, attempt, () => (hash % 10_000) / 10_000);
+  return backoffDelay(config.retry, attempt, () => (hash % 10_000) / 10_000);
 }

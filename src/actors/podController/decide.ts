@@ -1,6 +1,6 @@
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
-import type { PodNotification } from '../../adapters/provider/provider.js';
+import type { PodNotification } from '../../providers/provider.js';
 import type { Transition } from '../../runtime/behavior.js';
 import { hostUidMark, virtualNodeMark } from '../pod/annotations.js';
 import type { NodeReadiness } from '../pod/protocol.js';

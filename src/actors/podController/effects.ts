@@ -1,6 +1,6 @@
 import type { PodWatch } from '../../adapters/kubernetes/watch.js';
 import type { Logger } from '../../adapters/logger.js';
-import type { PodProvider } from '../../adapters/provider/provider.js';
+import type { PodProvider } from '../../providers/provider.js';
 import type { ActorRef, EffectContext } from '../../runtime/behavior.js';
 import type { Shards } from '../../supervisors/shards.js';
 import type { PodMsg } from '../pod/protocol.js';

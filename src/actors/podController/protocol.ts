@@ -5,7 +5,7 @@
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
-import type { PodNotification } from '../../adapters/provider/provider.js';
+import type { PodNotification } from '../../providers/provider.js';
 import type { NodeReadiness, PodMsg } from '../pod/protocol.js';
 import type { PodIndex, PodKey } from './podIndex.js';
 

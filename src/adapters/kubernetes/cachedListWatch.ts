@@ -19,10 +19,11 @@
  *   exec credential plugin fails); inside ListWatch's reconnect path that rejection would be
  *   unhandled and kill the process. The Watch used here turns it into a `done(err)`.
  */
+import { backoffDelay } from '../../lib/backoff.js';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { ListWatch, Watch } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
-import type { Clock, Timer } from '../clock.js';
+import type { Clock, Timer } from '../../lib/clock.js';
 import { describeApiError } from './errors.js';
 import type { KubeLog } from './log.js';
 import type { Change, Versioned } from './watchCache.js';
@@ -186,8 +187,8 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> {
     this.retireCurrent();
     this.restartTimer?.cancel();
     if (this.o.clock.now() - this.generationStartedAt >= this.t.backoffResetMs) this.failures = 0;
-    const base = Math.min(this.t.maxBackoffMs, this.t.initialBackoffMs * 2 ** this.failures);
-    const delay = Math.round(base * (1 - this.t.jitter + 2 * this.t.jitter * this.t.random()));
+    const backoff = { minMs: this.t.initialBackoffMs, maxMs: this.t.maxBackoffMs, factor: 2, jitter: this.t.jitter };
+    const delay = backoffDelay(backoff, this.failures, this.t.random);
     this.failures += 1;
     this.restartTimer = this.o.clock.setTimer(delay, () => {
       this.restartTimer = undefined;

@@ -1,6 +1,6 @@
 import type { EventsV1Api, EventsV1Event } from '@kubernetes/client-node';
 import { PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
-import type { Clock, Timer } from '../clock.js';
+import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
 import { call } from './call.js';
 import { describeApiError } from './errors.js';

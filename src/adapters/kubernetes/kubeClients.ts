@@ -4,7 +4,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoordinationV1Api, CoreV1Api, EventsV1Api } from '@kubernetes/client-node';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
 import type { WatchTiming } from './cachedListWatch.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';

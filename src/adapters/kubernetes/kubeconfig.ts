@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig, loadYaml } from '@kubernetes/client-node';
-import { errorMessage } from '../errorMessage.js';
+import { errorMessage } from '../../lib/errorMessage.js';
 
 /** Where to load a kubeconfig from. `context` overrides the file's current-context. */
 export type KubeconfigSource =

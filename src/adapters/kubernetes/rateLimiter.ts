@@ -6,7 +6,7 @@
  * The bucket limits how often requests *start* (QPS, with `burst` tokens saved up); it does not
  * limit how many are in flight. Within a class, requests start in the order they were scheduled.
  */
-import type { Clock, Timer } from '../clock.js';
+import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
 
 /** Request classes, highest priority first. */

@@ -5,7 +5,7 @@
 import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { map } from 'rxjs';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import type { EngineEvent, ListResult, WatchTiming } from './cachedListWatch.js';
 import { CachedListWatch } from './cachedListWatch.js';
 import { call } from './call.js';

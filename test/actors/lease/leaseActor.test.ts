@@ -3,13 +3,13 @@
  * it writes, its cadence, and the conflict, not-found and failure paths of a renewal.
  */
 import t, { type Test } from 'tap';
-import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { silentLogger } from '../../../src/adapters/logger.js';
 import { leaseActor } from '../../../src/actors/lease/behavior.js';
 import { withLeaseDefaults } from '../../../src/actors/lease/config.js';
 import { renewTimeOf } from '../../../src/actors/lease/leaseObject.js';
 import type { LeaseMsg } from '../../../src/actors/lease/protocol.js';
-import { ActorSystem } from '../../../src/runtime/actorSystem.js';
+import { ActorSystem } from '../../../src/supervisors/actorSystem.js';
 import type { ActorRef } from '../../../src/runtime/behavior.js';
 import { drain, until } from '../../support/until.js';
 import { FakeLeaseApi } from '../fakes/fakeLeaseApi.js';

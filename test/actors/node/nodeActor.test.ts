@@ -3,14 +3,14 @@
  * what ends up on the Node, how pings drive readiness, re-creation, crashes and shutdown.
  */
 import t, { type Test } from 'tap';
-import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { silentLogger } from '../../../src/adapters/logger.js';
-import { transient } from '../../../src/adapters/provider/errors.js';
-import type { NodeProvider, NodeResources, ProviderNodeInfo } from '../../../src/adapters/provider/provider.js';
+import { transient } from '../../../src/providers/errors.js';
+import type { NodeProvider, NodeResources, ProviderNodeInfo } from '../../../src/providers/provider.js';
 import { nodeActor } from '../../../src/actors/node/behavior.js';
 import { withNodeDefaults, type NodeConfigInput } from '../../../src/actors/node/config.js';
 import type { NodeMsg, Readiness } from '../../../src/actors/node/protocol.js';
-import { ActorSystem } from '../../../src/runtime/actorSystem.js';
+import { ActorSystem } from '../../../src/supervisors/actorSystem.js';
 import type { ActorRef } from '../../../src/runtime/behavior.js';
 import { drain, until } from '../../support/until.js';
 import { FakeEvents } from '../fakes/fakeEvents.js';

@@ -4,7 +4,7 @@ import { createErrorAnnotation, createErrorAtAnnotation, hostUidMark, virtualNod
 import { decidePod, initialPodState, onPodStart, retryDelay } from '../../../src/actors/pod/decide.js';
 import { defaultPodActorConfig, type PodEffect, type PodMsg, type PodState } from '../../../src/actors/pod/protocol.js';
 import type { Transition } from '../../../src/runtime/behavior.js';
-import { fingerprint } from '../../../src/adapters/provider/statusFingerprint.js';
+import { fingerprint } from '../../../src/lib/fingerprint.js';
 
 const config = defaultPodActorConfig('vnode-1');
 const NOW = Date.parse('2026-11-30T04:00:00Z');

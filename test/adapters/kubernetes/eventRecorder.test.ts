@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import type { KubeLog } from '../../../src/adapters/kubernetes/log.js';
 import type { EventSubject } from '../../../src/adapters/kubernetes/eventRecorder.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { V1MicroTime } from '@kubernetes/client-node';
-import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import type { NodeWatchEvent } from '../../../src/adapters/kubernetes/watch.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import type { KubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import type { PodWatch, PodWatchEvent } from '../../../src/adapters/kubernetes/watch.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ManualClock } from '../../../src/adapters/manualClock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import type { Priority } from '../../../src/adapters/kubernetes/rateLimiter.js';
 import { RateLimiter } from '../../../src/adapters/kubernetes/rateLimiter.js';
 

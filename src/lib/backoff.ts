@@ -1,0 +1,23 @@
+/**
+ * Exponential backoff with jitter and a cap: the one formula behind every retry in Tether
+ * (supervisor restarts, watch restarts, effect retries).
+ */
+export interface Backoff {
+  readonly minMs: number;
+  readonly maxMs: number;
+  /** Growth per consecutive attempt. */
+  readonly factor: number;
+  /** Fraction of the delay added or removed at random, 0..1, so a storm does not retry in lockstep. */
+  readonly jitter: number;
+}
+
+/**
+ * The delay before attempt number `attempt` (0 for the first retry after a quiet period).
+ * `random` is injectable so tests pin the jitter; it must return a value in [0, 1).
+ */
+export function backoffDelay(policy: Backoff, attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(policy.maxMs, policy.minMs * Math.pow(policy.factor, Math.max(0, attempt)));
+  const spread = base * policy.jitter;
+  const jittered = base - spread + 2 * spread * random();
+  return Math.round(Math.min(policy.maxMs, Math.max(0, jittered)));
+}

@@ -1,0 +1,33 @@
+/**
+ * Time as a value: actors, supervisors and providers take a Clock so that backoff, intensity
+ * windows, lease renewals and start latencies are tested by advancing a manual clock, not by sleeping.
+ */
+export interface Timer {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` once after `ms` milliseconds, unless cancelled first. */
+  setTimer(ms: number, fn: () => void): Timer;
+}
+
+/** Resolves after `ms` on the given clock; rejects with the signal's reason if aborted first. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      timer.cancel();
+      reject(signal?.reason);
+    };
+    const timer = clock.setTimer(ms, () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,292 @@
+/**
+ * The Kubernetes provider: a virtual node whose pods run in a remote cluster (what Liqo and
+ * Admiralty do). It composes the pieces of this folder:
+ *
+ *   createPod  → remote namespace (remoteNamespaces.ts) → ConfigMaps/Secrets (reflector.ts)
+ *                → the translated pod (podTranslation.ts)
+ *   status     ← the remote pod informer (remotePods.ts) → notifyPods, host identity (hostView.ts)
+ *   events     ← remote pod Events (remoteEvents.ts) → onRemoteEvent
+ *   node       ← /readyz, remote nodes and pods (remoteNode.ts, capacity.ts)
+ *   logs       ← the remote API server (remoteLogs.ts)
+ *
+ * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
+ * informer) and `stop()`. Every method rejects only with classified provider errors
+ * (remoteErrors.ts), or with the signal's reason when aborted.
+ */
+import type { Clock } from '../../lib/clock.js';
+import { systemClock } from '../../adapters/clock.js';
+import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
+import type { KubeLog } from '../../adapters/kubernetes/log.js';
+import { noopKubeLog } from '../../adapters/kubernetes/log.js';
+import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import { invalidInput, notFound, transient } from '../errors.js';
+import type {
+  ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
+} from '../provider.js';
+import { ClusterClient } from './clusterClient.js';
+import { hostIdentityOf, toHostPod, type HostViewOptions } from './hostView.js';
+import { hostUidAnnotation, labelValue, virtualNodeLabel } from './marks.js';
+import { remoteNamespaceFor } from './namespaceMapping.js';
+import type { KubernetesProviderOptions } from './options.js';
+import { toRemotePod, type TranslationContext } from './podTranslation.js';
+import { Reflector } from './reflector.js';
+import { RemoteEvents } from './remoteEvents.js';
+import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
+import { streamRemoteLogs } from './remoteLogs.js';
+import { RemoteNamespaces } from './remoteNamespaces.js';
+import { RemoteNode } from './remoteNode.js';
+import { RemotePods } from './remotePods.js';
+
+export class KubernetesProvider implements Provider, LogsProvider {
+  readonly name = 'kubernetes';
+  private readonly clock: Clock;
+  private readonly log: KubeLog;
+  private readonly remote: ClusterClient;
+  private readonly host: ClusterClient;
+  private readonly namespaces: RemoteNamespaces;
+  private readonly reflector: Reflector;
+  private readonly pods: RemotePods;
+  private readonly events: RemoteEvents | undefined;
+  private readonly node: RemoteNode;
+  private readonly view: HostViewOptions;
+  private started = false;
+  private stopped = false;
+
+  /** Throws KubeconfigError at once if either kubeconfig is unusable (a configuration mistake). */
+  constructor(private readonly o: KubernetesProviderOptions) {
+    if (o.nodeName === '' || o.hostClusterId === '') throw new Error('kubernetes provider: nodeName and hostClusterId are required');
+    this.clock = o.clock ?? systemClock;
+    this.log = o.log ?? noopKubeLog;
+    const clientOptions = { clock: this.clock, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}) };
+    this.remote = new ClusterClient(o.remote, clientOptions);
+    this.host = new ClusterClient(o.host, clientOptions);
+    this.view = { blankPodIPs: o.blankPodIPs ?? false };
+    this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId);
+    const common = { clock: this.clock, log: this.log, ...(o.watch ? { watch: o.watch } : {}) };
+    this.reflector = new Reflector({
+      ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
+      remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+    });
+    this.events = o.onRemoteEvent
+      ? new RemoteEvents({
+        ...common, remote: this.remote, onEvent: o.onRemoteEvent, podOf: (ns, name) => this.pods.get(ns, name), since: this.clock.now(),
+      })
+      : undefined;
+    this.pods = new RemotePods({
+      ...common, remote: this.remote, nodeName: o.nodeName, view: this.view,
+      onAppear: (hostKey, hostNamespace, remote) => {
+        this.reflector.track(hostKey, hostNamespace, remote);
+        this.events?.podAppeared(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
+      },
+      onGo: (hostKey, remote) => {
+        this.reflector.untrack(hostKey);
+        this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
+      },
+    });
+    const ownLabel = labelValue(o.nodeName);
+    this.node = new RemoteNode({
+      remote: this.remote, isOwnPod: (pod) => pod.metadata?.labels?.[virtualNodeLabel] === ownLabel,
+      ...(o.pingTimeoutMs !== undefined ? { pingTimeoutMs: o.pingTimeoutMs } : {}),
+      ...(o.quota ? { quota: o.quota } : {}),
+      ...(o.countVirtualNodes ? { countVirtualNodes: true } : {}),
+      ...(o.nodeInfo ? { defaultNodeInfo: o.nodeInfo } : {}),
+    });
+  }
+
+  /** Starts the remote pod informer and the reflector's sweeps. Idempotent. */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    this.pods.start();
+    this.reflector.start();
+    void this.pods.waitForSync().then(() => this.reflector.sweep(), () => undefined);
+  }
+
+  /** Stops every watch and timer and closes the connections. The remote pods keep running. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.pods.stop();
+    this.events?.stop();
+    this.reflector.stop();
+    await Promise.resolve();
+    this.remote.close();
+    this.host.close();
+  }
+
+  /** True once the remote pod informer has listed. */
+  hasSynced(): boolean {
+    return this.pods.hasSynced();
+  }
+
+  remoteNamespaceOf(hostNamespace: string): string {
+    return remoteNamespaceFor(hostNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.hostClusterId);
+  }
+
+  notifyPods(callback: PodNotificationCallback): void {
+    this.pods.setCallback(callback);
+    this.start();
+  }
+
+  createPod(pod: Pod, signal?: AbortSignal): Promise<void> {
+    this.start();
+    return untilAborted(this.create(pod), signal);
+  }
+
+  private async create(pod: Pod): Promise<void> {
+    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const remotePod = toRemotePod(pod, this.translation(remoteNamespace));
+    const name = remotePod.metadata?.name ?? '';
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
+    const held = await this.reflector.reflectFor(pod, remoteNamespace);
+    try {
+      await this.remote.call('other', `create ${what}`, (core) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }));
+    } catch (err) {
+      if (isApiErrorKind(err, 'notFound')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
+      if (!isApiErrorKind(err, 'alreadyExists')) throw toProviderError(err, `create ${what}`);
+      await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
+    } finally {
+      held.done();
+    }
+  }
+
+  /** AlreadyExists: success if it is this very pod (same host uid), else transient (409 semantics). */
+  private async adoptExisting(remoteNamespace: string, name: string, hostUid: string | undefined): Promise<void> {
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    const existing = await asProviderCall(`read ${what}`, () =>
+      this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace })),
+    );
+    const theirs = existing.metadata?.annotations?.[hostUidAnnotation];
+    if (theirs !== hostUid) {
+      throw transient(`${what} already exists for another pod (host uid ${theirs ?? 'none'}); waiting for it to go`);
+    }
+  }
+
+  updatePod(pod: Pod, signal?: AbortSignal): Promise<void> {
+    this.start();
+    return untilAborted(this.update(pod), signal);
+  }
+
+  /** Applies what a running pod may change: labels, annotations, container images, activeDeadlineSeconds. */
+  private async update(pod: Pod): Promise<void> {
+    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const desired = toRemotePod(pod, this.translation(remoteNamespace));
+    const name = desired.metadata?.name ?? '';
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    await asProviderCall(`update ${what}`, async () => {
+      const current = await this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace }));
+      const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
+      const spec = current.spec ?? { containers: [] };
+      const body: Pod = {
+        ...current,
+        metadata: { ...current.metadata, labels: desired.metadata?.labels, annotations: desired.metadata?.annotations },
+        spec: {
+          ...spec,
+          containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
+          ...(spec.initContainers ? { initContainers: spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) } : {}),
+          ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
+        },
+      };
+      await this.remote.call('other', `update ${what}`, (core) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }));
+    });
+  }
+
+  deletePod(pod: Pod, signal?: AbortSignal): Promise<void> {
+    this.start();
+    return untilAborted(this.delete(pod), signal);
+  }
+
+  private async delete(pod: Pod): Promise<void> {
+    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const name = pod.metadata?.name ?? '';
+    const hostUid = pod.metadata?.annotations?.[hostUidAnnotation] ?? pod.metadata?.uid;
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    const remote = this.pods.get(remoteNamespace, name) ?? (await this.readRemote(remoteNamespace, name));
+    if (!remote || (hostUid !== undefined && hostIdentityOf(remote)?.uid !== hostUid)) {
+      throw notFound(`${what} of host pod uid ${hostUid ?? '?'} does not exist`);
+    }
+    const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds;
+    const uid = remote.metadata?.uid;
+    this.pods.markDeleting(remoteNamespace, name, uid);
+    try {
+      await this.remote.call('delete', `delete ${what}`, (core) =>
+        core.deleteNamespacedPod({
+          name, namespace: remoteNamespace,
+          ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
+          body: { ...(uid ? { preconditions: { uid } } : {}), ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
+        }),
+      );
+    } catch (err) {
+      // A failed uid precondition means another pod holds the name now: ours is gone.
+      if (isApiErrorKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
+      throw toProviderError(err, `delete ${what}`);
+    }
+  }
+
+  private async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    try {
+      return await this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace }));
+    } catch (err) {
+      if (isApiErrorKind(err, 'notFound')) return undefined;
+      throw toProviderError(err, `read ${what}`);
+    }
+  }
+
+  /** From the informer once it has synced; until then, one remote read. */
+  getPod(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined> {
+    this.start();
+    const remoteNamespace = this.remoteNamespaceOf(namespace);
+    const lookup = async (): Promise<Pod | undefined> => {
+      const remote = this.pods.hasSynced() ? this.pods.get(remoteNamespace, name) : await this.readRemote(remoteNamespace, name);
+      return remote ? toHostPod(remote, this.view) : undefined;
+    };
+    return untilAborted(lookup(), signal);
+  }
+
+  async getPodStatus(namespace: string, name: string, signal?: AbortSignal): Promise<PodStatus | undefined> {
+    return (await this.getPod(namespace, name, signal))?.status;
+  }
+
+  /** Waits for the informer's first list (until `signal` aborts), then answers from it. */
+  async listPods(signal?: AbortSignal): Promise<Pod[]> {
+    this.start();
+    await this.pods.waitForSync(signal);
+    return this.pods.list().flatMap((remote) => toHostPod(remote, this.view) ?? []);
+  }
+
+  ping(signal?: AbortSignal): Promise<void> {
+    return this.node.ping(signal);
+  }
+
+  capacity(signal?: AbortSignal): Promise<NodeResources> {
+    return this.node.capacity(signal);
+  }
+
+  nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> {
+    return this.node.nodeInfo(signal);
+  }
+
+  async getContainerLogs(
+    namespace: string, podName: string, containerName: string, options: ContainerLogOptions, signal?: AbortSignal,
+  ): Promise<AsyncIterable<string>> {
+    const pod = await this.getPod(namespace, podName, signal);
+    if (!pod) throw notFound(`pod ${namespace}/${podName} is not offloaded by virtual node ${this.o.nodeName}`);
+    const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+    if (!containers.some((c) => c.name === containerName)) {
+      throw invalidInput(`pod ${namespace}/${podName} has no container ${containerName}`);
+    }
+    const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, container: containerName };
+    return streamRemoteLogs(this.remote, target, options, signal);
+  }
+
+  private translation(remoteNamespace: string): TranslationContext {
+    return {
+      hostClusterId: this.o.hostClusterId,
+      nodeName: this.o.nodeName,
+      remoteNamespace,
+      ...(this.o.offloadingPatch ? { offloadingPatch: this.o.offloadingPatch } : {}),
+    };
+  }
+}

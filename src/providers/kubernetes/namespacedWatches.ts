@@ -1,0 +1,57 @@
+/**
+ * A set of self-healing list-watches, one per namespace, kept equal to a wanted set of
+ * namespaces: new namespaces start a watch, dropped ones stop theirs. Used for the host's
+ * ConfigMaps and Secrets (namespaces with offloaded pods that reference them) and the remote
+ * pods' Events (remote namespaces holding this node's pods).
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Subscription } from 'rxjs';
+import type { CachedListWatch, EngineEvent } from '../../adapters/kubernetes/cachedListWatch.js';
+import type { Versioned } from '../../adapters/kubernetes/watchCache.js';
+
+export class NamespacedWatches<T extends KubernetesObject & Versioned> {
+  private readonly watches = new Map<string, { readonly watch: CachedListWatch<T>; readonly subscription: Subscription }>();
+  private stopped = false;
+
+  constructor(
+    private readonly create: (namespace: string) => CachedListWatch<T>,
+    private readonly onEvent: (namespace: string, event: EngineEvent<T>) => void,
+  ) {}
+
+  /** Starts and stops watches so that exactly `wanted` are watched. */
+  setNamespaces(wanted: Iterable<string>): void {
+    if (this.stopped) return;
+    const keep = new Set(wanted);
+    for (const [namespace, entry] of this.watches) {
+      if (keep.has(namespace)) continue;
+      entry.subscription.unsubscribe();
+      entry.watch.stop();
+      this.watches.delete(namespace);
+    }
+    for (const namespace of keep) {
+      if (this.watches.has(namespace)) continue;
+      const watch = this.create(namespace);
+      const subscription = watch.events.subscribe((event) => this.onEvent(namespace, event));
+      this.watches.set(namespace, { watch, subscription });
+      watch.start();
+    }
+  }
+
+  /** The cached object, if its namespace is watched and the watch has it. */
+  get(namespace: string, name: string): T | undefined {
+    return this.watches.get(namespace)?.watch.get(`${namespace}/${name}`);
+  }
+
+  isSynced(namespace: string): boolean {
+    return this.watches.get(namespace)?.watch.hasSynced() ?? false;
+  }
+
+  namespaces(): string[] {
+    return [...this.watches.keys()];
+  }
+
+  stop(): void {
+    this.setNamespaces([]);
+    this.stopped = true;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * How one Kubernetes provider instance (one virtual node backed by one remote cluster) is
+ * configured. Many instances may live in one process, each with its own connections, watches and
+ * rate limiters.
+ */
+import type { Clock } from '../../lib/clock.js';
+import type { WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
+import type { KubeLog } from '../../adapters/kubernetes/log.js';
+import type { ProviderNodeInfo, ResourceList } from '../provider.js';
+import type { ClusterSource } from './clusterClient.js';
+import type { NamespaceStrategy } from './namespaceMapping.js';
+import type { OffloadingPatch } from './podTranslation.js';
+import type { RemoteEventCallback } from './remoteEvents.js';
+
+export interface KubernetesProviderOptions {
+  /** The virtual node this instance serves (labels and annotations on remote pods). */
+  readonly nodeName: string;
+  /** Names the host cluster in remote namespaces and marks; unique among the remote's users. */
+  readonly hostClusterId: string;
+  /** Where pods run: a kubeconfig file or string (a Secret's content is read by the caller), or a loaded KubeConfig. */
+  readonly remote: ClusterSource;
+  /** Where the host pods' ConfigMaps and Secrets are read from. */
+  readonly host: ClusterSource;
+  /** Default 'suffix': `<namespace>-<hostClusterId>`. */
+  readonly namespaceStrategy?: NamespaceStrategy;
+  /** Added to every offloaded pod: remote nodeSelector and tolerations. */
+  readonly offloadingPatch?: OffloadingPatch;
+  /** Report pods without podIP/podIPs (default false: the remote IPs as reported). */
+  readonly blankPodIPs?: boolean;
+  /**
+   * Count the remote cluster's virtual-kubelet nodes in capacity (default false: another virtual
+   * kubelet's node would count a third cluster, or this one twice). Set it when the remote's
+   * workers are themselves virtual nodes, such as a Tether node with the simulated provider.
+   */
+  readonly countVirtualNodes?: boolean;
+  /** Fixed capacity and allocatable instead of the remote nodes' sum. */
+  readonly quota?: ResourceList;
+  /** Remote Events about this node's pods; wire it to the host EventRecorder. */
+  readonly onRemoteEvent?: RemoteEventCallback;
+  /** `/readyz` timeout for `ping` (default 5000 ms). */
+  readonly pingTimeoutMs?: number;
+  /** Client-side limit per cluster (default qps 50, burst 100). */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  readonly watch?: WatchTiming;
+  readonly reflection?: {
+    /** Full sweep of unreferenced copies (default 5 min). */
+    readonly sweepMs?: number;
+    /** Copies younger than this are never swept (default 30 s). */
+    readonly minAgeMs?: number;
+    /** Sweep this long after a pod goes (default 1 s). */
+    readonly sweepDelayMs?: number;
+  };
+  /** Used when the remote cluster has no nodes to describe. */
+  readonly nodeInfo?: Partial<ProviderNodeInfo>;
+  readonly clock?: Clock;
+  readonly log?: KubeLog;
+}

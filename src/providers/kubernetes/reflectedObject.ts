@@ -1,0 +1,58 @@
+/**
+ * The remote copy of a host ConfigMap or Secret. Pure.
+ *
+ * Kept: data, binaryData (ConfigMap), type (Secret), labels and annotations (minus Tether's own
+ * and kubectl's last-applied-configuration). Added: the ownership labels and the
+ * `tether.dev/host-namespace` annotation. Dropped: `immutable` (so later host changes can still
+ * be applied), ownerReferences, finalizers and server-set fields. A Secret of type
+ * `kubernetes.io/service-account-token` becomes Opaque, so the remote token controller leaves it
+ * alone. Secret data is copied, never logged: nothing here describes values.
+ */
+import { createHash } from 'node:crypto';
+import type { ConfigMap, Secret } from '../../adapters/kubernetes/model.js';
+import { hostNamespaceAnnotation, ownershipLabels, withoutMarks } from './marks.js';
+import type { ReferencedKind } from './references.js';
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export type HostObject = ConfigMap | Secret;
+
+export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespace: string, hostClusterId: string): HostObject {
+  const meta = host.metadata ?? {};
+  const annotations = withoutMarks(meta.annotations);
+  delete annotations[LAST_APPLIED];
+  const metadata = {
+    name: meta.name ?? '',
+    namespace: remoteNamespace,
+    labels: { ...withoutMarks(meta.labels), ...ownershipLabels(hostClusterId) },
+    annotations: { ...annotations, [hostNamespaceAnnotation]: meta.namespace ?? '' },
+  };
+  if (kind === 'ConfigMap') {
+    const cm = host as ConfigMap;
+    return {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata,
+      ...(cm.data ? { data: { ...cm.data } } : {}),
+      ...(cm.binaryData ? { binaryData: { ...cm.binaryData } } : {}),
+    };
+  }
+  const secret = host as Secret;
+  const type = secret.type === 'kubernetes.io/service-account-token' ? 'Opaque' : secret.type;
+  return {
+    apiVersion: 'v1', kind: 'Secret', metadata,
+    ...(type ? { type } : {}),
+    ...(secret.data ? { data: { ...secret.data } } : {}),
+  };
+}
+
+/** A digest of what a copy carries, to skip writes that would change nothing. */
+export function contentDigest(copy: HostObject): string {
+  const c = copy as ConfigMap & Secret;
+  const content = { l: c.metadata?.labels, a: c.metadata?.annotations, d: c.data, b: c.binaryData, t: c.type };
+  return createHash('sha256').update(stableJson(content)).digest('hex');
+}
+
+function stableJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${stableJson(record[k])}`).join(',')}}`;
+}

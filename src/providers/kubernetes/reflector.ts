@@ -1,0 +1,294 @@
+/**
+ * ConfigMaps and Secrets follow the pods that reference them (see references.ts for where).
+ *
+ * - Before a pod is created remotely, `reflectFor` reads each referenced object from the HOST
+ *   cluster and writes its copy (reflectedObject.ts) into the remote namespace. A missing
+ *   required object rejects `transient` naming it and the reference; optional ones are skipped.
+ * - While any of this node's remote pods references an object, the host namespace's ConfigMaps
+ *   and Secrets are watched (one self-healing list-watch each per namespace; Secret data stays in
+ *   memory only, never in logs), and every change is written through; a host deletion deletes
+ *   the copy. Writes that would change nothing are skipped (content digest).
+ * - Copies no remote pod references any more are deleted by a sweep: shortly after one of this
+ *   node's remote pods goes, after start-up, and every `sweepMs`. The sweep is level-based and
+ *   safe across virtual nodes sharing a remote namespace: it lists every Tether copy of this host
+ *   cluster, and keeps those referenced by any Tether pod in that namespace (of any virtual node),
+ *   by a pod this node is creating, or younger than `minAgeMs` (another node may be about to
+ *   create its pod).
+ * - A remote object of the same name that does not carry Tether's marks is never overwritten:
+ *   the pod's creation fails (transient) saying so.
+ */
+import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
+import type { Clock, Timer } from '../../lib/clock.js';
+import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
+import { describeApiError, isApiErrorKind } from '../../adapters/kubernetes/errors.js';
+import type { KubeLog } from '../../adapters/kubernetes/log.js';
+import type { Pod } from '../../adapters/kubernetes/model.js';
+import { transient } from '../errors.js';
+import type { ClusterClient } from './clusterClient.js';
+import { hostClusterSelector, isOwned } from './marks.js';
+import { NamespacedWatches } from './namespacedWatches.js';
+import { contentDigest, remoteCopy, type HostObject } from './reflectedObject.js';
+import { ReferenceIndex } from './referenceIndex.js';
+import { referencedObjects, referenceKey, type ObjectReference, type ReferencedKind } from './references.js';
+import { toProviderError } from './remoteErrors.js';
+
+export interface ReflectorOptions {
+  readonly host: ClusterClient;
+  readonly remote: ClusterClient;
+  readonly hostClusterId: string;
+  readonly remoteNamespaceOf: (hostNamespace: string) => string;
+  readonly clock: Clock;
+  readonly log: KubeLog;
+  readonly watch?: WatchTiming;
+  /** Full sweep period (default 5 min). */
+  readonly sweepMs?: number;
+  /** Copies younger than this are never swept (default 30 s). */
+  readonly minAgeMs?: number;
+  /** Delay of the sweep after a pod goes, so a burst of deletions costs one sweep (default 1 s). */
+  readonly sweepDelayMs?: number;
+}
+
+const kindWord = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'configmap' : 'secret');
+
+export class Reflector {
+  private readonly index = new ReferenceIndex();
+  private readonly written = new Map<string, string>();
+  private readonly creating = new Map<string, { namespace: string; keys: string[] }>();
+  private readonly watches: Record<ReferencedKind, NamespacedWatches<HostObject>>;
+  private sweepTimer: Timer | undefined;
+  private periodicTimer: Timer | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: ReflectorOptions) {
+    this.watches = {
+      ConfigMap: new NamespacedWatches((ns) => this.hostWatch('ConfigMap', ns), (ns, e) => this.onHostEvent('ConfigMap', ns, e)),
+      Secret: new NamespacedWatches((ns) => this.hostWatch('Secret', ns), (ns, e) => this.onHostEvent('Secret', ns, e)),
+    };
+  }
+
+  start(): void {
+    this.armPeriodicSweep();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.sweepTimer?.cancel();
+    this.periodicTimer?.cancel();
+    this.watches.ConfigMap.stop();
+    this.watches.Secret.stop();
+  }
+
+  /**
+   * Copies everything `hostPod` references into `remoteNamespace` (which must exist). Rejects
+   * with classified provider errors only. The references count as held until `done` is called.
+   */
+  async reflectFor(hostPod: Pod, remoteNamespace: string): Promise<{ done: () => void }> {
+    const namespace = hostPod.metadata?.namespace ?? 'default';
+    const podKey = `${namespace}/${hostPod.metadata?.name ?? ''}`;
+    const refs = referencedObjects(hostPod);
+    const token = { namespace, keys: refs.map((r) => referenceKey(r.kind, r.name)) };
+    this.creating.set(podKey, token);
+    const done = (): void => {
+      if (this.creating.get(podKey) === token) this.creating.delete(podKey);
+    };
+    try {
+      for (const ref of refs) {
+        const found = await this.readHost(namespace, ref);
+        if (found) await this.writeRemote(ref.kind, remoteCopy(ref.kind, found, remoteNamespace, this.o.hostClusterId));
+      }
+    } catch (err) {
+      done();
+      throw err;
+    }
+    return { done };
+  }
+
+  /** This node's remote pods, as they come and go: what they reference is kept in sync. */
+  track(hostPodKey: string, hostNamespace: string, remotePod: Pod): void {
+    if (this.index.has(hostPodKey)) return; // references are fixed at creation (volumes and env are immutable)
+    this.index.set(hostPodKey, hostNamespace, referencedObjects(remotePod).map((r) => referenceKey(r.kind, r.name)));
+    this.refreshWatches();
+  }
+
+  untrack(hostPodKey: string): void {
+    if (!this.index.has(hostPodKey)) return;
+    this.index.remove(hostPodKey);
+    this.refreshWatches();
+    this.scheduleSweep(this.o.sweepDelayMs ?? 1_000);
+  }
+
+  /** Deletes the copies nothing references (see the module comment). Never rejects. */
+  async sweep(): Promise<void> {
+    try {
+      const selector = hostClusterSelector(this.o.hostClusterId);
+      const [configMaps, secrets] = await Promise.all([
+        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core) => core.listConfigMapForAllNamespaces({ labelSelector: selector })),
+        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core) => core.listSecretForAllNamespaces({ labelSelector: selector })),
+      ]);
+      const candidates = [
+        ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
+        ...secrets.items.map((object) => ({ kind: 'Secret' as const, object })),
+      ].filter((c) => this.oldEnough(c.object));
+      const namespaces = new Set(candidates.map((c) => c.object.metadata?.namespace ?? ''));
+      for (const namespace of namespaces) {
+        const used = await this.referencedInRemoteNamespace(namespace);
+        for (const c of candidates) {
+          const name = c.object.metadata?.name ?? '';
+          if (c.object.metadata?.namespace !== namespace || used.has(referenceKey(c.kind, name))) continue;
+          await this.deleteRemote(c.kind, namespace, name);
+        }
+      }
+    } catch (err) {
+      this.o.log.warn('sweeping reflected configmaps and secrets failed; will retry', { error: describeApiError(err) });
+    }
+  }
+
+  private oldEnough(object: HostObject): boolean {
+    const created = object.metadata?.creationTimestamp;
+    if (!created) return true;
+    return this.o.clock.now() - new Date(created).getTime() >= (this.o.minAgeMs ?? 30_000);
+  }
+
+  /** Keys referenced by any Tether pod in a remote namespace, or by pods this node is creating. */
+  private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
+    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core) =>
+      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }),
+    );
+    const used = new Set<string>();
+    for (const pod of pods.items) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
+    for (const pending of this.creating.values()) {
+      if (this.o.remoteNamespaceOf(pending.namespace) === remoteNamespace) for (const key of pending.keys) used.add(key);
+    }
+    return used;
+  }
+
+  private async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
+    const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
+    try {
+      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core) =>
+        ref.kind === 'ConfigMap'
+          ? core.readNamespacedConfigMap({ name: ref.name, namespace })
+          : core.readNamespacedSecret({ name: ref.name, namespace }),
+      );
+    } catch (err) {
+      if (!isApiErrorKind(err, 'notFound')) throw toProviderError(err, `read ${what} from the host cluster`);
+      if (ref.optional) return undefined;
+      throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err });
+    }
+  }
+
+  /** Creates or replaces the remote copy; refuses to overwrite an object Tether does not own. */
+  private async writeRemote(kind: ReferencedKind, copy: HostObject): Promise<void> {
+    const namespace = copy.metadata?.namespace ?? '';
+    const name = copy.metadata?.name ?? '';
+    const key = `${kind}/${namespace}/${name}`;
+    const digest = contentDigest(copy);
+    if (this.written.get(key) === digest) return;
+    const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
+    try {
+      try {
+        await this.o.remote.call('other', `create ${what}`, (core) =>
+          kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }) : core.createNamespacedSecret({ namespace, body: copy }),
+        );
+      } catch (err) {
+        if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+        await this.replaceRemote(kind, copy, what);
+      }
+    } catch (err) {
+      this.written.delete(key);
+      throw toProviderError(err, `write ${what}`);
+    }
+    this.written.set(key, digest);
+  }
+
+  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<void> {
+    const namespace = copy.metadata?.namespace ?? '';
+    const name = copy.metadata?.name ?? '';
+    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core) =>
+      kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }) : core.readNamespacedSecret({ name, namespace }),
+    );
+    if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
+      throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
+    }
+    const body = { ...copy, metadata: { ...copy.metadata, resourceVersion: current.metadata?.resourceVersion } };
+    await this.o.remote.call('other', `replace ${what}`, (core) =>
+      kind === 'ConfigMap'
+        ? core.replaceNamespacedConfigMap({ name, namespace, body })
+        : core.replaceNamespacedSecret({ name, namespace, body }),
+    );
+  }
+
+  private async deleteRemote(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
+    this.written.delete(`${kind}/${namespace}/${name}`);
+    try {
+      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core) =>
+        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }) : core.deleteNamespacedSecret({ name, namespace }),
+      );
+      this.o.log.debug('deleted unreferenced reflected object', { kind, namespace, name });
+    } catch (err) {
+      if (!isApiErrorKind(err, 'notFound')) throw err;
+    }
+  }
+
+  private refreshWatches(): void {
+    if (this.stopped) return;
+    const namespaces = this.index.namespaces();
+    const hasKind = (kind: ReferencedKind) => (ns: string): boolean => this.index.keysIn(ns).some((k) => k.startsWith(`${kind}/`));
+    this.watches.ConfigMap.setNamespaces(namespaces.filter(hasKind('ConfigMap')));
+    this.watches.Secret.setNamespaces(namespaces.filter(hasKind('Secret')));
+  }
+
+  private hostWatch(kind: ReferencedKind, namespace: string): CachedListWatch<HostObject> {
+    const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
+    return new CachedListWatch<HostObject>({
+      ...this.o.watch,
+      kubeConfig: this.o.host.kubeConfig,
+      path: `/api/v1/namespaces/${namespace}/${plural}`,
+      list: async () => {
+        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core) =>
+          kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }) : core.listNamespacedSecret({ namespace }),
+        );
+        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+      },
+      clock: this.o.clock,
+      log: this.o.log,
+      description: `host ${plural} in ${namespace}`,
+    });
+  }
+
+  private onHostEvent(kind: ReferencedKind, namespace: string, event: EngineEvent<HostObject>): void {
+    if (this.stopped) return;
+    if (event.type === 'error') return; // the watch restarts itself
+    const names = event.type === 'synced'
+      ? this.index.keysIn(namespace).filter((k) => k.startsWith(`${kind}/`)).map((k) => k.slice(kind.length + 1))
+      : [event.object.metadata?.name ?? ''];
+    for (const name of names) {
+      if (!this.index.isReferenced(namespace, referenceKey(kind, name))) continue;
+      const current = this.watches[kind].get(namespace, name);
+      const remoteNamespace = this.o.remoteNamespaceOf(namespace);
+      const pending = current
+        ? this.writeRemote(kind, remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId))
+        : event.type === 'deleted' ? this.deleteRemote(kind, remoteNamespace, name) : Promise.resolve();
+      pending.catch((err: unknown) =>
+        this.o.log.warn('updating a reflected object failed; the next change or resync retries', {
+          kind, namespace, name, error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+    }
+  }
+
+  private scheduleSweep(delayMs: number): void {
+    if (this.stopped || this.sweepTimer) return;
+    this.sweepTimer = this.o.clock.setTimer(delayMs, () => {
+      this.sweepTimer = undefined;
+      void this.sweep();
+    });
+  }
+
+  private armPeriodicSweep(): void {
+    if (this.stopped) return;
+    this.periodicTimer = this.o.clock.setTimer(this.o.sweepMs ?? 5 * 60_000, () => {
+      void this.sweep().then(() => this.armPeriodicSweep());
+    });
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Kubernetes API failures (remote or host) as provider errors, so the pod actor branches on the
+ * class and shows the server's own words:
+ *
+ * | API failure                                  | provider error |
+ * |----------------------------------------------|----------------|
+ * | 404 NotFound                                 | notFound       |
+ * | 400 BadRequest, 422 Invalid                  | invalidInput   |
+ * | 403 Forbidden (ResourceQuota, RBAC, PSA)     | transient, the server's message kept ("exceeded quota: <name>, …") |
+ * | 409, 401, 410, 429, 5xx, network, timeouts   | transient      |
+ *
+ * The message is `<operation>: <status> <reason>: <server message>` on one line. An error that is
+ * no API failure at all (a TypeError: a bug) is passed through unclassified, so it crashes the
+ * calling actor as it should.
+ */
+import { classifyApiError, describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
+import { invalidInput, notFound, ProviderError, transient } from '../errors.js';
+
+export function toProviderError(err: unknown, operation: string): unknown {
+  if (err instanceof ProviderError) return err;
+  const info = classifyApiError(err);
+  if (info.kind === 'unknown' && !(err instanceof KubeApiError)) return err;
+  const message = `${operation}: ${describeApiError(err)}`;
+  switch (info.kind) {
+    case 'notFound':
+      return notFound(message, { cause: err });
+    case 'invalid':
+      return invalidInput(message, { cause: err });
+    case 'forbidden':
+    case 'conflict':
+    case 'alreadyExists':
+    case 'unauthorized':
+    case 'gone':
+    case 'unavailable':
+    case 'unknown':
+      return transient(message, { cause: err });
+  }
+}
+
+/** Runs `fn`, rejecting only with a classified provider error. */
+export async function asProviderCall<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toProviderError(err, operation);
+  }
+}
+
+/** Rejects with the signal's reason as soon as it aborts; the underlying work is not cancelled. */
+export function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * Remote namespaces, created on demand with Tether's marks. Idempotent: AlreadyExists is success
+ * (whoever created it). Namespaces are never deleted by Tether: other virtual nodes, or the
+ * remote cluster's owner, may use them, and deleting one deletes everything in it.
+ */
+import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
+import type { ClusterClient } from './clusterClient.js';
+import { ownershipLabels } from './marks.js';
+
+export class RemoteNamespaces {
+  private readonly known = new Set<string>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly remote: ClusterClient,
+    private readonly hostClusterId: string,
+  ) {}
+
+  /** Makes sure `name` exists. Rejects with KubeApiError. */
+  ensure(name: string): Promise<void> {
+    if (this.known.has(name)) return Promise.resolve();
+    let pending = this.inFlight.get(name);
+    if (!pending) {
+      pending = this.create(name).finally(() => this.inFlight.delete(name));
+      this.inFlight.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** Forgets that `name` exists (after a 404 naming it: someone deleted it). */
+  forget(name: string): void {
+    this.known.delete(name);
+  }
+
+  private async create(name: string): Promise<void> {
+    try {
+      await this.remote.call('other', `create remote namespace ${name}`, (core) =>
+        core.createNamespace({ body: { metadata: { name, labels: ownershipLabels(this.hostClusterId) } } }),
+      );
+    } catch (err) {
+      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+    }
+    this.known.add(name);
+  }
+}

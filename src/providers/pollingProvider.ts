@@ -1,0 +1,229 @@
+/**
+ * Turns a LegacyPodProvider (no push) into a PodProvider by polling, as virtual-kubelet's
+ * syncProviderWrapper does: every `intervalMs` it asks `getPodStatus` for each pod Tether asked it
+ * to run and notifies only what changed.
+ *
+ * A pod the provider no longer has is reported `gone` (reason 'NotFound'), never left looking
+ * Running, except while it is still starting (not yet seen Running, and within `startingGraceMs`
+ * of createPod), because some providers only list a pod some time after accepting it. After
+ * deletePod, a pod that disappears has ended as asked: its terminal status is synthesized
+ * (containers Completed) if the provider did not report one itself. A pod that disappears after
+ * a terminal status is simply forgotten.
+ */
+import type { Clock, Timer } from '../lib/clock.js';
+import { systemClock } from '../adapters/clock.js';
+import type { Pod, PodStatus } from '../adapters/kubernetes/model.js';
+import { forEachBounded } from '../lib/boundedConcurrency.js';
+import { callWithDeadline } from '../lib/callWithDeadline.js';
+import { deepCopyPod, deepCopyPodStatus } from './deepCopy.js';
+import { isNotFound } from './errors.js';
+import { isTerminalPhase, terminatedStatus } from './podStatus.js';
+import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider } from './provider.js';
+import { podIdentity, podKey } from './provider.js';
+import { fingerprint } from '../lib/fingerprint.js';
+
+export interface PollingOptions {
+  /** Time between the end of one round and the start of the next. Default 5000. */
+  readonly intervalMs?: number;
+  readonly clock?: Clock;
+  /** How long after createPod a missing pod is still taken to be starting. Default 60 000. */
+  readonly startingGraceMs?: number;
+  /** At most this many getPodStatus calls in flight. Default 16. */
+  readonly concurrency?: number;
+  /** A getPodStatus call that takes longer is abandoned for this round. Default `intervalMs`. */
+  readonly callTimeoutMs?: number;
+  /** Told about failed getPodStatus calls (other than not-found); the pod is retried next round. */
+  readonly onPollError?: (err: unknown, namespace: string, name: string) => void;
+}
+
+interface Tracked {
+  /** The pod as Tether last gave it (or as listed at start); status comes from polling. */
+  pod: Pod;
+  readonly trackedAt: number;
+  deleting: boolean;
+  /** The last status notified, and its fingerprint. */
+  last: PodStatus | undefined;
+  lastFingerprint: string | undefined;
+}
+
+export class PollingPodProvider implements PodProvider {
+  private readonly clock: Clock;
+  private readonly intervalMs: number;
+  private readonly startingGraceMs: number;
+  private readonly concurrency: number;
+  private readonly callTimeoutMs: number;
+  private readonly onPollError: (err: unknown, namespace: string, name: string) => void;
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly stopping = new AbortController();
+  private callback: PodNotificationCallback | undefined;
+  private timer: Timer | undefined;
+
+  constructor(
+    private readonly legacy: LegacyPodProvider,
+    options: PollingOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.intervalMs = options.intervalMs ?? 5000;
+    this.startingGraceMs = options.startingGraceMs ?? 60_000;
+    this.concurrency = options.concurrency ?? 16;
+    this.callTimeoutMs = options.callTimeoutMs ?? this.intervalMs;
+    this.onPollError = options.onPollError ?? ((): void => undefined);
+  }
+
+  /**
+   * Learns the pods the provider already runs (listPods) and starts polling. Call once, after
+   * notifyPods. Rejects if listPods fails (nothing is scheduled then; the caller may retry).
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    const pods = await this.legacy.listPods(signal);
+    for (const pod of pods) {
+      const { namespace, name } = podIdentity(pod);
+      const key = podKey(namespace, name);
+      if (!this.tracked.has(key)) this.track(key, pod);
+    }
+    this.schedule();
+  }
+
+  /** Cancels the timer and abandons in-flight calls. Idempotent; no notification follows. */
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.stopping.abort(new Error('polling provider stopped'));
+  }
+
+  /** Number of pods being polled. */
+  get trackedCount(): number {
+    return this.tracked.size;
+  }
+
+  notifyPods(callback: PodNotificationCallback): void {
+    this.callback = callback;
+  }
+
+  async createPod(pod: Pod, signal?: AbortSignal): Promise<void> {
+    const own = deepCopyPod(pod);
+    await this.legacy.createPod(pod, signal);
+    const { namespace, name, uid } = podIdentity(own);
+    const key = podKey(namespace, name);
+    const existing = this.tracked.get(key);
+    if (existing === undefined || existing.pod.metadata?.uid !== uid) this.track(key, own);
+  }
+
+  async updatePod(pod: Pod, signal?: AbortSignal): Promise<void> {
+    const own = deepCopyPod(pod);
+    await this.legacy.updatePod(pod, signal);
+    const { namespace, name } = podIdentity(own);
+    const entry = this.tracked.get(podKey(namespace, name));
+    if (entry !== undefined) entry.pod = own;
+    else this.track(podKey(namespace, name), own);
+  }
+
+  async deletePod(pod: Pod, signal?: AbortSignal): Promise<void> {
+    const own = deepCopyPod(pod);
+    const { namespace, name } = podIdentity(own);
+    const key = podKey(namespace, name);
+    try {
+      await this.legacy.deletePod(pod, signal);
+    } catch (err) {
+      if (isNotFound(err)) this.tracked.delete(key);
+      throw err;
+    }
+    const entry = this.tracked.get(key) ?? this.track(key, own);
+    entry.deleting = true;
+  }
+
+  getPod(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined> {
+    return this.legacy.getPod(namespace, name, signal);
+  }
+
+  getPodStatus(namespace: string, name: string, signal?: AbortSignal): Promise<PodStatus | undefined> {
+    return this.legacy.getPodStatus(namespace, name, signal);
+  }
+
+  listPods(signal?: AbortSignal): Promise<Pod[]> {
+    return this.legacy.listPods(signal);
+  }
+
+  /**
+   * One polling round over every tracked pod, at most `concurrency` calls at a time, each
+   * abandoned after `callTimeoutMs`. Never rejects. Rounds are normally run by the timer; calling
+   * this directly forces one (tests, or a resync).
+   */
+  async pollOnce(): Promise<void> {
+    const entries = [...this.tracked.entries()];
+    await forEachBounded(entries, this.concurrency, ([key, entry]) => this.pollPod(key, entry));
+  }
+
+  private track(key: string, pod: Pod): Tracked {
+    const entry: Tracked = { pod, trackedAt: this.clock.now(), deleting: false, last: undefined, lastFingerprint: undefined };
+    this.tracked.set(key, entry);
+    return entry;
+  }
+
+  private schedule(): void {
+    if (this.stopping.signal.aborted) return;
+    this.timer = this.clock.setTimer(this.intervalMs, () => {
+      this.timer = undefined;
+      void this.pollOnce().finally(() => this.schedule());
+    });
+  }
+
+  private async pollPod(key: string, entry: Tracked): Promise<void> {
+    const { namespace, name } = podIdentity(entry.pod);
+    let status: PodStatus | undefined;
+    try {
+      status = await callWithDeadline(this.clock, this.callTimeoutMs, this.stopping.signal, (signal) =>
+        this.legacy.getPodStatus(namespace, name, signal),
+      );
+    } catch (err) {
+      if (!isNotFound(err)) {
+        if (!this.stopping.signal.aborted) this.onPollError(err, namespace, name);
+        return;
+      }
+    }
+    // The pod may have been deleted and recreated, or polling stopped, while we waited.
+    if (this.tracked.get(key) !== entry || this.stopping.signal.aborted) return;
+    if (status === undefined) this.missing(key, entry);
+    else this.observed(entry, deepCopyPodStatus(status));
+  }
+
+  private observed(entry: Tracked, status: PodStatus): void {
+    const print = fingerprint(status);
+    if (print === entry.lastFingerprint) return;
+    entry.last = status;
+    entry.lastFingerprint = print;
+    this.emitStatus(entry.pod, status);
+  }
+
+  private missing(key: string, entry: Tracked): void {
+    if (isTerminalPhase(entry.last?.phase)) {
+      this.tracked.delete(key);
+      return;
+    }
+    if (entry.deleting) {
+      this.tracked.delete(key);
+      const now = new Date(this.clock.now());
+      this.emitStatus(entry.pod, terminatedStatus(entry.pod, entry.last, { now, exitCode: 0, reason: 'Completed' }));
+      return;
+    }
+    const starting = entry.last?.phase !== 'Running' && this.clock.now() - entry.trackedAt < this.startingGraceMs;
+    if (starting) return;
+    this.tracked.delete(key);
+    const { namespace, name, uid } = podIdentity(entry.pod);
+    this.emit({ type: 'gone', namespace, name, uid, reason: 'NotFound', message: 'The pod was not found at the provider' });
+  }
+
+  private emitStatus(pod: Pod, status: PodStatus): void {
+    const copy = deepCopyPod(pod);
+    copy.status = deepCopyPodStatus(status);
+    this.emit({ type: 'status', pod: copy });
+  }
+
+  private emit(notification: PodNotification): void {
+    try {
+      this.callback?.(notification);
+    } catch {
+      // The callback must not throw; if it does, polling goes on for the other pods.
+    }
+  }
+}
