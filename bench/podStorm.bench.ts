@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { withLeaseDefaults } from '../src/actors/lease/config.js';
 import { withNodeDefaults } from '../src/actors/node/config.js';
-import { defaultPodActorConfig } from '../src/actors/pod/protocol.js';
+import { defaultPodActorConfig } from '../src/actors/pod/config.js';
 import { startVirtualNode, type VirtualNode } from '../src/actors/virtualNode.js';
 import type { Node, Pod } from '../src/adapters/kubernetes/model.js';
 import type { NodeApi } from '../src/adapters/kubernetes/nodeApi.js';

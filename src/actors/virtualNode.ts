@@ -21,31 +21,19 @@ import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Provider } from '../providers/provider.js';
 import type { ActorRef } from '../runtime/behavior.js';
-import { nodeRestartPolicy, podRestartPolicy, type RestartPolicy } from '../supervisors/restartPolicy.js';
+import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
 import { Shards } from '../supervisors/shards.js';
 import type { Supervisor } from '../supervisors/supervisor.js';
-import type { LeaseConfig } from './lease/config.js';
 import { leaseActor } from './lease/behavior.js';
 import type { LeaseMsg } from './lease/protocol.js';
-import type { NodeConfig } from './node/config.js';
 import { nodeActor } from './node/behavior.js';
 import { nodeObserved, type NodeMsg } from './node/protocol.js';
 import { actorFailedAnnotation } from './pod/annotations.js';
 import { podActor } from './pod/podActor.js';
-import type { NodeReadiness, PodActorConfig } from './pod/protocol.js';
+import type { NodeReadiness } from './pod/protocol.js';
 import { podController } from './podController/podControllerActor.js';
-import type { ControllerConfig, ControllerMsg } from './podController/protocol.js';
-
-export interface VirtualNodeConfig {
-  readonly node: NodeConfig;
-  readonly lease: LeaseConfig;
-  readonly pod: PodActorConfig;
-  readonly controller: ControllerConfig;
-  /** How many shard supervisors hold this node's pod actors. */
-  readonly shards: number;
-  readonly nodePolicy?: RestartPolicy;
-  readonly podPolicy?: RestartPolicy;
-}
+import type { ControllerMsg } from './podController/protocol.js';
+import type { VirtualNodeConfig } from './virtualNodeConfig.js';
 
 export interface VirtualNodeDeps {
   readonly provider: Provider;

@@ -6,7 +6,6 @@
  */
 import type { Logger } from '../adapters/logger.js';
 import { pinoLogger } from '../adapters/pinoLogger.js';
-import { defaultPodActorConfig } from '../actors/pod/protocol.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from './hostKubeconfig.js';
 import { leaderElectionFromEnv, type LeaderElectionOptions } from './leaderElection.js';
@@ -77,30 +76,9 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
 }
 
 function nodeSpec(node: TetherConfig['nodes'][number], handle: ProviderHandle, policies: ReturnType<typeof resolveRestartPolicies>): AgentNodeSpec {
-  const defined = <T extends object>(v: T | undefined): Partial<T> | undefined =>
-    v === undefined ? undefined : (Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) as Partial<T>);
-  const podRetry = defined(node.pod?.retry);
-  const pod = node.pod ? { ...defined({ graceMarginMs: node.pod.graceMarginMs, refetchMs: node.pod.refetchMs }), ...(podRetry ? { retry: { ...defaultPodRetry, ...podRetry } } : {}) } : undefined;
-  const lease = node.lease ? { ...defined({ namespace: node.lease.namespace, durationSeconds: node.lease.durationSeconds, renewIntervalMs: node.lease.renewIntervalMs }), ...(node.lease.retry ? { retry: defined(node.lease.retry) } : {}) } : undefined;
-  return {
-    name: node.name,
-    internalIP: node.internalIP,
-    provider: handle.provider,
-    nodePolicy: policies.node,
-    podPolicy: policies.pod,
-    ...(node.kubeletPort !== undefined ? { kubeletPort: node.kubeletPort } : {}),
-    ...(node.labels ? { labels: node.labels } : {}),
-    ...(node.taints ? { taints: node.taints } : {}),
-    ...(node.ping ? { ping: defined(node.ping) } : {}),
-    ...(node.statusIntervalMs !== undefined ? { statusIntervalMs: node.statusIntervalMs } : {}),
-    ...(lease ? { lease } : {}),
-    ...(pod ? { pod } : {}),
-    ...(node.sweepIntervalMs !== undefined ? { sweepIntervalMs: node.sweepIntervalMs } : {}),
-    ...(node.shards !== undefined ? { shards: node.shards } : {}),
-  };
+  // The file's node section is the node's settings; only the provider is swapped for the live one.
+  return { ...node, provider: handle.provider, nodePolicy: policies.node, podPolicy: policies.pod };
 }
-
-const defaultPodRetry = defaultPodActorConfig('').retry;
 
 async function stopWithin(
   agent: TetherAgent,

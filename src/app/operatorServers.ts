@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
@@ -16,7 +17,6 @@ import type { TetherMetrics } from '../observability/metrics.js';
 import type { TetherAgent } from './tetherAgent.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
-export const DEFAULT_KUBELET_PORT = 10250;
 
 export interface OperatorServers {
   /** The actor tree page, when the introspection server runs. */

@@ -12,35 +12,21 @@ import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../adapters/clock.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
-import type { Taint } from '../adapters/kubernetes/model.js';
 import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import { jsonLogger, type Logger } from '../adapters/logger.js';
 import { withDeepCopies } from '../providers/deepCopy.js';
 import type { Provider } from '../providers/provider.js';
-import { withLeaseDefaults, type LeaseConfigInput } from '../actors/lease/config.js';
-import { withNodeDefaults, type PingConfig } from '../actors/node/config.js';
-import { defaultPodActorConfig, type PodActorConfig } from '../actors/pod/protocol.js';
 import { startVirtualNode, type VirtualNode } from '../actors/virtualNode.js';
+import { virtualNodeConfig, type VirtualNodeSettings } from '../actors/virtualNodeConfig.js';
 import { ActorSystem } from '../supervisors/actorSystem.js';
 import { electionSettings, NodeLocks, type LeaderElectionOptions } from './leaderElection.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 
-export interface AgentNodeSpec {
-  readonly name: string;
-  /** Where Tether's kubelet API listens, as the API server reaches it. */
-  readonly internalIP: string;
-  readonly kubeletPort?: number;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly taints?: readonly Taint[];
+/** A node's settings (the config file's `nodes[]` entry), with its provider and restart policies. */
+export interface AgentNodeSpec extends VirtualNodeSettings {
   readonly provider: Provider;
-  readonly ping?: Partial<PingConfig>;
-  readonly statusIntervalMs?: number;
-  readonly lease?: Omit<LeaseConfigInput, 'nodeName'>;
-  readonly pod?: Partial<Omit<PodActorConfig, 'nodeName'>>;
-  readonly sweepIntervalMs?: number;
-  readonly shards?: number;
-  readonly nodePolicy?: RestartPolicy;
-  readonly podPolicy?: RestartPolicy;
+  readonly nodePolicy?: RestartPolicy | undefined;
+  readonly podPolicy?: RestartPolicy | undefined;
 }
 
 export interface AgentOptions {
@@ -116,26 +102,9 @@ export class TetherAgent {
   }
 
   private launch(spec: AgentNodeSpec, clients: KubeClients, clock: Clock, logger: Logger, onStatusLatency?: (seconds: number) => void): VirtualNode {
-    const podDefaults = defaultPodActorConfig(spec.name);
     return startVirtualNode(
       this.system.root,
-      {
-        node: withNodeDefaults({
-          nodeName: spec.name,
-          internalIP: spec.internalIP,
-          ...(spec.kubeletPort !== undefined ? { kubeletPort: spec.kubeletPort } : {}),
-          ...(spec.labels ? { labels: spec.labels } : {}),
-          ...(spec.taints ? { taints: spec.taints } : {}),
-          ...(spec.ping ? { ping: spec.ping } : {}),
-          ...(spec.statusIntervalMs !== undefined ? { statusIntervalMs: spec.statusIntervalMs } : {}),
-        }),
-        lease: withLeaseDefaults({ ...spec.lease, nodeName: spec.name }),
-        pod: { ...podDefaults, ...spec.pod, nodeName: spec.name },
-        controller: { nodeName: spec.name, sweepIntervalMs: spec.sweepIntervalMs ?? 60_000 },
-        shards: spec.shards ?? 32,
-        ...(spec.nodePolicy ? { nodePolicy: spec.nodePolicy } : {}),
-        ...(spec.podPolicy ? { podPolicy: spec.podPolicy } : {}),
-      },
+      { ...virtualNodeConfig(spec), nodePolicy: spec.nodePolicy, podPolicy: spec.podPolicy },
       {
         // Every pod crossing into a provider is a copy: a provider cannot corrupt the watch cache.
         provider: withDeepCopies(spec.provider),

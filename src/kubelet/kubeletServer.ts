@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
 import { classify, isClassified } from '../providers/errors.js';
 import { isLogsProvider, type LegacyPodProvider } from '../providers/provider.js';
@@ -121,7 +122,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 10250, address, () => {
+    server.listen(options.port ?? DEFAULT_KUBELET_PORT, address, () => {
       server.off('error', reject);
       resolve();
     });

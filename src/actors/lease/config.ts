@@ -1,3 +1,6 @@
+import { withDefaults } from '../../lib/defaults.js';
+import { fieldChecks, retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
+
 /**
  * The lease actor's configuration, with the kubelet's and virtual-kubelet's defaults: a 40 s
  * Lease in `kube-node-lease`, renewed every 10 s (a quarter of its duration), failed renewals
@@ -26,30 +29,23 @@ export function withLeaseDefaults(input: LeaseConfigInput): LeaseConfig {
     namespace: input.namespace ?? DEFAULT_LEASE_NAMESPACE,
     durationSeconds: input.durationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
     renewIntervalMs: input.renewIntervalMs ?? DEFAULT_RENEW_INTERVAL_MS,
-    retry: { ...defaultLeaseRetry, ...input.retry },
+    retry: withDefaults<LeaseConfig['retry']>(defaultLeaseRetry, input.retry),
   };
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** Every problem with a lease configuration, each naming its field under `where`; empty when sound. */
-export function validateLeaseConfig(config: LeaseConfig, where = 'lease'): string[] {
-  const problems: string[] = [];
-  const check = (ok: boolean, field: string, expected: string, value: unknown): void => {
-    if (!ok) problems.push(`${where}.${field}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
-  };
-  const positive = (value: unknown, field: string): void =>
-    check(typeof value === 'number' && Number.isFinite(value) && value > 0, field, 'a positive number', value);
+/** Every problem with a lease configuration, each with its field's path in LeaseConfig; empty when sound. */
+export function validateLeaseConfig(config: LeaseConfig): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const { check, positive, positiveInt } = fieldChecks(problems);
   const ns: unknown = config.namespace;
-  check(typeof ns === 'string' && ns.length <= 63 && DNS_LABEL.test(ns), 'namespace', 'a namespace name (DNS label)', ns);
-  const duration: unknown = config.durationSeconds;
-  check(typeof duration === 'number' && Number.isInteger(duration) && duration > 0, 'durationSeconds', 'a positive integer', duration);
-  positive(config.renewIntervalMs, 'renewIntervalMs');
+  check(typeof ns === 'string' && ns.length <= 63 && DNS_LABEL.test(ns), ['namespace'], 'a namespace name (DNS label)', ns);
+  positiveInt(config.durationSeconds, ['durationSeconds']);
+  positive(config.renewIntervalMs, ['renewIntervalMs']);
   if (config.durationSeconds > 0 && config.renewIntervalMs >= config.durationSeconds * 1000) {
-    problems.push(`${where}.renewIntervalMs: must be shorter than durationSeconds (${config.durationSeconds} s), or the lease expires between renewals`);
+    problems.push({ path: ['renewIntervalMs'], message: `must be shorter than durationSeconds (${config.durationSeconds} s), or the lease expires between renewals` });
   }
-  positive(config.retry.minMs, 'retry.minMs');
-  positive(config.retry.maxMs, 'retry.maxMs');
-  if (config.retry.maxMs < config.retry.minMs) problems.push(`${where}.retry.maxMs: must not be below retry.minMs (${config.retry.minMs})`);
+  problems.push(...retryProblems(config.retry, ['retry']));
   return problems;
 }

@@ -1,9 +1,11 @@
-import type { Taint } from '../../adapters/kubernetes/model.js';
+import { DEFAULT_KUBELET_PORT, type Taint } from '../../adapters/kubernetes/model.js';
+import { withDefaults } from '../../lib/defaults.js';
+import { fieldChecks, retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
 
 /**
  * The node actor's configuration: what the operator chooses about one virtual node, with the
  * defaults virtual-kubelet and the kubelet use. `withNodeDefaults` fills in what was left out;
- * `validateNodeConfig` lists every problem, naming the field (`nodes[0].ping.intervalMs: …`).
+ * `validateNodeConfig` lists every problem as a field path and a message.
  */
 
 /**
@@ -66,7 +68,6 @@ export type NodeConfigInput = Pick<NodeConfig, 'nodeName' | 'internalIP'> &
 export const defaultPing: PingConfig = { intervalMs: 10_000, timeoutMs: 5_000, failureThreshold: 3, successThreshold: 2 };
 export const defaultNodeRetry: RetryConfig = { minMs: 200, maxMs: 7_000 };
 export const DEFAULT_STATUS_INTERVAL_MS = 60_000;
-export const DEFAULT_KUBELET_PORT = 10250;
 
 export function withNodeDefaults(input: NodeConfigInput): NodeConfig {
   return {
@@ -76,9 +77,9 @@ export function withNodeDefaults(input: NodeConfigInput): NodeConfig {
     kubeletVersion: input.kubeletVersion ?? DEFAULT_KUBELET_VERSION,
     labels: input.labels ?? {},
     taints: input.taints,
-    ping: { ...defaultPing, ...input.ping },
+    ping: withDefaults(defaultPing, input.ping),
     statusIntervalMs: input.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS,
-    retry: { ...defaultNodeRetry, ...input.retry },
+    retry: withDefaults(defaultNodeRetry, input.retry),
   };
 }
 
@@ -92,44 +93,36 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
 const TAINT_EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
 
 /**
- * Every problem with a node configuration, each naming its field under `where`; empty when sound.
- * Checks values at run time, so it also guards configuration parsed from a file.
+ * Every problem with a node configuration, each with its field's path in NodeConfig; empty when
+ * sound. Checks values at run time, so it also guards configuration parsed from a file.
  */
-export function validateNodeConfig(config: NodeConfig, where = 'node'): string[] {
-  const problems: string[] = [];
-  const check = (ok: boolean, field: string, expected: string, value: unknown): void => {
-    if (!ok) problems.push(`${where}.${field}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
-  };
-  const positive = (value: unknown, field: string): void =>
-    check(typeof value === 'number' && Number.isFinite(value) && value > 0, field, 'a positive number', value);
-  const positiveInt = (value: unknown, field: string): void =>
-    check(typeof value === 'number' && Number.isInteger(value) && value > 0, field, 'a positive integer', value);
+export function validateNodeConfig(config: NodeConfig): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const { check, positive, positiveInt } = fieldChecks(problems);
 
   const name: unknown = config.nodeName;
-  check(typeof name === 'string' && name.length <= 253 && DNS_SUBDOMAIN.test(name), 'nodeName', 'a DNS subdomain name (lower case, at most 253 characters)', name);
+  check(typeof name === 'string' && name.length <= 253 && DNS_SUBDOMAIN.test(name), ['nodeName'], 'a DNS subdomain name (lower case, at most 253 characters)', name);
   const ip: unknown = config.internalIP;
-  check(typeof ip === 'string' && (IPV4.test(ip) || (ip.includes(':') && /^[0-9a-fA-F:.]+$/.test(ip))), 'internalIP', 'an IPv4 or IPv6 address', ip);
+  check(typeof ip === 'string' && (IPV4.test(ip) || (ip.includes(':') && /^[0-9a-fA-F:.]+$/.test(ip))), ['internalIP'], 'an IPv4 or IPv6 address', ip);
   const port: unknown = config.kubeletPort;
-  check(typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535, 'kubeletPort', 'a port number from 1 to 65535', port);
+  check(typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535, ['kubeletPort'], 'a port number from 1 to 65535', port);
   const version: unknown = config.kubeletVersion;
-  check(typeof version === 'string' && SEMVER.test(version), 'kubeletVersion', 'a semantic version such as v1.36.3+tether.0.1.0', version);
+  check(typeof version === 'string' && SEMVER.test(version), ['kubeletVersion'], 'a semantic version such as v1.36.3+tether.0.1.0', version);
   for (const [key, value] of Object.entries(config.labels as Record<string, unknown>)) {
-    check(typeof value === 'string' && value.length <= 63, `labels["${key}"]`, 'a string of at most 63 characters', value);
+    check(typeof value === 'string' && value.length <= 63, ['labels', key], 'a string of at most 63 characters', value);
   }
   (config.taints ?? []).forEach((taint, i) => {
-    check(typeof taint.key === 'string' && taint.key !== '', `taints[${i}].key`, 'a non-empty string', taint.key);
-    check(TAINT_EFFECTS.has(taint.effect), `taints[${i}].effect`, 'NoSchedule, PreferNoSchedule or NoExecute', taint.effect);
+    check(typeof taint.key === 'string' && taint.key !== '', ['taints', i, 'key'], 'a non-empty string', taint.key);
+    check(TAINT_EFFECTS.has(taint.effect), ['taints', i, 'effect'], 'NoSchedule, PreferNoSchedule or NoExecute', taint.effect);
   });
-  positive(config.ping.intervalMs, 'ping.intervalMs');
-  positive(config.ping.timeoutMs, 'ping.timeoutMs');
-  positiveInt(config.ping.failureThreshold, 'ping.failureThreshold');
-  positiveInt(config.ping.successThreshold, 'ping.successThreshold');
+  positive(config.ping.intervalMs, ['ping', 'intervalMs']);
+  positive(config.ping.timeoutMs, ['ping', 'timeoutMs']);
+  positiveInt(config.ping.failureThreshold, ['ping', 'failureThreshold']);
+  positiveInt(config.ping.successThreshold, ['ping', 'successThreshold']);
   if (config.ping.intervalMs > 0 && config.ping.timeoutMs > config.ping.intervalMs) {
-    problems.push(`${where}.ping.timeoutMs: must not exceed ping.intervalMs (${config.ping.intervalMs}), or pings would overlap`);
+    problems.push({ path: ['ping', 'timeoutMs'], message: `must not exceed ping.intervalMs (${config.ping.intervalMs}), or pings would overlap` });
   }
-  positive(config.statusIntervalMs, 'statusIntervalMs');
-  positive(config.retry.minMs, 'retry.minMs');
-  positive(config.retry.maxMs, 'retry.maxMs');
-  if (config.retry.maxMs < config.retry.minMs) problems.push(`${where}.retry.maxMs: must not be below retry.minMs (${config.retry.minMs})`);
+  positive(config.statusIntervalMs, ['statusIntervalMs']);
+  problems.push(...retryProblems(config.retry, ['retry']));
   return problems;
 }

@@ -8,7 +8,8 @@ import type { ErrorKind } from '../../providers/errors.js';
 import { createErrorAnnotation, createErrorAtAnnotation } from './annotations.js';
 import { finish, onHostDeleted, startDeletion } from './deletion.js';
 import { podForProvider, specFingerprint } from './podStatusView.js';
-import type { PodActorConfig, PodState } from './protocol.js';
+import type { PodActorConfig } from './config.js';
+import type { PodState } from './protocol.js';
 import { event, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function create(config: PodActorConfig, state: PodState, _now: number): Next {

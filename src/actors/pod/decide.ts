@@ -9,7 +9,8 @@ import { createErrorAnnotation } from './annotations.js';
 import { create, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
 import { finish, isDeleting, onDeleteFailed, onHostDeleted, retryDelete, startDeletion } from './deletion.js';
 import { gracePeriodSeconds, hostStatusFrom, isTerminal, lostStatus, notReadyStatus, podForProvider, specFingerprint } from './podStatusView.js';
-import type { NodeReadiness, PodActorConfig, PodMsg, PodState } from './protocol.js';
+import type { PodActorConfig } from './config.js';
+import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
 import { onStatusWriteFailed, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { event, retryDelay, withEffects, type Next } from './transitions.js';
 

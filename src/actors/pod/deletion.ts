@@ -5,7 +5,8 @@
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { ErrorKind } from '../../providers/errors.js';
 import { gracePeriodSeconds, hasRunningContainers, podForProvider } from './podStatusView.js';
-import type { PodActorConfig, PodEffect, PodState } from './protocol.js';
+import type { PodActorConfig } from './config.js';
+import type { PodEffect, PodState } from './protocol.js';
 import { event, minimalPod, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function onHostDeleted(config: PodActorConfig, state: PodState): Next {

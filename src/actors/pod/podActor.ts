@@ -7,7 +7,8 @@ import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { ActorBehavior } from '../../runtime/behavior.js';
 import { decidePod, initialPodState, onPodStart } from './decide.js';
 import { performPodEffect, type PodEffectDeps } from './effects.js';
-import type { NodeReadiness, PodActorConfig, PodEffect, PodMsg, PodState } from './protocol.js';
+import type { PodActorConfig } from './config.js';
+import type { NodeReadiness, PodEffect, PodMsg, PodState } from './protocol.js';
 
 export interface PodActorDeps extends PodEffectDeps {
   readonly config: PodActorConfig;

@@ -113,21 +113,3 @@ export type PodEffect =
   | { readonly type: 'timer'; readonly ms: number; readonly msg: PodMsg }
   /** A provider status reached the host this long after it reached the actor. */
   | { readonly type: 'observe-status-latency'; readonly ms: number };
-
-/** What decisions need to know that is not in the state. */
-export interface PodActorConfig {
-  readonly nodeName: string;
-  /** Backoff between create attempts (and status/delete retries). */
-  readonly retry: { readonly minMs: number; readonly maxMs: number; readonly factor: number; readonly jitter: number };
-  /** Added to the grace period before a host pod whose provider never reported an end is deleted anyway. */
-  readonly graceMarginMs: number;
-  /** Re-read the provider after a failed read this soon. */
-  readonly refetchMs: number;
-}
-
-export const defaultPodActorConfig = (nodeName: string): PodActorConfig => ({
-  nodeName,
-  retry: { minMs: 1_000, maxMs: 300_000, factor: 2, jitter: 0.2 },
-  graceMarginMs: 10_000,
-  refetchMs: 5_000,
-});

@@ -6,7 +6,8 @@ import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { hostStatusFrom } from './podStatusView.js';
-import type { PodActorConfig, PodEffect, PodMsg, PodState } from './protocol.js';
+import type { PodActorConfig } from './config.js';
+import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { retryDelay, withEffects, type Next } from './transitions.js';
 
 /**

@@ -3,7 +3,8 @@ import type { Pod } from '../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { Transition } from '../../runtime/behavior.js';
 import { backoffDelay } from '../../lib/backoff.js';
-import type { PodActorConfig, PodEffect, PodState } from './protocol.js';
+import type { PodActorConfig } from './config.js';
+import type { PodEffect, PodState } from './protocol.js';
 
 export type Next = Transition<PodState, PodEffect>;
 

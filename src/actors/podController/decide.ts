@@ -5,7 +5,8 @@ import type { Transition } from '../../runtime/behavior.js';
 import { hostUidMark, virtualNodeMark } from '../pod/annotations.js';
 import type { NodeReadiness } from '../pod/protocol.js';
 import { PodIndex, type PodKey } from './podIndex.js';
-import type { ControllerConfig, ControllerEffect, ControllerMsg, ControllerState } from './protocol.js';
+import type { ControllerConfig } from './config.js';
+import type { ControllerEffect, ControllerMsg, ControllerState } from './protocol.js';
 
 type Next = Transition<ControllerState, ControllerEffect>;
 

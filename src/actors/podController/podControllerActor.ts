@@ -8,7 +8,8 @@ import type { NodeReadiness } from '../pod/protocol.js';
 import { decideController, startController } from './decide.js';
 import { performControllerEffect, type ControllerEffectDeps } from './effects.js';
 import { PodIndex } from './podIndex.js';
-import type { ControllerConfig, ControllerEffect, ControllerMsg, ControllerState } from './protocol.js';
+import type { ControllerConfig } from './config.js';
+import type { ControllerEffect, ControllerMsg, ControllerState } from './protocol.js';
 
 export interface PodControllerDeps extends ControllerEffectDeps {
   readonly config: ControllerConfig;

@@ -38,8 +38,3 @@ export type ControllerEffect =
   | { readonly type: 'delete-orphan'; readonly pod: Pod }
   | { readonly type: 'timer'; readonly ms: number; readonly msg: ControllerMsg };
 
-export interface ControllerConfig {
-  readonly nodeName: string;
-  /** How often provider pods are checked for orphans (after every host re-list, and on this interval). */
-  readonly sweepIntervalMs: number;
-}

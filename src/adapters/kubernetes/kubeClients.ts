@@ -20,7 +20,7 @@ import { NodeApiClient } from './nodeApiClient.js';
 import type { PodApi } from './podApi.js';
 import { PodApiClient } from './podApiClient.js';
 import type { Priority, PriorityStats } from './rateLimiter.js';
-import { RateLimiter } from './rateLimiter.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter } from './rateLimiter.js';
 import type { NodeWatch, PodWatch } from './watch.js';
 import { createNodeWatch, createPodWatch } from './watchClients.js';
 
@@ -60,7 +60,7 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
   const log = options.log ?? noopKubeLog;
   const pool = options.connectionPool === false ? undefined : new ConnectionPool(options.connectionPool ?? {});
   const kc = pool ? pooledKubeConfig(kubeConfig, pool) : kubeConfig;
-  const limiter = new RateLimiter({ ...(options.rateLimit ?? { qps: 50, burst: 100 }), clock });
+  const limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock });
   const core = kc.makeApiClient(CoreV1Api);
   const pods = new PodApiClient(core, limiter);
   const events = new EventRecorderClient(kc.makeApiClient(EventsV1Api), limiter, {

@@ -20,3 +20,6 @@ export type {
   V1ConfigMap as ConfigMap,
   V1Secret as Secret,
 } from '@kubernetes/client-node';
+
+/** The kubelet API's port when none is configured (the kubelet's own `--port` default). */
+export const DEFAULT_KUBELET_PORT = 10250;

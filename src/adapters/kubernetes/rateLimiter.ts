@@ -13,6 +13,9 @@ import { systemClock } from '../clock.js';
 export const PRIORITIES = ['lease', 'delete', 'status', 'other'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** The client-side budget when none is configured: the kubelet's own defaults. */
+export const DEFAULT_RATE_LIMIT = { qps: 50, burst: 100 } as const;
+
 export interface RateLimiterOptions {
   /** Sustained requests per second. `Infinity` disables limiting. Must be > 0. */
   readonly qps: number;

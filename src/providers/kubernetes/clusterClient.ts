@@ -11,7 +11,7 @@ import { ConnectionPool, pooledKubeConfig } from '../../adapters/kubernetes/conn
 import type { KubeconfigSource } from '../../adapters/kubernetes/kubeconfig.js';
 import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.js';
 import type { Priority } from '../../adapters/kubernetes/rateLimiter.js';
-import { RateLimiter } from '../../adapters/kubernetes/rateLimiter.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter } from '../../adapters/kubernetes/rateLimiter.js';
 
 /** A kubeconfig to load (file or string; a Secret is read by the caller), or one already loaded. */
 export type ClusterSource = KubeconfigSource | KubeConfig;
@@ -33,7 +33,7 @@ export class ClusterClient {
     const loaded = source instanceof KubeConfig ? source : loadKubeConfig(source);
     this.kubeConfig = pooledKubeConfig(loaded, this.pool);
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
-    this.limiter = new RateLimiter({ ...(options.rateLimit ?? { qps: 50, burst: 100 }), ...(options.clock ? { clock: options.clock } : {}) });
+    this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), ...(options.clock ? { clock: options.clock } : {}) });
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
   }
 

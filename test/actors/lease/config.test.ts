@@ -11,14 +11,15 @@ t.test('defaults: a 40 s Lease in kube-node-lease renewed every 10 s', async (t)
 t.test('each problem names its field', async (t) => {
   const base = withLeaseDefaults({ nodeName: 'vn-1' });
   const table = [
-    { config: { ...base, namespace: 'Kube Node Lease' }, problem: /^nodes\[2\]\.lease\.namespace: expected a namespace name/ },
-    { config: { ...base, durationSeconds: 0 }, problem: /^nodes\[2\]\.lease\.durationSeconds: expected a positive integer/ },
-    { config: { ...base, renewIntervalMs: 40_000 }, problem: /^nodes\[2\]\.lease\.renewIntervalMs: must be shorter than durationSeconds/ },
-    { config: { ...base, retry: { minMs: 0, maxMs: 7_000 } }, problem: /^nodes\[2\]\.lease\.retry\.minMs: expected a positive number/ },
+    { config: { ...base, namespace: 'Kube Node Lease' }, path: ['namespace'], problem: /^expected a namespace name/ },
+    { config: { ...base, durationSeconds: 0 }, path: ['durationSeconds'], problem: /^expected a positive integer/ },
+    { config: { ...base, renewIntervalMs: 40_000 }, path: ['renewIntervalMs'], problem: /^must be shorter than durationSeconds/ },
+    { config: { ...base, retry: { minMs: 0, maxMs: 7_000 } }, path: ['retry', 'minMs'], problem: /^expected a positive number/ },
   ];
   for (const row of table) {
-    const problems = validateLeaseConfig(row.config, 'nodes[2].lease');
+    const problems = validateLeaseConfig(row.config);
     t.equal(problems.length, 1, JSON.stringify(problems));
-    t.match(problems[0], row.problem);
+    t.same(problems[0]?.path, row.path);
+    t.match(problems[0]?.message, row.problem);
   }
 });

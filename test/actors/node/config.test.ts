@@ -23,24 +23,25 @@ t.test('the kubelet version is semver that compares equal to the control plane i
 });
 
 t.test('each problem names its field', async (t) => {
-  const table: Array<{ change: Partial<typeof base>; problem: RegExp }> = [
-    { change: { ping: { ...base.ping, intervalMs: 0 } }, problem: /^nodes\[0\]\.ping\.intervalMs: expected a positive number, got 0$/ },
-    { change: { ping: { ...base.ping, timeoutMs: 20_000 } }, problem: /^nodes\[0\]\.ping\.timeoutMs: must not exceed ping\.intervalMs/ },
-    { change: { ping: { ...base.ping, failureThreshold: 1.5 } }, problem: /^nodes\[0\]\.ping\.failureThreshold: expected a positive integer/ },
-    { change: { ping: { ...base.ping, successThreshold: 0 } }, problem: /^nodes\[0\]\.ping\.successThreshold: expected a positive integer/ },
-    { change: { internalIP: '' }, problem: /^nodes\[0\]\.internalIP: expected an IPv4 or IPv6 address/ },
-    { change: { internalIP: '300.1.1.1' }, problem: /^nodes\[0\]\.internalIP:/ },
-    { change: { nodeName: 'Not_A_Name' }, problem: /^nodes\[0\]\.nodeName: expected a DNS subdomain name/ },
-    { change: { kubeletPort: 70_000 }, problem: /^nodes\[0\]\.kubeletPort: expected a port number/ },
-    { change: { kubeletVersion: '1.36' }, problem: /^nodes\[0\]\.kubeletVersion: expected a semantic version/ },
-    { change: { statusIntervalMs: -1 }, problem: /^nodes\[0\]\.statusIntervalMs: expected a positive number/ },
-    { change: { retry: { minMs: 500, maxMs: 100 } }, problem: /^nodes\[0\]\.retry\.maxMs: must not be below retry\.minMs/ },
-    { change: { taints: [{ key: 'k', effect: 'Sometimes' }] }, problem: /^nodes\[0\]\.taints\[0\]\.effect: expected NoSchedule, PreferNoSchedule or NoExecute/ },
+  const table: Array<{ change: Partial<typeof base>; path: Array<string | number>; problem: RegExp }> = [
+    { change: { ping: { ...base.ping, intervalMs: 0 } }, path: ['ping', 'intervalMs'], problem: /^expected a positive number, got 0$/ },
+    { change: { ping: { ...base.ping, timeoutMs: 20_000 } }, path: ['ping', 'timeoutMs'], problem: /^must not exceed ping\.intervalMs/ },
+    { change: { ping: { ...base.ping, failureThreshold: 1.5 } }, path: ['ping', 'failureThreshold'], problem: /^expected a positive integer/ },
+    { change: { ping: { ...base.ping, successThreshold: 0 } }, path: ['ping', 'successThreshold'], problem: /^expected a positive integer/ },
+    { change: { internalIP: '' }, path: ['internalIP'], problem: /^expected an IPv4 or IPv6 address/ },
+    { change: { internalIP: '300.1.1.1' }, path: ['internalIP'], problem: /^expected an IPv4 or IPv6 address/ },
+    { change: { nodeName: 'Not_A_Name' }, path: ['nodeName'], problem: /^expected a DNS subdomain name/ },
+    { change: { kubeletPort: 70_000 }, path: ['kubeletPort'], problem: /^expected a port number/ },
+    { change: { kubeletVersion: '1.36' }, path: ['kubeletVersion'], problem: /^expected a semantic version/ },
+    { change: { statusIntervalMs: -1 }, path: ['statusIntervalMs'], problem: /^expected a positive number/ },
+    { change: { retry: { minMs: 500, maxMs: 100 } }, path: ['retry', 'maxMs'], problem: /^must not be below retry\.minMs/ },
+    { change: { taints: [{ key: 'k', effect: 'Sometimes' }] }, path: ['taints', 0, 'effect'], problem: /^expected NoSchedule, PreferNoSchedule or NoExecute/ },
   ];
   for (const row of table) {
-    const problems = validateNodeConfig({ ...base, ...row.change }, 'nodes[0]');
+    const problems = validateNodeConfig({ ...base, ...row.change });
     t.equal(problems.length, 1, JSON.stringify(row.change));
-    t.match(problems[0], row.problem);
+    t.same(problems[0]?.path, row.path);
+    t.match(problems[0]?.message, row.problem);
   }
   t.ok(validateNodeConfig({ ...base, internalIP: 'fd00::7' }).length === 0, 'IPv6 is fine');
 });

@@ -2,7 +2,8 @@ import t from 'tap';
 import type { Pod, PodStatus } from '../../../src/adapters/kubernetes/model.js';
 import { createErrorAnnotation, createErrorAtAnnotation, hostUidMark, virtualNodeMark } from '../../../src/actors/pod/annotations.js';
 import { decidePod, initialPodState, onPodStart, retryDelay } from '../../../src/actors/pod/decide.js';
-import { defaultPodActorConfig, type PodEffect, type PodMsg, type PodState } from '../../../src/actors/pod/protocol.js';
+import { type PodEffect, type PodMsg, type PodState } from '../../../src/actors/pod/protocol.js';
+import { defaultPodActorConfig } from '../../../src/actors/pod/config.js';
 import type { Transition } from '../../../src/runtime/behavior.js';
 import { fingerprint } from '../../../src/lib/fingerprint.js';
 

@@ -2,7 +2,8 @@ import t from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { hostUidMark, virtualNodeMark } from '../../../src/actors/pod/annotations.js';
 import { decideController, startController } from '../../../src/actors/podController/decide.js';
-import type { ControllerConfig, ControllerEffect, ControllerMsg, ControllerState } from '../../../src/actors/podController/protocol.js';
+import type { ControllerEffect, ControllerMsg, ControllerState } from '../../../src/actors/podController/protocol.js';
+import type { ControllerConfig } from '../../../src/actors/podController/config.js';
 import type { Transition } from '../../../src/runtime/behavior.js';
 
 const config: ControllerConfig = { nodeName: 'vnode-1', sweepIntervalMs: 60_000 };

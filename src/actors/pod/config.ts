@@ -1,0 +1,47 @@
+import { withDefaults } from '../../lib/defaults.js';
+import { retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
+
+/**
+ * The pod actor's configuration: what its decisions need to know that is not in its state.
+ * Defaults follow Admiralty's create retries (1 s doubling to 5 min, with jitter).
+ */
+export interface PodActorConfig {
+  readonly nodeName: string;
+  /** Backoff between create attempts (and status/delete retries). */
+  readonly retry: PodRetry;
+  /** Added to the grace period before a host pod whose provider never reported an end is deleted anyway. */
+  readonly graceMarginMs: number;
+  /** Re-read the provider after a failed read this soon. */
+  readonly refetchMs: number;
+}
+
+export interface PodRetry {
+  readonly minMs: number;
+  readonly maxMs: number;
+  readonly factor: number;
+  readonly jitter: number;
+}
+
+export type PodActorConfigInput = Pick<PodActorConfig, 'nodeName'> &
+  Partial<Omit<PodActorConfig, 'nodeName' | 'retry'>> & { readonly retry?: Partial<PodRetry> };
+
+export const defaultPodRetry: PodRetry = { minMs: 1_000, maxMs: 300_000, factor: 2, jitter: 0.2 };
+export const DEFAULT_GRACE_MARGIN_MS = 10_000;
+export const DEFAULT_REFETCH_MS = 5_000;
+
+export function withPodDefaults(input: PodActorConfigInput): PodActorConfig {
+  return {
+    nodeName: input.nodeName,
+    retry: withDefaults(defaultPodRetry, input.retry),
+    graceMarginMs: input.graceMarginMs ?? DEFAULT_GRACE_MARGIN_MS,
+    refetchMs: input.refetchMs ?? DEFAULT_REFETCH_MS,
+  };
+}
+
+/** The defaults for one node: what tests and benchmarks start from. */
+export const defaultPodActorConfig = (nodeName: string): PodActorConfig => withPodDefaults({ nodeName });
+
+/** Every problem with a pod actor configuration, each with its field's path; empty when sound. */
+export function validatePodConfig(config: PodActorConfig): FieldProblem[] {
+  return retryProblems(config.retry, ['retry']);
+}
