@@ -5,10 +5,11 @@
  * connections).
  */
 import type { Logger } from '../adapters/logger.js';
+import { definedOnly } from '../lib/defaults.js';
 import { pinoLogger } from '../adapters/pinoLogger.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from './hostKubeconfig.js';
-import { leaderElectionFromEnv, type LeaderElectionOptions } from './leaderElection.js';
+import type { LeaderElectionOptions } from './leaderElection.js';
 import { TetherMetrics } from '../observability/metrics.js';
 import { withProviderMetrics } from '../observability/providerMetrics.js';
 import { startOperatorServers } from './operatorServers.js';
@@ -44,7 +45,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     // Providers are timed and counted per call; the agent and the servers see the same wrapper.
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
-    const leaderElection = leaderElectionFromEnv(options.env ?? process.env) ?? leaderElectionFromConfig(config, options.env ?? process.env);
+    const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({
       host,
       nodes,
@@ -103,11 +104,14 @@ async function stopWithin(
   }
 }
 
-/** The config file's `leaderElection:` section; the identity defaults to the pod's name. */
+/**
+ * The `leaderElection:` section (the file, or the TETHER_LEADER_ELECTION_* variables the chart
+ * sets, through the same overrides table as every other variable); the identity defaults to the
+ * pod's name.
+ */
 function leaderElectionFromConfig(config: TetherConfig, env: NodeJS.ProcessEnv): LeaderElectionOptions | undefined {
   const section = config.leaderElection;
   if (!section) return undefined;
   const { namespace, identity, ...timing } = section;
-  const defined = Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined));
-  return { namespace, identity: identity ?? env.POD_NAME ?? env.HOSTNAME ?? '', ...defined };
+  return { namespace, identity: identity ?? (env.POD_NAME || env.HOSTNAME || ''), ...definedOnly(timing) };
 }

@@ -21,6 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Clock, Timer } from '../lib/clock.js';
+import { definedOnly } from '../lib/defaults.js';
 import { isApiErrorKind } from '../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';
@@ -40,27 +41,6 @@ export interface LeaderElectionOptions {
 }
 
 export type ElectionSettings = Required<LeaderElectionOptions>;
-
-/**
- * Leader election from the environment (the Helm chart sets these from the pod): on when
- * TETHER_LEADER_ELECTION_NAMESPACE is set; identity from TETHER_LEADER_ELECTION_IDENTITY, else
- * POD_NAME, else HOSTNAME; timing from TETHER_LEADER_ELECTION_{LEASE_DURATION,RENEW_DEADLINE,
- * RETRY_PERIOD}_MS. Interim: the config file has no `leaderElection:` section yet.
- */
-export function leaderElectionFromEnv(env: NodeJS.ProcessEnv): LeaderElectionOptions | undefined {
-  const namespace = env.TETHER_LEADER_ELECTION_NAMESPACE;
-  if (namespace === undefined || namespace === '') return undefined;
-  const ms = (name: string): number | undefined => {
-    const raw = env[`TETHER_LEADER_ELECTION_${name}_MS`];
-    if (raw === undefined || raw === '') return undefined;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`TETHER_LEADER_ELECTION_${name}_MS: expected a positive number of milliseconds, got '${raw}'`);
-    return value;
-  };
-  const identity = env.TETHER_LEADER_ELECTION_IDENTITY || env.POD_NAME || env.HOSTNAME || '';
-  const timing = { leaseDurationMs: ms('LEASE_DURATION'), renewDeadlineMs: ms('RENEW_DEADLINE'), retryPeriodMs: ms('RETRY_PERIOD') };
-  return { namespace, identity, ...definedOnly(timing) };
-}
 
 export const LOCK_PREFIX = 'tether-node-';
 
@@ -335,10 +315,6 @@ export class NodeLockElector {
       this.deps.logger.debug('node lock: release failed (it will expire)', { node: this.nodeName, error: String(error) }),
     );
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export interface LockedNode {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { applyOverrides, type FlagValues } from './overrides.js';
-import { issuesToProblems } from './problems.js';
+import { formatPath, issuesToProblems } from './problems.js';
 import { restartPolicyProblems } from './restartPolicies.js';
 import { configSchema, type TetherConfig } from './schema.js';
 
@@ -51,7 +51,7 @@ export function parseConfig(text: string, file: string, options: LoadOptions = {
     const problems = [...new Set(issuesToProblems(result.error.issues, { file, raw, schema: configSchema, overrides: sources, doc, lines }))];
     return { ok: false, file, problems };
   }
-  const policyProblems = restartPolicyProblems(result.data.restartPolicies).map((p) => `${file}: restartPolicies.${p}`);
+  const policyProblems = restartPolicyProblems(result.data.restartPolicies).map((p) => `${file}: ${formatPath(p.path)}: ${p.message}`);
   if (policyProblems.length > 0) return { ok: false, file, problems: policyProblems };
   return { ok: true, file, config: result.data };
 }

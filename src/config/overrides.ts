@@ -22,6 +22,12 @@ export const OVERRIDES: readonly OverrideSpec[] = [
   { field: ['ports', 'metrics', 'port'], flag: 'metrics-port', env: 'TETHER_METRICS_PORT', kind: 'number', help: 'metrics server port (0: off)' },
   { field: ['shutdown', 'timeoutMs'], flag: 'shutdown-timeout-ms', env: 'TETHER_SHUTDOWN_TIMEOUT_MS', kind: 'number', help: 'bound on a clean shutdown' },
   { field: ['shutdown', 'deleteNodeOnShutdown'], flag: 'delete-node-on-shutdown', env: 'TETHER_DELETE_NODE_ON_SHUTDOWN', kind: 'boolean', help: 'delete the Node objects on shutdown' },
+  // High availability: what the Helm chart sets from the pod (docs/deployment.md).
+  { field: ['leaderElection', 'namespace'], flag: 'leader-election-namespace', env: 'TETHER_LEADER_ELECTION_NAMESPACE', kind: 'string', help: 'turns leader election on: one Lease lock per node in this namespace' },
+  { field: ['leaderElection', 'identity'], flag: 'leader-election-identity', env: 'TETHER_LEADER_ELECTION_IDENTITY', kind: 'string', help: "this replica's identity (default $POD_NAME, else $HOSTNAME)" },
+  { field: ['leaderElection', 'leaseDurationMs'], flag: 'leader-election-lease-duration-ms', env: 'TETHER_LEADER_ELECTION_LEASE_DURATION_MS', kind: 'number', help: 'how long a lock is trusted' },
+  { field: ['leaderElection', 'renewDeadlineMs'], flag: 'leader-election-renew-deadline-ms', env: 'TETHER_LEADER_ELECTION_RENEW_DEADLINE_MS', kind: 'number', help: 'a holder that has not renewed by then gives the node up' },
+  { field: ['leaderElection', 'retryPeriodMs'], flag: 'leader-election-retry-period-ms', env: 'TETHER_LEADER_ELECTION_RETRY_PERIOD_MS', kind: 'number', help: 'how often a holder renews and a candidate looks' },
 ];
 
 /** The config file's path from the environment, when `--config` is not given. */

@@ -4,6 +4,8 @@
  * What is left out keeps its default; the merged policy is checked by `validateRestartPolicy`.
  */
 import { z } from 'zod';
+import { withDefaults } from '../lib/defaults.js';
+import { under, type FieldProblem } from '../lib/fieldProblem.js';
 import {
   nodeRestartPolicy, podRestartPolicy, rootRestartPolicy, validateRestartPolicy, type RestartPolicy,
 } from '../supervisors/restartPolicy.js';
@@ -52,7 +54,7 @@ export function mergeRestartPolicy(base: RestartPolicy, input: RestartPolicyInpu
     restart: input.restart ?? base.restart,
     ...(childIntensity ? { childIntensity } : {}),
     ...(intensityOut ? { intensity: intensityOut } : {}),
-    backoff: { ...base.backoff, ...definedOnly(input.backoff ?? {}) },
+    backoff: withDefaults(base.backoff, input.backoff),
   };
 }
 
@@ -64,12 +66,8 @@ export function resolveRestartPolicies(input: RestartPoliciesInput | undefined):
   };
 }
 
-/** Cross-field problems of the merged policies ("restartPolicies.pod.backoff.maxMs: must not be below …"). */
-export function restartPolicyProblems(input: RestartPoliciesInput | undefined): string[] {
+/** Cross-field problems of the merged policies, with paths in the file (`['restartPolicies', 'pod', 'backoff', 'maxMs']`). */
+export function restartPolicyProblems(input: RestartPoliciesInput | undefined): FieldProblem[] {
   const merged = resolveRestartPolicies(input);
-  return (['root', 'node', 'pod'] as const).flatMap((k) => validateRestartPolicy(merged[k], k));
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return (['root', 'node', 'pod'] as const).flatMap((k) => under(['restartPolicies', k], validateRestartPolicy(merged[k])));
 }

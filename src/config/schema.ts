@@ -51,7 +51,7 @@ export const configSchema = z.strictObject({
   /**
    * High availability: several replicas share the virtual nodes, each node driven by whichever
    * replica holds its Lease lock (`tether-node-<node>` in `namespace`). Off when absent. The
-   * TETHER_LEADER_ELECTION_* environment variables, when set, win over this section.
+   * TETHER_LEADER_ELECTION_* environment variables (or --leader-election-* flags) override its fields.
    */
   leaderElection: z.strictObject({
     namespace: nonEmptyString,

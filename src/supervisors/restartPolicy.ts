@@ -13,6 +13,7 @@
  * - backoff: exponential with jitter between restarts of one child, reset after a quiet period.
  */
 import type { Backoff } from '../lib/backoff.js';
+import { fieldChecks, type FieldPath, type FieldProblem } from '../lib/fieldProblem.js';
 import type { RestartType } from '../runtime/supervision.js';
 
 export type { RestartType } from '../runtime/supervision.js';
@@ -74,23 +75,21 @@ export const rootRestartPolicy: RestartPolicy = {
 };
 
 /** Lists every problem with a policy, naming the field; empty when the policy is sound. */
-export function validateRestartPolicy(policy: RestartPolicy, where = 'restartPolicy'): string[] {
-  const problems: string[] = [];
-  const positive = (value: number, field: string, allowZero = false): void => {
-    const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
-    if (!ok) problems.push(`${where}.${field}: expected a ${allowZero ? 'non-negative' : 'positive'} number, got ${value}`);
-  };
+export function validateRestartPolicy(policy: RestartPolicy): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const { check } = fieldChecks(problems);
+  const nonNegative = (value: number, path: FieldPath): void => check(Number.isFinite(value) && value >= 0, path, 'a non-negative number', value);
   for (const [name, budget] of [['childIntensity', policy.childIntensity], ['intensity', policy.intensity]] as const) {
     if (!budget) continue;
-    positive(budget.maxRestarts, `${name}.maxRestarts`, true);
-    positive(budget.withinMs, `${name}.withinMs`);
+    nonNegative(budget.maxRestarts, [name, 'maxRestarts']);
+    check(Number.isFinite(budget.withinMs) && budget.withinMs > 0, [name, 'withinMs'], 'a positive number', budget.withinMs);
   }
   const b = policy.backoff;
-  positive(b.minMs, 'backoff.minMs', true);
-  positive(b.maxMs, 'backoff.maxMs', true);
-  positive(b.resetAfterMs, 'backoff.resetAfterMs', true);
-  if (!(b.factor >= 1)) problems.push(`${where}.backoff.factor: expected a number >= 1, got ${b.factor}`);
-  if (!(b.jitter >= 0 && b.jitter <= 1)) problems.push(`${where}.backoff.jitter: expected a fraction from 0 to 1, got ${b.jitter}`);
-  if (b.maxMs < b.minMs) problems.push(`${where}.backoff.maxMs: must not be below backoff.minMs (${b.minMs})`);
+  nonNegative(b.minMs, ['backoff', 'minMs']);
+  nonNegative(b.maxMs, ['backoff', 'maxMs']);
+  nonNegative(b.resetAfterMs, ['backoff', 'resetAfterMs']);
+  check(b.factor >= 1, ['backoff', 'factor'], 'a number >= 1', b.factor);
+  check(b.jitter >= 0 && b.jitter <= 1, ['backoff', 'jitter'], 'a fraction from 0 to 1', b.jitter);
+  if (b.maxMs < b.minMs) problems.push({ path: ['backoff', 'maxMs'], message: `must not be below backoff.minMs (${b.minMs})` });
   return problems;
 }

@@ -83,6 +83,15 @@ t.test('overrides: a flag beats its environment variable, which beats the file',
   t.match(fromFlag, { ok: true, config: { logLevel: 'error', host: { kubeconfig: '/k' } } });
 });
 
+t.test('leader election from the TETHER_LEADER_ELECTION_* variables the chart sets goes through the same overrides', async (t) => {
+  const text = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated } }]\n';
+  const env = { TETHER_LEADER_ELECTION_NAMESPACE: 'tether', TETHER_LEADER_ELECTION_RENEW_DEADLINE_MS: '4000' };
+  t.match(parseConfig(text, 'f.yaml', { env }), { ok: true, config: { leaderElection: { namespace: 'tether', renewDeadlineMs: 4000 } } });
+  t.match(parseConfig(text, 'f.yaml', { env: {} }), { ok: true, config: { leaderElection: undefined } }, 'off unless asked for');
+  const bad = parseConfig(text, 'f.yaml', { env: { ...env, TETHER_LEADER_ELECTION_RETRY_PERIOD_MS: 'soon' } });
+  t.match(bad.ok ? [] : bad.problems, [/^TETHER_LEADER_ELECTION_RETRY_PERIOD_MS: leaderElection\.retryPeriodMs: expected a positive number, got "soon"/]);
+});
+
 t.test('a bad override is reported under its own name', async (t) => {
   const text = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated } }]\n';
   const result = parseConfig(text, 'f.yaml', { env: { TETHER_METRICS_PORT: 'abc' }, flags: { 'log-level': 'loud' } });

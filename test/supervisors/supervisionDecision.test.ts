@@ -93,8 +93,8 @@ t.test('policy validation names every bad field', async (t) => {
     childIntensity: { maxRestarts: -1, withinMs: 0 },
     backoff: { minMs: 500, maxMs: 100, factor: 0.5, jitter: 2, resetAfterMs: 1 },
   };
-  const problems = validateRestartPolicy(bad, 'nodes[0].restartPolicy');
-  t.match(problems.join('\n'), /nodes\[0\]\.restartPolicy\.childIntensity\.maxRestarts/);
+  const problems = validateRestartPolicy(bad).map((p) => `${p.path.join('.')}: ${p.message}`);
+  t.match(problems.join('\n'), /childIntensity\.maxRestarts: expected a non-negative number/);
   t.match(problems.join('\n'), /childIntensity\.withinMs/);
   t.match(problems.join('\n'), /backoff\.factor/);
   t.match(problems.join('\n'), /backoff\.jitter/);
