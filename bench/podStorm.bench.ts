@@ -376,8 +376,8 @@ async function runScenario(scenario: Scenario): Promise<Result> {
     crashes,
     logLines,
   };
-  vnode.shutdown({ deleteNode: false });
-  provider.stop();
+  void vnode.stop({ deleteNode: false });
+  void provider.stop();
   system.stop();
   return result;
 }
@@ -392,7 +392,7 @@ async function providerShare(n: number): Promise<number> {
   await pause(500);
   await settle();
   const perPod = (process.memoryUsage().heapUsed - before) / n;
-  provider.stop();
+  void provider.stop();
   return perPod;
 }
 

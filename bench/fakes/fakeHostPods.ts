@@ -13,6 +13,8 @@
  * Not a test double: no failure injection, counters only.
  */
 import { Subject } from 'rxjs';
+import { systemClock } from '../../src/adapters/clock.js';
+import { LifecycleControl } from '../../src/lib/lifecycle.js';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.js';
 import type { Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from '../../src/adapters/kubernetes/podApi.js';
@@ -44,14 +46,20 @@ export class FakeHostPods implements PodApi {
 
   constructor(options: FakeHostPodsOptions = {}) {
     this.latencyMs = options.latencyMs ?? 0;
+    const life = new LifecycleControl({ clock: systemClock, release: () => this.subject.complete() });
     this.watch = {
       events: this.subject.asObservable(),
+      ready: life.ready,
+      done: life.done,
       start: () => {
         if (this.started) return;
         this.started = true;
-        queueMicrotask(() => this.subject.next({ type: 'synced' }));
+        queueMicrotask(() => {
+          this.subject.next({ type: 'synced' });
+          life.markReady();
+        });
       },
-      stop: () => this.subject.complete(),
+      stop: (stopOptions) => life.stop(stopOptions),
       hasSynced: () => this.started,
       list: () => [...this.pods.values()],
       get: (namespace, name) => this.pods.get(`${namespace}/${name}`),

@@ -13,6 +13,7 @@
  * forwarded to whichever incarnation of the actor is current.
  */
 import type { Clock } from '../lib/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { NodeApi } from '../adapters/kubernetes/nodeApi.js';
@@ -49,14 +50,18 @@ export interface VirtualNodeDeps {
   readonly onStatusLatency?: (seconds: number) => void;
 }
 
-export interface VirtualNode {
+/**
+ * A running virtual node, with the one lifecycle (src/lib/lifecycle.ts): ready once both watches
+ * have listed; done after `stop()`, or failed when its subtree was given up.
+ */
+export interface VirtualNode extends Lifecycle {
   readonly name: string;
   readonly path: string;
   readiness(): NodeReadiness;
   /** Read-only, for /readyz: both the pod watch and the Node watch have completed a full list. */
   watchesSynced(): boolean;
-  /** Stops renewing, stops the node's actors and watches; deletes the Node if asked. */
-  shutdown(options: { readonly deleteNode: boolean }): void;
+  /** Stops renewing, stops the node's actors and watches; deletes the Node if asked (asynchronously, by the node actor). */
+  stop(options?: StopOptions & { readonly deleteNode?: boolean }): Promise<StopOutcome>;
 }
 
 interface Current {
@@ -70,6 +75,16 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
   const logger = deps.logger.child({ node: name });
   let readiness: NodeReadiness = { ready: true, reason: 'Starting', message: 'waiting for the first ping' };
   const current: Current = {};
+  let deleteNodeOnStop = false;
+  const life = new LifecycleControl({
+    clock: deps.clock,
+    release: async () => {
+      current.lease?.tell({ type: 'lease.stop' });
+      current.node?.tell({ type: 'node.shutdown', deleteNode: deleteNodeOnStop });
+      for (const s of subscriptions) s.unsubscribe();
+      await Promise.all([deps.podWatch.stop(), deps.nodeWatch.stop()]);
+    },
+  });
 
   const subtree = root.spawnSupervisor(
     `node-${name}`,
@@ -129,7 +144,12 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       );
     },
     },
-    { onGiveUp: (reason, error) => markGivenUp(deps, name, reason, error) },
+    {
+      onGiveUp: (reason, error) => {
+        markGivenUp(deps, name, reason, error);
+        life.fail(error);
+      },
+    },
   );
 
   const subscriptions = [
@@ -142,18 +162,18 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
   deps.provider.notifyPods((notification) => current.controller?.tell({ type: 'pods.notification', notification }));
   deps.podWatch.start();
   deps.nodeWatch.start();
+  Promise.all([deps.podWatch.ready, deps.nodeWatch.ready]).then(() => life.markReady(), (error: unknown) => life.fail(error));
 
   return {
     name,
     path: subtree.path,
+    ready: life.ready,
+    done: life.done,
     readiness: () => readiness,
     watchesSynced: () => deps.podWatch.hasSynced() && deps.nodeWatch.hasSynced(),
-    shutdown: ({ deleteNode }) => {
-      current.lease?.tell({ type: 'lease.stop' });
-      current.node?.tell({ type: 'node.shutdown', deleteNode });
-      for (const s of subscriptions) s.unsubscribe();
-      deps.podWatch.stop();
-      deps.nodeWatch.stop();
+    stop: (options = {}) => {
+      if (!life.stopRequested) deleteNodeOnStop = options.deleteNode ?? false;
+      return life.stop(options);
     },
   };
 }
@@ -164,10 +184,10 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
  */
 function markGivenUp(deps: VirtualNodeDeps, name: string, reason: string, error: unknown): void {
   const message = `Tether stopped this virtual node after repeated failures (${reason}); last error: ${error instanceof Error ? error.message : String(error)}`;
-  const now = new Date();
+  const now = new Date(deps.clock.now());
   deps.logger.error('virtual node given up', { node: name, reason });
-  deps.podWatch.stop();
-  deps.nodeWatch.stop();
+  void deps.podWatch.stop();
+  void deps.nodeWatch.stop();
   deps.nodeApi
     .patchNodeStatus(name, { conditions: [{ type: 'Ready', status: 'False', reason: 'TetherGaveUp', message, lastHeartbeatTime: now, lastTransitionTime: now }] })
     .catch((err: unknown) => deps.logger.warn('could not mark a given-up node NotReady', { node: name, error: String(err) }));

@@ -4,7 +4,10 @@
  * renewing, watches stop, pending writes and Events go out; then the providers close their
  * connections).
  */
+import { systemClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
+import type { Clock } from '../lib/clock.js';
+import { LifecycleControl, type Lifecycle } from '../lib/lifecycle.js';
 import { definedOnly } from '../lib/defaults.js';
 import { pinoLogger } from '../adapters/pinoLogger.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
@@ -16,24 +19,29 @@ import { startOperatorServers } from './operatorServers.js';
 import { createProvider, type ProviderHandle } from './providerFactory.js';
 import { TetherAgent, type AgentNodeSpec } from './tetherAgent.js';
 
-export interface RunningAgent {
+/**
+ * Tether as `tether run` runs it, with the one lifecycle: ready once the agent is; `stop()`
+ * closes the servers, stops the agent, then the providers, within the configured shutdown bound
+ * (`clean`, or `timeout` when the bound ran out first).
+ */
+export interface RunningAgent extends Lifecycle {
   readonly agent: TetherAgent;
   readonly logger: Logger;
   /** The live actor tree page, when the introspection server runs. */
   readonly introspectionUrl: string | undefined;
-  /** Resolves 'clean' when everything stopped in time, 'timeout' when the bound ran out first. */
-  stop(): Promise<'clean' | 'timeout'>;
 }
 
 export interface StartOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly logger?: Logger;
+  readonly clock?: Clock;
   /** The root supervisor gave up: the process cannot continue. */
   readonly onFatal?: (error: unknown) => void;
 }
 
 export async function startAgentFromConfig(config: TetherConfig, options: StartOptions = {}): Promise<RunningAgent> {
   const logger = options.logger ?? pinoLogger({ level: config.logLevel ?? DEFAULT_LOG_LEVEL });
+  const clock = options.clock ?? systemClock;
   const host = hostKubeconfigSource(config.host, options.env ?? process.env);
   const policies = resolveRestartPolicies(config.restartPolicies);
   const handles: ProviderHandle[] = [];
@@ -51,27 +59,31 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       nodes,
       logger,
       rootPolicy: policies.root,
+      clock,
       onStatusLatency: (node, seconds) => metrics.recordStatusLatency(node, seconds),
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
       ...(leaderElection ? { leaderElection } : {}),
     });
     metrics.observe(agent);
-    const servers = await startOperatorServers(config, { agent, metrics, host, providers, logger });
-    const timeoutMs = config.shutdown?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    const servers = await startOperatorServers(config, { agent, metrics, host, providers, logger, clock });
+    const deadlineMs = config.shutdown?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     const deleteNodes = config.shutdown?.deleteNodeOnShutdown ?? false;
-    return {
-      agent,
-      logger,
-      introspectionUrl: servers.introspectionUrl,
-      stop: async () => {
-        // The servers go first (no new requests), but never hold up the agent's own shutdown.
-        await Promise.race([servers.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-        return stopWithin(agent, handles, { timeoutMs, deleteNodes });
+    const life = new LifecycleControl({
+      clock,
+      defaultDeadlineMs: deadlineMs,
+      release: async () => {
+        // The servers go first (no new requests), but never hold up the agent's own stop.
+        await servers.stop({ deadlineMs: 1_000 });
+        await agent.stop({ deleteNodes, deadlineMs });
+        await Promise.all(handles.map((h) => h.stop()));
       },
-    };
+    });
+    agent.ready.then(() => life.markReady(), (error: unknown) => life.fail(error));
+    agent.done.catch((error: unknown) => life.fail(error));
+    return { agent, logger, introspectionUrl: servers.introspectionUrl, ready: life.ready, done: life.done, stop: (o) => life.stop(o) };
   } catch (error) {
-    await Promise.all(handles.map((h) => h.stop().catch(() => undefined)));
+    await Promise.all(handles.map((h) => h.stop()));
     throw error;
   }
 }
@@ -79,29 +91,6 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
 function nodeSpec(node: TetherConfig['nodes'][number], handle: ProviderHandle, policies: ReturnType<typeof resolveRestartPolicies>): AgentNodeSpec {
   // The file's node section is the node's settings; only the provider is swapped for the live one.
   return { ...node, provider: handle.provider, nodePolicy: policies.node, podPolicy: policies.pod };
-}
-
-async function stopWithin(
-  agent: TetherAgent,
-  handles: readonly ProviderHandle[],
-  options: { timeoutMs: number; deleteNodes: boolean },
-): Promise<'clean' | 'timeout'> {
-  // The agent waits up to graceMs for node deletion and again for its connections: a third each.
-  const graceMs = Math.max(100, Math.min(2_000, Math.floor(options.timeoutMs / 3)));
-  const work = (async (): Promise<'clean'> => {
-    await agent.shutdown({ deleteNodes: options.deleteNodes, graceMs });
-    await Promise.all(handles.map((h) => h.stop().catch(() => undefined)));
-    return 'clean';
-  })();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

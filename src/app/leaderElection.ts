@@ -22,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock, Timer } from '../lib/clock.js';
 import { definedOnly } from '../lib/defaults.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import { isApiErrorKind } from '../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';
@@ -326,9 +327,14 @@ export interface LockedNode {
 }
 
 /** One elector per virtual node, sharing what the spreading needs: nodes held and holders seen. */
-export class NodeLocks {
+/** The node locks of one replica, with the one lifecycle: ready once started, `stop()` releases every lock. */
+export class NodeLocks implements Lifecycle {
   private readonly electors: NodeLockElector[];
   private readonly holders = new Map<string, string | undefined>();
+  private readonly life: LifecycleControl;
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
+  private releaseLocks = true;
 
   constructor(settings: ElectionSettings, nodes: readonly LockedNode[], deps: { readonly clock: Clock; readonly logger: Logger }) {
     this.electors = nodes.map((node) => new NodeLockElector(node.name, settings, { ...deps, leaseApi: node.leaseApi }, {
@@ -340,18 +346,30 @@ export class NodeLocks {
         return { held: this.electors.filter((e) => e.isClaimed).length, share: fairShare(nodes.length, others.size + 1) };
       },
     }));
+    this.life = new LifecycleControl({ clock: deps.clock, release: () => this.stopElectors() });
+    this.ready = this.life.ready;
+    this.done = this.life.done;
   }
 
   start(): void {
     for (const elector of this.electors) elector.start();
+    this.life.markReady();
   }
 
   isHolding(nodeName: string): boolean {
     return this.electors.some((e) => e.nodeName === nodeName && e.isHolding);
   }
 
-  /** Stops every elector: held nodes are given up (onLost) and, unless told not to, their locks released. */
-  async stop(options: { readonly release: boolean } = { release: true }): Promise<void> {
-    await Promise.all(this.electors.map((e) => e.stop(options)));
+  /**
+   * Stops every elector: held nodes are given up (onLost) and their locks released, so another
+   * replica takes them at once (`release: false` leaves them to expire, as a crash would).
+   */
+  stop(options: StopOptions & { readonly release?: boolean } = {}): Promise<StopOutcome> {
+    if (!this.life.stopRequested) this.releaseLocks = options.release ?? true;
+    return this.life.stop(options);
+  }
+
+  private async stopElectors(): Promise<void> {
+    await Promise.all(this.electors.map((e) => e.stop({ release: this.releaseLocks })));
   }
 }

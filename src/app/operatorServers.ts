@@ -9,6 +9,8 @@ import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
+import type { Clock } from '../lib/clock.js';
+import { LifecycleControl, type Lifecycle } from '../lib/lifecycle.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
 import { servingCertificateFiles, startKubeletServer, type KubeletServer } from '../kubelet/index.js';
@@ -18,10 +20,10 @@ import type { TetherAgent } from './tetherAgent.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
 
-export interface OperatorServers {
+/** The servers, with the one lifecycle: ready once listening (those that could start); `stop()` closes them all. */
+export interface OperatorServers extends Lifecycle {
   /** The actor tree page, when the introspection server runs. */
   readonly introspectionUrl: string | undefined;
-  close(): Promise<void>;
 }
 
 export interface OperatorServerDeps {
@@ -30,10 +32,11 @@ export interface OperatorServerDeps {
   readonly host: KubeconfigSource;
   readonly providers: readonly Pick<LegacyPodProvider, 'listPods'>[];
   readonly logger: Logger;
+  readonly clock: Clock;
 }
 
 export async function startOperatorServers(config: TetherConfig, deps: OperatorServerDeps): Promise<OperatorServers> {
-  const closers: Array<() => Promise<void>> = [];
+  const closers: Array<() => Promise<unknown>> = [];
   const attempt = async <T>(what: string, start: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await start();
@@ -50,7 +53,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
       startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: intro?.address ?? '127.0.0.1', port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger }));
     if (server) {
       introspectionUrl = server.url;
-      closers.push(() => server.close());
+      closers.push(() => server.stop());
       deps.logger.info('introspection server listening', { url: server.url });
     }
   }
@@ -58,7 +61,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   if (metricsPort && metricsPort.port > 0) {
     const server: IntrospectionServer | undefined = await attempt('the metrics server', () =>
       startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: metricsPort.address ?? '0.0.0.0', port: metricsPort.port, logger: deps.logger }));
-    if (server) closers.push(() => server.close());
+    if (server) closers.push(() => server.stop());
   }
 
   if (config.kubeletApi?.enabled !== false) {
@@ -81,14 +84,16 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           ...(clientCA ? { clientCA } : {}),
           ...(certificate ? { certificate } : {}),
         }));
-      if (server) closers.push(() => server.close());
+      if (server) closers.push(() => server.stop());
     }
   }
 
-  return {
-    introspectionUrl,
-    close: async () => {
+  const life = new LifecycleControl({
+    clock: deps.clock,
+    release: async () => {
       await Promise.all(closers.map((close) => close().catch(() => undefined)));
     },
-  };
+  });
+  life.markReady();
+  return { introspectionUrl, ready: life.ready, done: life.done, stop: (options) => life.stop(options) };
 }

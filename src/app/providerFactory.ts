@@ -1,11 +1,12 @@
 /**
- * Providers from the config file: `simulated` and `kubernetes`. Each comes with its `stop()`, run
- * after the agent has shut down (a Kubernetes provider closes its remote watches; its remote pods
- * keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
+ * Providers from the config file: `simulated` and `kubernetes`. Each handle has the provider's
+ * lifecycle; it is stopped after the agent (a Kubernetes provider closes its remote watches; its
+ * remote pods keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
  */
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
+import type { Lifecycle } from '../lib/lifecycle.js';
 import { KubernetesProvider } from '../providers/kubernetes/index.js';
 import type { ClusterSource } from '../providers/kubernetes/index.js';
 import type { NodeResources, Provider } from '../providers/provider.js';
@@ -14,9 +15,8 @@ import {
   DEFAULT_HOST_CLUSTER_ID, DEFAULT_REMOTE_SECRET_KEY, type KubernetesProviderConfig, type ProviderConfig, type SimulatedProviderConfig,
 } from '../config/index.js';
 
-export interface ProviderHandle {
+export interface ProviderHandle extends Lifecycle {
   readonly provider: Provider;
-  stop(): Promise<void>;
 }
 
 export interface ProviderContext {
@@ -58,7 +58,7 @@ function simulated(config: SimulatedProviderConfig, ctx: ProviderContext): Provi
     ...(config.podCIDR !== undefined ? { podCIDR: config.podCIDR } : {}),
     ...(config.faults ? { faults: { ...config.faults } } : {}),
   });
-  return { provider, stop: async () => provider.stop() };
+  return handleOf(provider, provider);
 }
 
 async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext): Promise<ProviderHandle> {
@@ -78,7 +78,11 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
     ...(config.reflection ? { reflection: config.reflection } : {}),
   });
-  return { provider, stop: () => provider.stop() };
+  return handleOf(provider, provider);
+}
+
+function handleOf(provider: Provider, life: Lifecycle): ProviderHandle {
+  return { provider, ready: life.ready, done: life.done, stop: (options) => life.stop(options) };
 }
 
 async function remoteSource(remote: KubernetesProviderConfig['remote'], ctx: ProviderContext): Promise<ClusterSource> {

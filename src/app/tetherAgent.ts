@@ -8,7 +8,8 @@
  * lock is acquired and released (stopped at once) when it is lost; state is rebuilt from the
  * clusters on every start. Without it, every node starts at once, as before.
  */
-import type { Clock } from '../lib/clock.js';
+import { sleep, type Clock } from '../lib/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import { systemClock } from '../adapters/clock.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
@@ -51,14 +52,33 @@ interface NodeSlot {
   running?: VirtualNode;
 }
 
-export class TetherAgent {
+/** What `stop` takes beyond its deadline. */
+export interface AgentStopOptions extends StopOptions {
+  /** Delete each running node's Node object (default false: the node goes NotReady). */
+  readonly deleteNodes?: boolean;
+}
+
+/**
+ * The agent, with the one lifecycle: ready once every node it drives has listed (or, with
+ * leader election, once the locks are contended); done after `stop()`, or failed when the root
+ * supervisor gives up.
+ */
+export class TetherAgent implements Lifecycle {
   readonly system: ActorSystem;
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
   private readonly slots: NodeSlot[];
   private readonly locks: NodeLocks | undefined;
-  private stopped = false;
+  private readonly clock: Clock;
+  private readonly life: LifecycleControl;
+  private stopOptions: AgentStopOptions = {};
 
   private constructor(options: AgentOptions) {
     const clock = options.clock ?? systemClock;
+    this.clock = clock;
+    this.life = new LifecycleControl({ clock, release: () => this.release(), defaultDeadlineMs: 10_000 });
+    this.ready = this.life.ready;
+    this.done = this.life.done;
     const logger = options.logger ?? jsonLogger();
     const kubeConfig = loadKubeConfig(options.host);
     const election = options.leaderElection ? electionSettings(options.leaderElection) : undefined;
@@ -67,7 +87,10 @@ export class TetherAgent {
       clock,
       logger,
       ...(options.rootPolicy ? { rootPolicy: options.rootPolicy } : {}),
-      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+      onFatal: (error) => {
+        this.life.fail(error);
+        options.onFatal?.(error);
+      },
     });
     this.slots = options.nodes.map((spec) => {
       const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
@@ -78,17 +101,19 @@ export class TetherAgent {
     if (!election) {
       for (const slot of this.slots) slot.running = slot.launch();
       this.locks = undefined;
+      Promise.all(this.slots.map((slot) => slot.running?.ready)).then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));
       return;
     }
     this.locks = new NodeLocks(election.settings, this.slots.map((slot) => ({
       name: slot.name,
       leaseApi: slot.clients.leases,
       onAcquired: () => {
-        if (!this.stopped && !slot.running) slot.running = slot.launch();
+        if (!this.life.stopRequested && !slot.running) slot.running = slot.launch();
       },
       onLost: () => this.stopNode(slot, false),
     })), { clock, logger });
     this.locks.start();
+    this.locks.ready.then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));
   }
 
   /** True when replicas share the nodes through locks: driving no node is then a standby, not a fault. */
@@ -130,7 +155,7 @@ export class TetherAgent {
     const node = slot.running;
     if (!node) return;
     slot.running = undefined;
-    node.shutdown({ deleteNode });
+    void node.stop({ deleteNode });
     if (!deleteNode) this.system.root.release(`node-${node.name}`);
   }
 
@@ -148,18 +173,27 @@ export class TetherAgent {
     return new Map(this.slots.map((slot) => [slot.name, slot.clients.rateLimiterStats()]));
   }
 
-  /** Stops renewing leases and watching, lets pending Events go out, then stops every actor. */
-  async shutdown(options: { readonly deleteNodes?: boolean; readonly graceMs?: number } = {}): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+  /**
+   * Stops renewing leases and watching, lets pending Events go out, then stops every actor. The
+   * deadline is shared by three phases (Node deletion, lock release, connections), a third each.
+   */
+  stop(options: AgentStopOptions = {}): Promise<StopOutcome> {
+    if (!this.life.stopRequested) this.stopOptions = options;
+    return this.life.stop(options);
+  }
+
+  private async release(): Promise<void> {
+    const graceMs = Math.max(100, Math.min(2_000, Math.floor((this.stopOptions.deadlineMs ?? 6_000) / 3)));
+    const deleteNodes = this.stopOptions.deleteNodes ?? false;
+    const within = (work: Promise<unknown>): Promise<unknown> => Promise.race([work, sleep(this.clock, graceMs)]);
     const running = this.slots.filter((slot) => slot.running);
-    for (const slot of running) slot.running?.shutdown({ deleteNode: options.deleteNodes ?? false });
-    const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+    const stopped = running.map((slot) => slot.running?.stop({ deleteNode: deleteNodes }));
     // Deleting the Node objects is asynchronous work of the node actors: give it time to land.
-    if (options.deleteNodes) await pause(options.graceMs ?? 2_000);
+    if (deleteNodes) await sleep(this.clock, graceMs);
+    await within(Promise.all(stopped));
     // Then the node locks go, so another replica takes the nodes without waiting for expiry.
-    if (this.locks) await Promise.race([this.locks.stop(), pause(options.graceMs ?? 2_000)]);
-    await Promise.race([Promise.all(this.slots.map((slot) => slot.clients.close().catch(() => undefined))), pause(options.graceMs ?? 2_000)]);
+    if (this.locks) await within(this.locks.stop());
+    await within(Promise.all(this.slots.map((slot) => slot.clients.stop())));
     this.system.stop();
   }
 }

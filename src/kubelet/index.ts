@@ -6,7 +6,7 @@
  * Sketch:
  *   const reviewer = createAccessReviewer(loadKubeConfig(host));      // adapters/kubernetes
  *   const kubelet = await startKubeletServer({ nodeName, provider, reviewer, clientCA, port: 10250 });
- *   // the Node advertises internalIP:10250; …; await kubelet.close();
+ *   // the Node advertises internalIP:10250; …; await kubelet.stop();
  */
 export type { AccessReviewer, NodeRequestAttributes, UserInfo, AccessDecision } from './access.js';
 export { decideAccess, requestAttributes, subresourceOf } from './access.js';

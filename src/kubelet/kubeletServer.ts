@@ -10,9 +10,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
+import { listening } from '../adapters/http/listening.js';
 import type { Logger } from '../adapters/logger.js';
+import type { Lifecycle } from '../lib/lifecycle.js';
 import { classify, isClassified } from '../providers/errors.js';
 import { isLogsProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { decideAccess, type AccessReviewer } from './access.js';
@@ -38,12 +39,11 @@ export interface KubeletServerOptions {
   readonly logger?: Logger;
 }
 
-export interface KubeletServer {
+export interface KubeletServer extends Lifecycle {
   readonly port: number;
   readonly address: string;
   /** PEM of the serving certificate, for clients that want to verify it. */
   readonly certificate: string;
-  close(): Promise<void>;
 }
 
 const NOT_SUPPORTED = new Set(['exec', 'attach', 'portForward', 'run', 'cri']);
@@ -120,21 +120,6 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
       text(res, code, error instanceof Error ? error.message : String(error));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_KUBELET_PORT, address, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    address,
-    certificate: certificate.cert,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  const life = await listening(server, options.port ?? DEFAULT_KUBELET_PORT, address);
+  return { ...life, address, certificate: certificate.cert };
 }

@@ -10,20 +10,21 @@ export class DeadlineExceededError extends Error {
 
 /**
  * Calls `call` with a signal that aborts after `ms` on `clock` or when `parent` aborts, and stops
- * waiting at that moment: the returned promise rejects (a DeadlineExceededError, or the
- * parent's reason) even if the call ignores its signal. Not idempotent: it makes the call once.
+ * waiting at that moment: the returned promise rejects (with `timeoutError(ms)`, by default a
+ * DeadlineExceededError, or the parent's reason) even if the call ignores its signal. Not idempotent: it makes the call once.
  */
 export function callWithDeadline<T>(
   clock: Clock,
   ms: number,
   parent: AbortSignal | undefined,
   call: (signal: AbortSignal) => Promise<T>,
+  timeoutError: (ms: number) => unknown = (after) => new DeadlineExceededError(after),
 ): Promise<T> {
   const controller = new AbortController();
   const onParentAbort = (): void => controller.abort(parent?.reason);
   if (parent?.aborted === true) controller.abort(parent.reason);
   else parent?.addEventListener('abort', onParentAbort, { once: true });
-  const timer = clock.setTimer(ms, () => controller.abort(new DeadlineExceededError(ms)));
+  const timer = clock.setTimer(ms, () => controller.abort(timeoutError(ms)));
   const cleanup = (): void => {
     timer.cancel();
     parent?.removeEventListener('abort', onParentAbort);

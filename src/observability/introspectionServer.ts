@@ -9,8 +9,9 @@
  * summaries, which hold identities, phases and error messages only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listening } from '../adapters/http/listening.js';
 import type { Logger } from '../adapters/logger.js';
+import type { Lifecycle } from '../lib/lifecycle.js';
 import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
 import type { AgentView } from './agentView.js';
@@ -27,10 +28,9 @@ export interface IntrospectionOptions {
   readonly logger?: Logger;
 }
 
-export interface IntrospectionServer {
+export interface IntrospectionServer extends Lifecycle {
   readonly url: string;
   readonly port: number;
-  close(): Promise<void>;
 }
 
 const PAGE_HEADERS = {
@@ -91,21 +91,7 @@ export async function startIntrospectionServer(options: IntrospectionOptions): P
     });
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 10256, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const life = await listening(server, options.port ?? 10256, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    url: `http://${urlHost}:${port}`,
-    port,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return { ...life, url: `http://${urlHost}:${life.port}` };
 }

@@ -12,11 +12,12 @@
  */
 import type { Clock, Timer } from '../lib/clock.js';
 import { systemClock } from '../adapters/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import type { Pod, PodStatus } from '../adapters/kubernetes/model.js';
 import { forEachBounded } from '../lib/boundedConcurrency.js';
 import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { deepCopyPod, deepCopyPodStatus } from './deepCopy.js';
-import { isNotFound } from './errors.js';
+import { isNotFound, transient } from './errors.js';
 import { isTerminalPhase, terminatedStatus } from './podStatus.js';
 import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider } from './provider.js';
 import { podIdentity, podKey } from './provider.js';
@@ -46,7 +47,11 @@ interface Tracked {
   lastFingerprint: string | undefined;
 }
 
-export class PollingPodProvider implements PodProvider {
+export class PollingPodProvider implements PodProvider, Lifecycle {
+  private readonly life: LifecycleControl;
+  /** Ready once the provider's existing pods are learnt (`start()`). */
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
   private readonly clock: Clock;
   private readonly intervalMs: number;
   private readonly startingGraceMs: number;
@@ -68,6 +73,9 @@ export class PollingPodProvider implements PodProvider {
     this.concurrency = options.concurrency ?? 16;
     this.callTimeoutMs = options.callTimeoutMs ?? this.intervalMs;
     this.onPollError = options.onPollError ?? ((): void => undefined);
+    this.life = new LifecycleControl({ clock: this.clock, release: () => this.cancel() });
+    this.ready = this.life.ready;
+    this.done = this.life.done;
   }
 
   /**
@@ -82,10 +90,15 @@ export class PollingPodProvider implements PodProvider {
       if (!this.tracked.has(key)) this.track(key, pod);
     }
     this.schedule();
+    this.life.markReady();
   }
 
   /** Cancels the timer and abandons in-flight calls. Idempotent; no notification follows. */
-  stop(): void {
+  stop(options?: StopOptions): Promise<StopOutcome> {
+    return this.life.stop(options);
+  }
+
+  private cancel(): void {
     this.timer?.cancel();
     this.timer = undefined;
     this.stopping.abort(new Error('polling provider stopped'));
@@ -172,8 +185,12 @@ export class PollingPodProvider implements PodProvider {
     const { namespace, name } = podIdentity(entry.pod);
     let status: PodStatus | undefined;
     try {
-      status = await callWithDeadline(this.clock, this.callTimeoutMs, this.stopping.signal, (signal) =>
-        this.legacy.getPodStatus(namespace, name, signal),
+      status = await callWithDeadline(
+        this.clock,
+        this.callTimeoutMs,
+        this.stopping.signal,
+        (signal) => this.legacy.getPodStatus(namespace, name, signal),
+        (ms) => transient(`timed out after ${ms} ms`),
       );
     } catch (err) {
       if (!isNotFound(err)) {

@@ -72,15 +72,15 @@ t.test('kubectl logs reaches the virtual node\'s kubelet API through the host AP
     address: ns.hostAddress,
     port: 0,
   });
-  t.teardown(() => kubelet.close());
+  t.teardown(() => kubelet.stop());
   const agent = TetherAgent.start({
     host: { kind: 'file', path: host.kubeconfigPath },
     logger: silentLogger,
     nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
   });
   t.teardown(async () => {
-    provider.stop();
-    await agent.shutdown({ deleteNodes: true });
+    void provider.stop();
+    await agent.stop({ deleteNodes: true });
   });
   const node = await waitFor('the node is Ready', async () => {
     const n = await getJson<KubeObject & { status?: { addresses?: Array<{ type: string; address: string }>; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }>(host, ['node', nodeName]);

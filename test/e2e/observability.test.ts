@@ -50,9 +50,9 @@ t.test('operating a running Tether', async (t) => {
   metrics.observe(agent);
   const server = await startIntrospectionServer({ agent, metrics, port: 0 });
   t.teardown(async () => {
-    await server.close();
-    provider.stop();
-    await agent.shutdown({ deleteNodes: true });
+    await server.stop();
+    void provider.stop();
+    await agent.stop({ deleteNodes: true });
   });
   const scrape = async (): Promise<string> => (await fetch(`${server.url}/metrics`)).text();
   await waitFor('the node is Ready', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });

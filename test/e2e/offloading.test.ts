@@ -63,10 +63,10 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
       const unusual = hostTether.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
       console.error('host actors:', JSON.stringify(unusual, null, 1));
     }
-    await hostTether.shutdown({ deleteNodes: true });
+    await hostTether.stop({ deleteNodes: true });
     await offload.stop();
-    await remoteTether.shutdown();
-    workerProvider.stop();
+    await remoteTether.stop();
+    void workerProvider.stop();
   });
 
   const ns = await testNamespace(t, host, 'shop');

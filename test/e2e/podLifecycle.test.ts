@@ -37,8 +37,8 @@ t.test('pods on a virtual node', async (t) => {
     }],
   });
   t.teardown(async () => {
-    provider.stop();
-    await agent.shutdown({ deleteNodes: true });
+    void provider.stop();
+    await agent.stop({ deleteNodes: true });
   });
   await waitFor('the node is Ready', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });
   const ns = await testNamespace(t, host, 'pods');

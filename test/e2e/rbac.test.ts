@@ -83,8 +83,8 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
     return { agent, provider, nodeName, lines, logged: (pattern) => lines.some((l) => pattern.test(l)) };
   };
   const stop = async (run: Run): Promise<void> => {
-    run.provider.stop();
-    await run.agent.shutdown({ graceMs: 500 });
+    void run.provider.stop();
+    await run.agent.stop({ deadlineMs: 1_500 });
   };
 
   await t.test('with every rule: node Ready, heartbeat lease and node lock renewing, a pod runs and goes', async (t) => {

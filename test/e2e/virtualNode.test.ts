@@ -21,8 +21,8 @@ t.test('a virtual node in a real cluster', async (t) => {
     nodes: [{ name: nodeName, internalIP: '127.0.0.1', provider, labels: { team: 'platform' }, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 2 }, statusIntervalMs: 3_000 }],
   });
   t.teardown(async () => {
-    provider.stop();
-    await agent.shutdown({ deleteNodes: true });
+    void provider.stop();
+    await agent.stop({ deleteNodes: true });
   });
   const node = (): Promise<KubeObject | undefined> => getJson<KubeObject>(host, ['node', nodeName]);
 
@@ -134,9 +134,9 @@ t.test('two virtual nodes in one process: a crashing provider stops only its own
     ],
   });
   t.teardown(async () => {
-    healthy.stop();
-    broken.stop();
-    await agent.shutdown({ deleteNodes: true });
+    void healthy.stop();
+    void broken.stop();
+    await agent.stop({ deleteNodes: true });
     await host.kubectl(['delete', 'node', brokenName, '--ignore-not-found']);
   });
   const ready = async (name: string): Promise<string | undefined> => condition(await getJson<KubeObject>(host, ['node', name]), 'Ready')?.status;

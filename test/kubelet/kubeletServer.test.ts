@@ -51,8 +51,8 @@ async function setup(t: Test): Promise<{ server: KubeletServer; provider: Simula
   const reviewer = new FakeReviewer();
   const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer, address: '127.0.0.1', port: 0 });
   t.teardown(async () => {
-    await server.close();
-    provider.stop();
+    await server.stop();
+    void provider.stop();
   });
   return { server, provider, reviewer };
 }

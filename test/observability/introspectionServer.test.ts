@@ -16,7 +16,7 @@ interface ActorPage {
 
 async function serve(t: Test, tree: FakeTree, metrics?: TetherMetrics): Promise<IntrospectionServer> {
   const server = await startIntrospectionServer({ agent: tree.agent(), port: 0, ...(metrics ? { metrics } : {}) });
-  t.teardown(() => server.close());
+  t.teardown(() => server.stop());
   return server;
 }
 

@@ -85,7 +85,7 @@ void t.test('a created pod is polled on the interval and only changes are notifi
   const last = seen[1];
   t.equal(last?.type === 'status' ? last.pod.status?.podIP : undefined, '10.0.0.5');
   t.equal(last?.type === 'status' ? last.pod.spec?.containers[0]?.image : undefined, 'nginx:1.27', 'the notified pod carries the spec Tether gave');
-  poller.stop();
+  void poller.stop();
 });
 
 void t.test('pods the provider already runs are learned from listPods at start', async (t) => {
@@ -95,7 +95,7 @@ void t.test('pods the provider already runs are learned from listPods at start',
   t.equal(poller.trackedCount, 1);
   await poller.pollOnce();
   t.same(phases(seen), ['old:Running']);
-  poller.stop();
+  void poller.stop();
 });
 
 void t.test('a Running pod the provider lost is reported gone with reason NotFound', async (t) => {
@@ -121,7 +121,7 @@ void t.test('a not-found error counts as the pod being missing', async (t) => {
   await poller.pollOnce();
   t.same(phases(seen), ['a:Running', 'a:gone:NotFound']);
   t.same(errors, []);
-  poller.stop();
+  void poller.stop();
 });
 
 void t.test('a starting pod that is missing is given the grace window, then reported gone', async (t) => {
@@ -216,7 +216,7 @@ void t.test('stop() cancels the timer and nothing is polled afterwards', async (
   await poller.start();
   await poller.createPod(podFixture('a'));
   t.equal(clock.pendingTimers, 1);
-  poller.stop();
+  void poller.stop();
   t.equal(clock.pendingTimers, 0);
   clock.advance(60_000);
   await settle();
@@ -237,7 +237,7 @@ void t.test('the next round is scheduled only after the previous one ends', asyn
   await until(() => clock.pendingTimers === 1 && legacy.calls.length === 1, 'the round to end and reschedule');
   clock.advance(5000);
   await until(() => legacy.calls.length === 2, 'the second round');
-  poller.stop();
+  void poller.stop();
 });
 
 void t.test('a callback that throws does not stop polling of other pods', async (t) => {

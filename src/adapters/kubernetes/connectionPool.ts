@@ -15,6 +15,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { RequestContext } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Clock } from '../../lib/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
+import { systemClock } from '../clock.js';
 
 type AnyAgent = http.Agent | https.Agent;
 
@@ -27,6 +30,7 @@ export interface ConnectionPoolOptions {
   readonly keepAliveMsecs?: number;
   /** Distinct TLS identities kept before the least recently used agent is retired (default 4). */
   readonly maxAgents?: number;
+  readonly clock?: Clock;
 }
 
 export interface ConnectionPoolStats {
@@ -40,13 +44,30 @@ export interface ConnectionPoolStats {
 
 const TLS_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'servername', 'rejectUnauthorized'] as const;
 
-export class ConnectionPool {
+export class ConnectionPool implements Lifecycle {
   private readonly agents = new Map<string, AnyAgent>();
   private created = 0;
   private pooled = 0;
   private unpooled = 0;
+  private readonly life: LifecycleControl;
 
-  constructor(private readonly options: ConnectionPoolOptions = {}) {}
+  constructor(private readonly options: ConnectionPoolOptions = {}) {
+    this.life = new LifecycleControl({ clock: options.clock ?? systemClock, release: () => this.closeAll() });
+    this.life.markReady();
+  }
+
+  get ready(): Promise<void> {
+    return this.life.ready;
+  }
+
+  get done(): Promise<void> {
+    return this.life.done;
+  }
+
+  /** Closes every pooled socket, including in-flight requests and watches. */
+  stop(options?: StopOptions): Promise<StopOutcome> {
+    return this.life.stop(options);
+  }
 
   /**
    * Returns the shared keep-alive agent equivalent to `template` (an agent client-node just
@@ -78,8 +99,7 @@ export class ConnectionPool {
     return { agentsCreated: this.created, requestsPooled: this.pooled, requestsUnpooled: this.unpooled };
   }
 
-  /** Closes every pooled socket, including in-flight requests and watches. */
-  destroy(): void {
+  private closeAll(): void {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
   }

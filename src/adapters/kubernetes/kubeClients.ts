@@ -5,6 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoordinationV1Api, CoreV1Api, EventsV1Api } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
+import { LifecycleControl, type Lifecycle } from '../../lib/lifecycle.js';
 import { systemClock } from '../clock.js';
 import type { WatchTiming } from './cachedListWatch.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';
@@ -37,8 +38,11 @@ export interface KubeClientsOptions {
   readonly log?: KubeLog;
 }
 
-/** Everything the actors need from Kubernetes, behind Tether's own interfaces. */
-export interface KubeClients {
+/**
+ * Everything the actors need from Kubernetes, behind Tether's own interfaces. Ready at once;
+ * `stop()` writes pending event series, then closes pooled connections (stop watches first).
+ */
+export interface KubeClients extends Lifecycle {
   readonly nodes: NodeApi;
   readonly leases: LeaseApi;
   readonly pods: PodApi;
@@ -51,14 +55,12 @@ export interface KubeClients {
   rateLimiterStats(): Record<Priority, PriorityStats>;
   /** Finished requests keyed `<verb> <code>`. */
   apiRequestCounts(): ReadonlyMap<string, number>;
-  /** Writes pending event series, then closes pooled connections. Stop watches first. */
-  close(): Promise<void>;
 }
 
 export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOptions): KubeClients {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? noopKubeLog;
-  const pool = options.connectionPool === false ? undefined : new ConnectionPool(options.connectionPool ?? {});
+  const pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock, ...options.connectionPool });
   const kc = pool ? pooledKubeConfig(kubeConfig, pool) : kubeConfig;
   const limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock });
   const core = kc.makeApiClient(CoreV1Api);
@@ -70,6 +72,14 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
     log,
   });
   const watchDeps = { kubeConfig: kc, clock, log, nodeName: options.nodeName, ...(options.watch ? { timing: options.watch } : {}) };
+  const life = new LifecycleControl({
+    clock,
+    release: async () => {
+      await events.flushAll();
+      await pool?.stop();
+    },
+  });
+  life.markReady();
   return {
     nodes: new NodeApiClient(core, limiter),
     leases: new LeaseApiClient(kc.makeApiClient(CoordinationV1Api), limiter),
@@ -79,9 +89,8 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
     watchNode: () => createNodeWatch({ ...watchDeps, core, limiter }),
     rateLimiterStats: () => limiter.stats(),
     apiRequestCounts: () => limiter.requestCounts(),
-    close: async () => {
-      await events.flushAll();
-      pool?.destroy();
-    },
+    ready: life.ready,
+    done: life.done,
+    stop: (stopOptions) => life.stop(stopOptions),
   };
 }

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { Lifecycle } from '../../lib/lifecycle.js';
 import type { Node, Pod } from './model.js';
 
 /** How an object changed. */
@@ -23,15 +24,14 @@ export type NodeWatchEvent =
   | { readonly type: 'error'; readonly error: Error };
 
 /**
- * The lifecycle shared by the watches. Contract: events arrive in order on `events`, a hot
- * Observable that never errors and completes on `stop()`; the cache already reflects an event
+ * The lifecycle shared by the watches (src/lib/lifecycle.ts): `ready` settles at the first full
+ * list, `stop()` stops for good (no more restarts, `events` completes). Contract: events arrive
+ * in order on `events`, a hot Observable that never errors; the cache already reflects an event
  * when it is delivered; objects handed out are the cache's own and must not be mutated.
  */
-export interface WatchLifecycle {
+export interface WatchLifecycle extends Lifecycle {
   /** Starts listing and watching. Calling it again is a no-op. */
   start(): void;
-  /** Stops for good: no more restarts, `events` completes. */
-  stop(): void;
   /** True once a full list has succeeded. */
   hasSynced(): boolean;
 }

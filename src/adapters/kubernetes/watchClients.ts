@@ -6,6 +6,7 @@ import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { map } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
+import { LifecycleControl } from '../../lib/lifecycle.js';
 import type { EngineEvent, ListResult, WatchTiming } from './cachedListWatch.js';
 import { CachedListWatch } from './cachedListWatch.js';
 import { call } from './call.js';
@@ -13,7 +14,7 @@ import type { KubeLog } from './log.js';
 import type { Node, Pod } from './model.js';
 import type { PodApi } from './podApi.js';
 import type { RequestScheduler } from './rateLimiter.js';
-import type { NodeWatch, NodeWatchEvent, PodWatch, PodWatchEvent } from './watch.js';
+import type { NodeWatch, NodeWatchEvent, PodWatch, PodWatchEvent, WatchLifecycle } from './watch.js';
 
 export interface WatchDeps {
   readonly kubeConfig: KubeConfig;
@@ -40,9 +41,7 @@ export function createPodWatch(deps: WatchDeps & { readonly pods: PodApi; readon
   );
   return {
     events,
-    start: () => engine.start(),
-    stop: () => engine.stop(),
-    hasSynced: () => engine.hasSynced(),
+    ...lifecycleOf(engine, deps.clock),
     list: () => engine.list(),
     get: (namespace, name) => engine.get(`${namespace}/${name}`),
   };
@@ -74,9 +73,24 @@ export function createNodeWatch(
   );
   return {
     events,
-    start: () => engine.start(),
-    stop: () => engine.stop(),
-    hasSynced: () => engine.hasSynced(),
+    ...lifecycleOf(engine, deps.clock),
     get: () => engine.get(deps.nodeName),
+  };
+}
+
+/** The watch's lifecycle: ready at its first full list, stopped for good by `stop()`. */
+function lifecycleOf<T extends Node | Pod>(engine: CachedListWatch<T>, clock: Clock): WatchLifecycle {
+  const life = new LifecycleControl({ clock, release: () => engine.stop() });
+  const firstSync = engine.events.subscribe((e) => {
+    if (e.type !== 'synced') return;
+    life.markReady();
+    firstSync.unsubscribe();
+  });
+  return {
+    ready: life.ready,
+    done: life.done,
+    start: () => engine.start(),
+    stop: (options) => life.stop(options),
+    hasSynced: () => engine.hasSynced(),
   };
 }

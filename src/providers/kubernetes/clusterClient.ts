@@ -6,6 +6,7 @@
  */
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
+import type { StopOutcome } from '../../lib/lifecycle.js';
 import { call } from '../../adapters/kubernetes/call.js';
 import { ConnectionPool, pooledKubeConfig } from '../../adapters/kubernetes/connectionPool.js';
 import type { KubeconfigSource } from '../../adapters/kubernetes/kubeconfig.js';
@@ -43,7 +44,7 @@ export class ClusterClient {
   }
 
   /** Closes pooled connections (watches included). */
-  close(): void {
-    this.pool.destroy();
+  stop(): Promise<StopOutcome> {
+    return this.pool.stop();
   }
 }

@@ -15,6 +15,7 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
 import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
@@ -37,7 +38,7 @@ import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
 
-export class KubernetesProvider implements Provider, LogsProvider {
+export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -50,10 +51,16 @@ export class KubernetesProvider implements Provider, LogsProvider {
   private readonly node: RemoteNode;
   private readonly view: HostViewOptions;
   private started = false;
-  private stopped = false;
+  private readonly life: LifecycleControl;
+  /** Ready once the remote pod informer has listed (after `start()`). */
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
 
   /** Throws KubeconfigError at once if either kubeconfig is unusable (a configuration mistake). */
   constructor(private readonly o: KubernetesProviderOptions) {
+    this.life = new LifecycleControl({ clock: o.clock ?? systemClock, release: () => this.release() });
+    this.ready = this.life.ready;
+    this.done = this.life.done;
     if (o.nodeName === '' || o.hostClusterId === '') throw new Error('kubernetes provider: nodeName and hostClusterId are required');
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? noopKubeLog;
@@ -93,25 +100,28 @@ export class KubernetesProvider implements Provider, LogsProvider {
     });
   }
 
-  /** Starts the remote pod informer and the reflector's sweeps. Idempotent. */
+  /** Starts the remote pod informer and the reflector's sweeps; ready once the informer has listed. Idempotent. */
   start(): void {
-    if (this.started || this.stopped) return;
+    if (this.started || this.life.stopRequested) return;
     this.started = true;
     this.pods.start();
     this.reflector.start();
-    void this.pods.waitForSync().then(() => this.reflector.sweep(), () => undefined);
+    void this.pods.waitForSync().then(() => {
+      this.life.markReady();
+      return this.reflector.sweep();
+    }, () => undefined);
   }
 
   /** Stops every watch and timer and closes the connections. The remote pods keep running. */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+  stop(options?: StopOptions): Promise<StopOutcome> {
+    return this.life.stop(options);
+  }
+
+  private async release(): Promise<void> {
     this.pods.stop();
     this.events?.stop();
     this.reflector.stop();
-    await Promise.resolve();
-    this.remote.close();
-    this.host.close();
+    await Promise.all([this.remote.stop(), this.host.stop()]);
   }
 
   /** True once the remote pod informer has listed. */

@@ -9,6 +9,7 @@
  */
 import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
 import type { ContainerStatus, Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { deepCopy, deepCopyPod, deepCopyPodsYielding } from '../deepCopy.js';
 import { invalidInput, notFound, transient } from '../errors.js';
@@ -81,7 +82,7 @@ function latency(value: number | ((pod: Pod) => number) | undefined, pod: Pod, f
   return typeof value === 'number' ? value : value(pod);
 }
 
-export class SimulatedProvider implements Provider, LogsProvider, StatsProvider {
+export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, Lifecycle {
   readonly name = 'simulated';
   /** Failure injection; change it at any time. */
   readonly faults: SimulatedFaults;
@@ -94,8 +95,17 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider 
   private readonly pods = new Map<string, SimPod>();
   private callback: PodNotificationCallback | undefined;
 
+  private readonly life: LifecycleControl;
+  /** Ready at once: a simulated node has nothing to connect to. */
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
+
   constructor(private readonly options: SimulatedProviderOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.life = new LifecycleControl({ clock: this.clock, release: () => this.cancelTimers() });
+    this.life.markReady();
+    this.ready = this.life.ready;
+    this.done = this.life.done;
     this.ips = new IpAllocator(options.podCIDR ?? '10.244.0.0/16');
     this.hostIP = options.hostIP ?? '10.0.0.10';
     this.logIntervalMs = options.logIntervalMs ?? 1000;
@@ -109,8 +119,12 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider 
     return this.pods.size;
   }
 
-  /** Cancels every lifecycle timer; pods stay where they are. For shutting a test down. */
-  stop(): void {
+  /** Cancels every pod's timers; pods stay where they are. */
+  stop(options?: StopOptions): Promise<StopOutcome> {
+    return this.life.stop(options);
+  }
+
+  private cancelTimers(): void {
     for (const record of this.pods.values()) record.timer?.cancel();
   }
 

@@ -22,7 +22,7 @@ t.test('pooled: sequential requests reuse one TLS connection', async (t) => {
   const server = await podServer();
   const pool = new ConnectionPool();
   t.teardown(async () => {
-    pool.destroy();
+    await pool.stop();
     await server.close();
   });
   const core = pooledKubeConfig(server.kubeConfig(), pool).makeApiClient(CoreV1Api);
@@ -43,7 +43,7 @@ t.test('pooled: watches go through the same pool', async (t) => {
   const controller = await new Watch(kc).watch('/api/v1/pods', {}, () => undefined, () => undefined);
   t.teardown(async () => {
     controller.abort();
-    pool.destroy();
+    await pool.stop();
     await server.close();
   });
   await waitFor(() => server.watches.length === 1, 'the watch to connect');
@@ -59,11 +59,11 @@ t.test('KubeClients pools by default and can opt out', async (t) => {
   t.teardown(() => server.close());
   const pooled = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1' });
   for (let i = 0; i < 4; i++) await pooled.pods.getPod('ns', 'p');
-  await pooled.close();
+  await pooled.stop();
   t.equal(server.tlsHandshakes, 1);
   const plain = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', connectionPool: false });
   for (let i = 0; i < 3; i++) await plain.pods.getPod('ns', 'p');
-  await plain.close();
+  await plain.stop();
   t.equal(server.tlsHandshakes, 4);
 });
 
@@ -71,7 +71,7 @@ t.test('a different TLS identity gets its own agent; old idle agents are retired
   const server = await podServer();
   const pool = new ConnectionPool({ maxAgents: 1 });
   t.teardown(async () => {
-    pool.destroy();
+    await pool.stop();
     await server.close();
   });
   const kc1 = pooledKubeConfig(server.kubeConfig(), pool);

@@ -26,7 +26,7 @@ async function setup(t: Test, failCreate = false) {
   const log: KubeLog = { debug: () => undefined, warn: (m) => warnings.push(m) };
   const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', clock, log, events: { seriesFlushMs: 10_000 } });
   t.teardown(async () => {
-    await clients.close();
+    await clients.stop();
     await server.close();
   });
   return { server, clock, clients, warnings };

@@ -18,7 +18,7 @@ t.test('NodeApi and LeaseApi wire format', async (t) => {
   const server = await MockApiServer.start();
   const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1' });
   t.teardown(async () => {
-    await clients.close();
+    await clients.stop();
     await server.close();
   });
 
@@ -90,8 +90,8 @@ t.test('NodeWatch reports the deletion of the node', async (t) => {
   const events: NodeWatchEvent[] = [];
   watch.events.subscribe((e) => events.push(e));
   t.teardown(async () => {
-    watch.stop();
-    await clients.close();
+    void watch.stop();
+    await clients.stop();
     await server.close();
   });
   watch.start();

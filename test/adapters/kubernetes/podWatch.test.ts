@@ -41,8 +41,8 @@ async function setup(t: Test, timing: { watchdogMs?: number; resyncMs?: number }
   let done = false;
   watch.events.subscribe({ next: (e) => events.push(e), complete: () => (done = true) });
   t.teardown(async () => {
-    watch.stop();
-    await clients.close();
+    void watch.stop();
+    await clients.stop();
     await server.close();
   });
   return {
@@ -105,7 +105,7 @@ t.test('after a non-410 error the watch restarts with exponential backoff, and n
   t.equal(count(f.events, 'synced'), 4, 'every successful list reports synced');
   t.same(summary(f.events).filter((s) => s.startsWith('added')), ['added a@5', 'added b@6'], 'no duplicate adds across restarts');
   const errorsBefore = count(f.events, 'error');
-  f.watch.stop();
+  void f.watch.stop();
   t.ok(f.completed(), 'events complete on stop');
   f.clock.advance(3_600_000);
   t.equal(f.listsScheduled(), 4, 'stop() (which makes ListWatch emit an abort error) does not restart');
@@ -117,7 +117,7 @@ t.test('stop() while a restart is pending cancels it', async (t) => {
   f.state.watch = 'fail';
   f.watch.start();
   await waitFor(() => count(f.events, 'error') === 1, 'the watch failure');
-  f.watch.stop();
+  void f.watch.stop();
   f.clock.advance(60_000);
   t.equal(f.listsScheduled(), 1);
 });

@@ -307,7 +307,7 @@ void t.test('stats count running containers', async (t) => {
 void t.test('stop() cancels pending lifecycle timers', async (t) => {
   const { clock, sim } = setup();
   await sim.createPod(podFixture('web'));
-  sim.stop();
+  void sim.stop();
   t.equal(clock.pendingTimers, 0);
 });
 

@@ -1,0 +1,48 @@
+import t from 'tap';
+import { LifecycleControl } from '../../src/lib/lifecycle.js';
+import { ManualClock } from '../support/manualClock.js';
+
+void t.test('ready settles when the part says so; done settles after stop, which answers clean', async (t) => {
+  const clock = new ManualClock();
+  let releases = 0;
+  const life = new LifecycleControl({ clock, release: () => { releases += 1; } });
+  life.markReady();
+  await life.ready;
+  t.equal(await life.stop(), 'clean');
+  await life.done;
+  t.equal(await life.stop(), 'clean', 'a second stop answers the same');
+  t.equal(releases, 1, 'released once');
+  t.equal(clock.pendingTimers, 0, 'the deadline timer is gone');
+});
+
+void t.test('a release slower than the deadline answers timeout, and done still settles when it ends', async (t) => {
+  const clock = new ManualClock();
+  let finish: () => void = () => undefined;
+  const life = new LifecycleControl({ clock, release: () => new Promise<void>((resolve) => { finish = resolve; }) });
+  const outcome = life.stop({ deadlineMs: 1_000 });
+  await Promise.resolve();
+  clock.advance(1_000);
+  t.equal(await outcome, 'timeout');
+  let done = false;
+  void life.done.then(() => { done = true; });
+  await Promise.resolve();
+  t.equal(done, false, 'not done while the release runs');
+  finish();
+  await life.done;
+});
+
+void t.test('a part that fails on its own rejects done (and ready, if it never got there) with the error', async (t) => {
+  const life = new LifecycleControl({ clock: new ManualClock(), release: () => undefined });
+  const boom = new Error('watch gave up');
+  life.fail(boom);
+  await t.rejects(life.ready, boom);
+  await t.rejects(life.done, boom);
+  t.equal(await life.stop(), 'clean', 'stopping a failed part is still fine');
+});
+
+void t.test('stop before ready rejects ready, and a throwing release still counts as stopped', async (t) => {
+  const life = new LifecycleControl({ clock: new ManualClock(), release: () => { throw new Error('socket already gone'); } });
+  t.equal(await life.stop(), 'clean');
+  await t.rejects(life.ready, /stopped before it was ready/);
+  await life.done;
+});
