@@ -6,6 +6,8 @@
  *   /metrics is scraped, from one walk of the tree per scrape.
  * The metric names are listed in docs/operating.md.
  */
+import { systemClock } from '../adapters/clock.js';
+import type { Clock } from '../lib/clock.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ActorRegistry } from '../runtime/actorRegistry.js';
 import type { AgentView } from './agentView.js';
@@ -22,8 +24,10 @@ export class TetherMetrics {
   private readonly statusLatency: Histogram<'node'>;
   private agent: AgentView | undefined;
   private figures: { at: number; value: TreeFigures } | undefined;
+  private readonly clock: Clock;
 
-  constructor(options: { readonly processMetrics?: boolean } = {}) {
+  constructor(options: { readonly processMetrics?: boolean; readonly clock?: Clock } = {}) {
+    this.clock = options.clock ?? systemClock;
     const registers = [this.registry];
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tether_' });
     this.providerCalls = new Counter({ name: 'tether_provider_calls_total', help: 'Provider calls by method and outcome.', labelNames: ['node', 'method', 'outcome'], registers });
@@ -58,7 +62,8 @@ export class TetherMetrics {
   private currentFigures(): TreeFigures | undefined {
     const registry: ActorRegistry | undefined = this.agent?.system.registry;
     if (registry === undefined) return undefined;
-    if (this.figures === undefined || Date.now() - this.figures.at > 1_000) this.figures = { at: Date.now(), value: treeFigures(registry.snapshot()) };
+    const now = this.clock.now();
+    if (this.figures === undefined || now - this.figures.at > 1_000) this.figures = { at: now, value: treeFigures(registry.snapshot()) };
     return this.figures.value;
   }
 

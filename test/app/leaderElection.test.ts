@@ -120,7 +120,7 @@ async function run(clock: ManualClock, ms: number, step = 100): Promise<void> {
   }
 }
 
-async function until(clock: ManualClock, what: () => boolean, limitMs: number): Promise<number> {
+async function advanceUntil(clock: ManualClock, what: () => boolean, limitMs: number): Promise<number> {
   const start = clock.now();
   while (!what()) {
     if (clock.now() - start > limitMs) throw new Error(`not within ${limitMs} ms`);
@@ -134,7 +134,7 @@ t.test('one replica: creates the lock, drives the node, renews every retry perio
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1'], store, clock);
   t.teardown(() => a.locks.stop());
-  await until(clock, () => a.driving.has('vk-1'), 3_000);
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
   t.equal(store.get(NS, 'tether-node-vk-1')?.spec?.holderIdentity, 'a');
   const updates = store.count('updateLease');
   await run(clock, 10_000);
@@ -149,7 +149,7 @@ t.test('two replicas, four nodes: every node driven by exactly one, two each', a
   const a = replica('a', nodes, store, clock);
   const b = replica('b', nodes, store, clock);
   t.teardown(() => Promise.all([a.locks.stop(), b.locks.stop()]));
-  await until(clock, () => a.driving.size + b.driving.size === 4, 60_000);
+  await advanceUntil(clock, () => a.driving.size + b.driving.size === 4, 60_000);
   await run(clock, 30_000);
   t.equal(a.driving.size + b.driving.size, 4);
   t.same([...a.driving].filter((n) => b.driving.has(n)), [], 'no node driven twice');
@@ -160,14 +160,14 @@ t.test('the holder dies: the other replica takes over once the lock has gone unr
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1'], store, clock);
-  await until(clock, () => a.driving.has('vk-1'), 3_000);
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
   const b = replica('b', ['vk-1'], store, clock);
   t.teardown(() => b.locks.stop());
   await run(clock, 10_000);
   t.notOk(b.driving.has('vk-1'), 'a standby while the holder renews');
   await a.locks.stop({ release: false }); // as a crash: the lock is left to expire
   const died = clock.now();
-  const took = await until(clock, () => b.driving.has('vk-1'), 30_000);
+  const took = await advanceUntil(clock, () => b.driving.has('vk-1'), 30_000);
   t.ok(took >= 15_000 - 2_000 && took <= 15_000 + 2 * 2_000, `took over ${took} ms after the last renewal (duration 15 s, retry 2 s)`);
   t.equal(store.get(NS, 'tether-node-vk-1')?.spec?.leaseTransitions, 1);
   t.ok(clock.now() - died > 0);
@@ -177,14 +177,14 @@ t.test('a clean stop releases the lock: the other replica takes over within a re
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1'], store, clock);
-  await until(clock, () => a.driving.has('vk-1'), 3_000);
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
   const b = replica('b', ['vk-1'], store, clock);
   t.teardown(() => b.locks.stop());
   await run(clock, 4_000);
   await a.locks.stop();
   t.same(a.log.at(-1)?.endsWith('-vk-1'), true, 'the stopping replica gave the node up');
   t.equal(store.get(NS, 'tether-node-vk-1')?.spec?.holderIdentity, '', 'released');
-  const took = await until(clock, () => b.driving.has('vk-1'), 10_000);
+  const took = await advanceUntil(clock, () => b.driving.has('vk-1'), 10_000);
   t.ok(took <= 2 * 2_000 + 100, `took ${took} ms`);
 });
 
@@ -193,10 +193,10 @@ t.test('a holder that cannot renew gives the node up before anyone else could ta
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1'], store, clock);
   t.teardown(() => a.locks.stop());
-  await until(clock, () => a.driving.has('vk-1'), 3_000);
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
   const lastRenew = clock.now();
   store.failNext('getLease', ...Array.from({ length: 20 }, () => kubeError('unavailable')));
-  const lost = await until(clock, () => !a.driving.has('vk-1'), 20_000);
+  const lost = await advanceUntil(clock, () => !a.driving.has('vk-1'), 20_000);
   t.ok(lost >= 10_000 - 2_000 && clock.now() - lastRenew < 15_000, `gave up ${clock.now() - lastRenew} ms after the last renewal: past the renew deadline, before the lock expires`);
 });
 
@@ -205,9 +205,9 @@ t.test('another replica wrote the lock: the holder stops the node at its next lo
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1'], store, clock);
   t.teardown(() => a.locks.stop());
-  await until(clock, () => a.driving.has('vk-1'), 3_000);
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
   const stored = store.get(NS, 'tether-node-vk-1')!;
   await store.updateLease({ ...stored, spec: { ...stored.spec, holderIdentity: 'intruder' } });
-  const lost = await until(clock, () => !a.driving.has('vk-1'), 5_000);
+  const lost = await advanceUntil(clock, () => !a.driving.has('vk-1'), 5_000);
   t.ok(lost <= 2_100, `stopped within one retry period (${lost} ms)`);
 });

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import { startIntrospectionServer, type IntrospectionServer } from '../../src/observability/introspectionServer.js';
 import { TetherMetrics } from '../../src/observability/metrics.js';
 import type { ActorSnapshot } from '../../src/runtime/actorRegistry.js';
+import { ManualClock } from '../support/manualClock.js';
 import { FakeTree } from './fakeTree.js';
 
 interface ActorPage {
@@ -156,10 +157,11 @@ t.test('the server binds to 127.0.0.1 unless told otherwise', async (t) => {
 
 t.test('/metrics: tree gauges computed at scrape time move with the tree', async (t) => {
   const tree = sampleTree();
-  const metrics = new TetherMetrics({ processMetrics: false }).observe(tree.agent());
+  const clock = new ManualClock();
+  const metrics = new TetherMetrics({ processMetrics: false, clock }).observe(tree.agent());
   const server = await serve(t, tree, metrics);
   const scrape = async (): Promise<string> => {
-    await new Promise((r) => setTimeout(r, 1_100)); // past the one-second figure cache
+    clock.advance(1_100); // past the one-second figure cache
     return (await fetch(`${server.url}/metrics`)).text();
   };
   let body = await scrape();

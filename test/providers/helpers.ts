@@ -6,18 +6,6 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/**
- * Waits until `condition` holds, letting async work run between checks; rejects after
- * `attempts` turns of the event loop so a wrong expectation fails instead of hanging.
- */
-export async function until(condition: () => boolean, what = 'condition', attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (condition()) return;
-    await settle();
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 export interface PodFixtureOptions {
   readonly namespace?: string;
   readonly uid?: string;

@@ -4,7 +4,8 @@ import type { Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import { notFound, transient } from '../../src/providers/errors.js';
 import { PollingPodProvider, type PollingOptions } from '../../src/providers/pollingProvider.js';
 import type { LegacyPodProvider, PodNotification } from '../../src/providers/provider.js';
-import { podFixture, settle, until } from './helpers.js';
+import { until } from '../support/until.js';
+import { podFixture, settle } from './helpers.js';
 
 const running: PodStatus = { phase: 'Running', podIP: '10.0.0.5' };
 const pending: PodStatus = { phase: 'Pending' };
@@ -70,17 +71,17 @@ void t.test('a created pod is polled on the interval and only changes are notifi
   await settle();
   t.same(legacy.calls, [], 'no poll before the interval');
   clock.advance(1);
-  await until(() => seen.length === 1, 'first status');
+  await until('first status', () => seen.length === 1);
   t.same(phases(seen), ['a:Pending']);
 
   clock.advance(5000);
-  await until(() => legacy.calls.length === 2, 'second poll');
+  await until('second poll', () => legacy.calls.length === 2);
   await settle();
   t.equal(seen.length, 1, 'an unchanged status is not notified again');
 
   legacy.statuses.set('a', running);
   clock.advance(5000);
-  await until(() => seen.length === 2, 'Running');
+  await until('Running', () => seen.length === 2);
   t.same(phases(seen), ['a:Pending', 'a:Running']);
   const last = seen[1];
   t.equal(last?.type === 'status' ? last.pod.status?.podIP : undefined, '10.0.0.5');
@@ -187,14 +188,14 @@ void t.test('one hung getPodStatus does not hold back the others, and is abandon
   for (const name of ['slow', 'b', 'c']) await poller.createPod(podFixture(name));
   legacy.hang.add('slow');
   const round = poller.pollOnce();
-  await until(() => seen.length === 2, 'the other two pods');
+  await until('the other two pods', () => seen.length === 2);
   t.same(phases(seen).sort(), ['b:Pending', 'c:Pending']);
   let finished = false;
   void round.then(() => (finished = true));
   await settle();
   t.equal(finished, false, 'the round waits for the slow call');
   clock.advance(1000);
-  await until(() => finished, 'the round to end');
+  await until('the round to end', () => finished);
   t.equal(errors.length, 1);
   t.match(errors[0], { kind: 'transient', message: /timed out/ });
 });
@@ -229,14 +230,14 @@ void t.test('the next round is scheduled only after the previous one ends', asyn
   legacy.hang.add('slow');
   await poller.start();
   clock.advance(5000);
-  await until(() => legacy.calls.length === 1, 'first call');
+  await until('first call', () => legacy.calls.length === 1);
   clock.advance(15_000);
   await settle();
   t.equal(legacy.calls.length, 1, 'no overlapping round while the first is in flight');
   clock.advance(5000);
-  await until(() => clock.pendingTimers === 1 && legacy.calls.length === 1, 'the round to end and reschedule');
+  await until('the round to end and reschedule', () => clock.pendingTimers === 1 && legacy.calls.length === 1);
   clock.advance(5000);
-  await until(() => legacy.calls.length === 2, 'the second round');
+  await until('the second round', () => legacy.calls.length === 2);
   void poller.stop();
 });
 

@@ -3,9 +3,10 @@
  * changes them fails here first, with a name saying which workaround to revisit.
  */
 import t from 'tap';
+import { until } from '../../support/until.js';
 import { ApiException, CoreV1Api, KubeConfig, ListWatch, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
-import { MockApiServer, pod, status, waitFor } from './mockApiServer.js';
+import {MockApiServer, pod, status} from './mockApiServer.js';
 
 t.test('PATCH defaults to application/json-patch+json (podApiClient sets the type per call)', async (t) => {
   const server = await MockApiServer.start();
@@ -47,14 +48,14 @@ t.test('ListWatch: a non-410 error stops it for good, and stop() emits an error 
   const lw = new ListWatch<V1Pod>('/api/v1/pods', new Watch(kc), () => core.listPodForAllNamespaces(), false);
   lw.on('error', (e) => errors.push(e));
   await lw.start();
-  await waitFor(() => errors.length === 1, 'the watch error');
+  await until('the watch error', () => errors.length === 1);
   const watchRequests = (): number => server.requests.filter((r) => r.url.searchParams.get('watch') === 'true').length;
   t.equal(watchRequests(), 1, 'no retry by itself (checked again below, after a restart)');
   watchStatus = 200;
   await lw.start();
-  await waitFor(() => server.watches.length === 1, 'the manual restart');
+  await until('the manual restart', () => server.watches.length === 1);
   t.equal(watchRequests(), 2);
   await lw.stop();
-  await waitFor(() => errors.length === 2, 'the error emitted by stop()');
+  await until('the error emitted by stop()', () => errors.length === 2);
   t.match(String(errors[1]), /abort/i);
 });

@@ -1,8 +1,9 @@
 import t from 'tap';
+import { until } from '../../support/until.js';
 import { CoreV1Api, Watch } from '@kubernetes/client-node';
 import { ConnectionPool, pooledKubeConfig } from '../../../src/adapters/kubernetes/connectionPool.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
-import { MockApiServer, pod, waitFor } from './mockApiServer.js';
+import {MockApiServer, pod} from './mockApiServer.js';
 
 async function podServer(): Promise<MockApiServer> {
   const server = await MockApiServer.start({ tls: true });
@@ -46,7 +47,7 @@ t.test('pooled: watches go through the same pool', async (t) => {
     await pool.stop();
     await server.close();
   });
-  await waitFor(() => server.watches.length === 1, 'the watch to connect');
+  await until('the watch to connect', () => server.watches.length === 1);
   const core = kc.makeApiClient(CoreV1Api);
   await core.readNamespacedPod({ name: 'p', namespace: 'ns' });
   await core.readNamespacedPod({ name: 'p', namespace: 'ns' });

@@ -1,10 +1,11 @@
 import t from 'tap';
+import { until } from '../../support/until.js';
 import type { Test } from 'tap';
 import { ManualClock } from '../../support/manualClock.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import type { KubeLog } from '../../../src/adapters/kubernetes/log.js';
 import type { EventSubject } from '../../../src/adapters/kubernetes/eventRecorder.js';
-import { MockApiServer, status, waitFor } from './mockApiServer.js';
+import {MockApiServer, status} from './mockApiServer.js';
 
 const subject: EventSubject = { kind: 'Pod', apiVersion: 'v1', namespace: 'ns', name: 'p', uid: 'u1' };
 const eventsPath = '/apis/events.k8s.io/v1/namespaces/ns/events';
@@ -35,7 +36,7 @@ async function setup(t: Test, failCreate = false) {
 t.test('the first occurrence creates an events.k8s.io/v1 Event', async (t) => {
   const { server, clients } = await setup(t);
   clients.events.record(subject, 'Warning', 'ProviderCreateFailed', 'quota exceeded', 'Create');
-  await waitFor(() => server.matching('POST', eventsPath).length === 1, 'the event');
+  await until('the event', () => server.matching('POST', eventsPath).length === 1);
   const body = JSON.parse(server.matching('POST', eventsPath)[0]?.body ?? '{}') as Record<string, unknown>;
   t.match(body, {
     apiVersion: 'events.k8s.io/v1',
@@ -55,26 +56,26 @@ t.test('the first occurrence creates an events.k8s.io/v1 Event', async (t) => {
 t.test('repeats within the window become one series update, not a flood', async (t) => {
   const { server, clock, clients } = await setup(t);
   clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
-  await waitFor(() => server.matching('POST', eventsPath).length === 1, 'the event');
+  await until('the event', () => server.matching('POST', eventsPath).length === 1);
   for (let i = 0; i < 20; i++) clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
   clients.events.record(subject, 'Warning', 'BackOff', 'a different note', 'Start');
   clock.advance(10_000);
-  await waitFor(() => server.requests.some((r) => r.method === 'PATCH'), 'the series patch');
+  await until('the series patch', () => server.requests.some((r) => r.method === 'PATCH'));
   const patches = server.requests.filter((r) => r.method === 'PATCH');
   t.equal(patches.length, 1);
   t.equal(patches[0]?.url.pathname, `${eventsPath}/p.1`);
   t.equal(patches[0]?.headers['content-type'], 'application/merge-patch+json');
   t.match(JSON.parse(patches[0]?.body ?? '{}'), { series: { count: 21, lastObservedTime: /\.\d{6}Z$/ } });
-  await waitFor(() => server.matching('POST', eventsPath).length === 2, 'the different event');
+  await until('the different event', () => server.matching('POST', eventsPath).length === 2);
   clock.advance(7 * 60_000);
   clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
-  await waitFor(() => server.matching('POST', eventsPath).length === 3, 'a new Event after the window');
+  await until('a new Event after the window', () => server.matching('POST', eventsPath).length === 3);
 });
 
 t.test('failures are logged, never thrown', async (t) => {
   const { server, clients, warnings } = await setup(t, true);
   t.doesNotThrow(() => clients.events.record(subject, 'Normal', 'Started', 'ok', 'Start'));
-  await waitFor(() => warnings.length === 1, 'the warning');
+  await until('the warning', () => warnings.length === 1);
   t.match(warnings[0], /could not record event/);
   t.equal(server.matching('POST', eventsPath).length, 1);
 });

@@ -145,15 +145,6 @@ export function status(code: number, reason: string, message: string): Record<st
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
-/** Polls `cond` until it holds; fails after `timeoutMs`. No fixed sleeps. */
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 export function pod(name: string, rv: string, extra: { uid?: string; namespace?: string } = {}): Record<string, unknown> {
   return {
     apiVersion: 'v1',

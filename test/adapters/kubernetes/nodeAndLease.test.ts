@@ -1,10 +1,11 @@
 import t from 'tap';
+import { until } from '../../support/until.js';
 import { V1MicroTime } from '@kubernetes/client-node';
 import { ManualClock } from '../../support/manualClock.js';
 import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import type { NodeWatchEvent } from '../../../src/adapters/kubernetes/watch.js';
-import { MockApiServer, status, waitFor } from './mockApiServer.js';
+import {MockApiServer, status} from './mockApiServer.js';
 
 const node = (rv: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'vk-1', uid: 'n-uid', resourceVersion: rv } });
 const lease = (rv: string, renewTime: string): Record<string, unknown> => ({
@@ -95,12 +96,12 @@ t.test('NodeWatch reports the deletion of the node', async (t) => {
     await server.close();
   });
   watch.start();
-  await waitFor(() => server.watches.length === 1, 'the node watch');
+  await until('the node watch', () => server.watches.length === 1);
   t.equal(watch.get()?.metadata?.uid, 'n-uid');
   t.equal(server.watches[0]?.url.searchParams.get('fieldSelector'), 'metadata.name=vk-1');
   items = [];
   server.watches[0]?.send('DELETED', node('9'));
-  await waitFor(() => events.some((e) => e.type === 'deleted'), 'the deleted event');
+  await until('the deleted event', () => events.some((e) => e.type === 'deleted'));
   t.same(events.map((e) => e.type), ['added', 'synced', 'deleted']);
   t.equal(watch.get(), undefined);
 });

@@ -1,10 +1,11 @@
 import t from 'tap';
+import { until } from '../../support/until.js';
 import type { Test } from 'tap';
 import { ManualClock } from '../../support/manualClock.js';
 import type { KubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import { createKubeClients } from '../../../src/adapters/kubernetes/kubeClients.js';
 import type { PodWatch, PodWatchEvent } from '../../../src/adapters/kubernetes/watch.js';
-import { MockApiServer, pod, status, waitFor } from './mockApiServer.js';
+import {MockApiServer, pod, status} from './mockApiServer.js';
 
 interface Fixture {
   server: MockApiServer;
@@ -59,7 +60,7 @@ const count = (events: PodWatchEvent[], type: PodWatchEvent['type']): number => 
 t.test('initial list fills the cache, then "synced"; both requests carry the node field selector', async (t) => {
   const f = await setup(t);
   f.watch.start();
-  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  await until('the watch to open', () => f.server.watches.length === 1);
   t.same(summary(f.events), ['added a@5', 'added b@6', 'synced']);
   t.ok(f.watch.hasSynced());
   t.same(f.watch.list().map((p) => p.metadata?.name).sort(), ['a', 'b']);
@@ -71,14 +72,14 @@ t.test('initial list fills the cache, then "synced"; both requests carry the nod
 t.test('watch events: duplicates suppressed, a recreated pod is delete + add', async (t) => {
   const f = await setup(t);
   f.watch.start();
-  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  await until('the watch to open', () => f.server.watches.length === 1);
   const stream = f.server.watches[0];
   stream?.send('ADDED', pod('c', '11'));
   stream?.send('MODIFIED', pod('c', '12'));
   stream?.send('MODIFIED', pod('c', '12'));
   stream?.send('ADDED', pod('a', '13', { uid: 'uid-a2' }));
   stream?.send('DELETED', pod('c', '14'));
-  await waitFor(() => f.events.length >= 8, 'the events');
+  await until('the events', () => f.events.length >= 8);
   t.same(summary(f.events).slice(3), ['added c@11', 'updated c@12', 'deleted a@5', 'added a@13', 'deleted c@14']);
   t.equal(f.watch.get('default', 'a')?.metadata?.uid, 'uid-a2');
 });
@@ -87,21 +88,21 @@ t.test('after a non-410 error the watch restarts with exponential backoff, and n
   const f = await setup(t);
   f.state.watch = 'fail';
   f.watch.start();
-  await waitFor(() => count(f.events, 'error') === 1, 'the first watch failure');
+  await until('the first watch failure', () => count(f.events, 'error') === 1);
   t.equal(f.listsScheduled(), 1);
   f.clock.advance(999);
   t.equal(f.listsScheduled(), 1, 'no restart before the 1 s backoff');
   f.clock.advance(1);
   t.equal(f.listsScheduled(), 2, 'restarted (full re-list) after 1 s');
-  await waitFor(() => count(f.events, 'error') === 2, 'the second watch failure');
+  await until('the second watch failure', () => count(f.events, 'error') === 2);
   f.clock.advance(1999);
   t.equal(f.listsScheduled(), 2, 'second backoff is 2 s');
   f.clock.advance(1);
   t.equal(f.listsScheduled(), 3);
-  await waitFor(() => count(f.events, 'error') === 3, 'the third watch failure');
+  await until('the third watch failure', () => count(f.events, 'error') === 3);
   f.state.watch = 'hold';
   f.clock.advance(4000);
-  await waitFor(() => f.server.watches.length === 1, 'the watch to recover');
+  await until('the watch to recover', () => f.server.watches.length === 1);
   t.equal(count(f.events, 'synced'), 4, 'every successful list reports synced');
   t.same(summary(f.events).filter((s) => s.startsWith('added')), ['added a@5', 'added b@6'], 'no duplicate adds across restarts');
   const errorsBefore = count(f.events, 'error');
@@ -116,7 +117,7 @@ t.test('stop() while a restart is pending cancels it', async (t) => {
   const f = await setup(t);
   f.state.watch = 'fail';
   f.watch.start();
-  await waitFor(() => count(f.events, 'error') === 1, 'the watch failure');
+  await until('the watch failure', () => count(f.events, 'error') === 1);
   void f.watch.stop();
   f.clock.advance(60_000);
   t.equal(f.listsScheduled(), 1);
@@ -126,40 +127,40 @@ t.test('a failed list is an error, never "no pods"; synced comes only after a li
   const f = await setup(t);
   f.state.list = 'fail';
   f.watch.start();
-  await waitFor(() => count(f.events, 'error') === 1, 'the list failure');
+  await until('the list failure', () => count(f.events, 'error') === 1);
   t.notOk(f.watch.hasSynced());
   t.equal(count(f.events, 'synced'), 0);
   const err = f.events.find((e) => e.type === 'error');
   t.match(err && 'error' in err ? err.error.message : '', /not ready/);
   f.state.list = 'ok';
   f.clock.advance(1000);
-  await waitFor(() => f.watch.hasSynced(), 'the retried list');
+  await until('the retried list', () => f.watch.hasSynced());
   t.same(summary(f.events).slice(1), ['added a@5', 'added b@6', 'synced']);
 });
 
 t.test('410 Gone: ListWatch re-lists by itself and vanished pods are reported deleted', async (t) => {
   const f = await setup(t);
   f.watch.start();
-  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  await until('the watch to open', () => f.server.watches.length === 1);
   f.state.items = [pod('a', '5')];
   f.state.rv = '30';
   f.server.watches[0]?.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' });
   f.server.watches[0]?.end();
-  await waitFor(() => count(f.events, 'synced') === 2, 'the re-list');
+  await until('the re-list', () => count(f.events, 'synced') === 2);
   t.same(summary(f.events), ['added a@5', 'added b@6', 'synced', 'deleted b@6', 'synced']);
   t.equal(count(f.events, 'error'), 0, 'no backoff or error for 410');
-  await waitFor(() => f.server.watches.length === 2, 'the new watch');
+  await until('the new watch', () => f.server.watches.length === 2);
   t.equal(f.server.watches[1]?.url.searchParams.get('resourceVersion'), '30');
 });
 
 t.test('periodic resync emits what a silent watch missed', async (t) => {
   const f = await setup(t, { resyncMs: 600_000 });
   f.watch.start();
-  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  await until('the watch to open', () => f.server.watches.length === 1);
   f.state.items = [pod('b', '21'), pod('d', '22')];
   f.state.rv = '22';
   f.clock.advance(600_000);
-  await waitFor(() => count(f.events, 'synced') === 2, 'the resync');
+  await until('the resync', () => count(f.events, 'synced') === 2);
   t.same(summary(f.events).slice(3), ['updated b@21', 'added d@22', 'deleted a@5', 'synced']);
   t.equal(f.server.watches.length, 1, 'the watch itself was not restarted');
 });
@@ -167,11 +168,11 @@ t.test('periodic resync emits what a silent watch missed', async (t) => {
 t.test('a stalled watch is restarted by the watchdog', async (t) => {
   const f = await setup(t, { watchdogMs: 300_000 });
   f.watch.start();
-  await waitFor(() => f.server.watches.length === 1, 'the watch to open');
+  await until('the watch to open', () => f.server.watches.length === 1);
   f.clock.advance(299_999);
   t.equal(f.listsScheduled(), 1);
   f.clock.advance(1);
   t.equal(f.listsScheduled(), 2, 'restarted with a full list');
-  await waitFor(() => f.server.watches.length === 2, 'the new watch');
+  await until('the new watch', () => f.server.watches.length === 2);
   t.same(summary(f.events), ['added a@5', 'added b@6', 'synced', 'synced'], 'an unchanged re-list emits no changes');
 });

@@ -5,7 +5,8 @@ import { classify, isClassified } from '../../../src/providers/errors.js';
 import type { PodNotification } from '../../../src/providers/provider.js';
 import { isLogsProvider, isStatsProvider } from '../../../src/providers/provider.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
-import { deleting, podFixture, settle, until } from '../helpers.js';
+import { until } from '../../support/until.js';
+import { deleting, podFixture, settle } from '../helpers.js';
 
 function setup(options: SimulatedProviderOptions = {}): { clock: ManualClock; sim: SimulatedProvider; seen: PodNotification[] } {
   const clock = new ManualClock(Date.parse('2026-11-30T03:00:00Z'));
@@ -360,14 +361,14 @@ void t.test('logs: follow emits a new line every interval until aborted', async 
     for await (const chunk of await sim.getContainerLogs('ns', 'web', 'main', { follow: true }, controller.signal)) lines.push(chunk);
     done = true;
   })();
-  await until(() => lines.length === 1 && clock.pendingTimers === 1, 'the first line and a follow timer');
+  await until('the first line and a follow timer', () => lines.length === 1 && clock.pendingTimers === 1);
   clock.advance(1000);
-  await until(() => lines.length === 2, 'line 2');
+  await until('line 2', () => lines.length === 2);
   clock.advance(2000);
-  await until(() => lines.length === 4, 'lines 3 and 4');
+  await until('lines 3 and 4', () => lines.length === 4);
   t.same(lines, [1, 2, 3, 4].map((n) => `web/main line ${n}\n`));
   controller.abort();
-  await until(() => done, 'the stream to end');
+  await until('the stream to end', () => done);
   t.equal(clock.pendingTimers, 0, 'no timer left behind');
 });
 
@@ -380,9 +381,9 @@ void t.test('logs: follow ends when the container stops', async (t) => {
     for await (const _ of await sim.getContainerLogs('ns', 'web', 'main', { follow: true })) void _;
     done = true;
   })();
-  await until(() => clock.pendingTimers === 1, 'the follow timer');
+  await until('the follow timer', () => clock.pendingTimers === 1);
   await sim.deletePod(deleting(podFixture('web'), 30));
   clock.advance(1000);
-  await until(() => done, 'the stream to end');
+  await until('the stream to end', () => done);
   t.pass();
 });
