@@ -1,8 +1,8 @@
 /**
  * `nodes[].provider:` — where a virtual node's pods run, chosen by `type`:
- * - `simulated`: the in-memory provider (src/adapters/provider/simulatedProvider.ts) and its
+ * - `simulated`: the in-memory provider (src/providers/simulated/simulatedProvider.ts) and its
  *   behaviour (latencies, pod CIDR, capacity, failure injection).
- * - `kubernetes`: offload to a remote cluster (src/adapters/provider/kubernetes/), reached through
+ * - `kubernetes`: offload to a remote cluster (src/providers/kubernetes/), reached through
  *   a kubeconfig file or a Secret in the host cluster, with a namespace mapping strategy and an
  *   offloading patch (remote nodeSelector and tolerations).
  */
