@@ -6,6 +6,7 @@ import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { hostStatusFrom } from './podStatusView.js';
+import { withReadinessGates } from './readinessGates.js';
 import type { PodActorConfig, PodEffect, PodMsg, PodState } from './protocol.js';
 import { retryDelay, withEffects, type Next } from './transitions.js';
 
@@ -19,16 +20,18 @@ export function repairDrift(state: PodState): Next {
   // A watch event can trail our own write (it was queued before the write landed): not another writer.
   const version = state.host?.metadata?.resourceVersion;
   if (version && state.writes.storedVersion && isOlder(version, state.writes.storedVersion)) return { state };
-  if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return { state };
+  // Nobody else wrote; but a readiness gate may have changed (requestWrite writes only what differs).
+  if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return requestWrite(state, hostStatusFrom(state.provider));
   return requestWrite({ ...state, writes: { ...state.writes, confirmed: null } }, hostStatusFrom(state.provider));
 }
 
 /**
  * Writes `status` to the host, coalescing: one write in flight, only the newest waits. An actor
- * whose host pod is gone writes nothing.
+ * whose host pod is gone writes nothing. Ready follows the host pod's readiness gates.
  */
-export function requestWrite(state: PodState, status: PodStatus): Next {
+export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
+  const status = withReadinessGates(provided, state.host);
   const fp = fingerprint(status);
   if (state.writes.inFlight) return { state: { ...state, writes: { ...state.writes, pending: status } } };
   if (fp === state.writes.confirmed) return { state };
