@@ -117,10 +117,10 @@ export class FakeHostPods implements PodApi {
     return this.pods.get(`${namespace}/${name}`);
   }
 
-  async patchPodStatus(namespace: string, name: string, status: PodStatus): Promise<Pod> {
+  async patchPodStatus(namespace: string, name: string, uid: string, status: PodStatus): Promise<Pod> {
     await this.roundTrip();
     this.counters.statusWrites++;
-    const old = this.existing(namespace, name, 'patch status');
+    const old = this.existing(namespace, name, 'patch status', uid);
     const before = old.status ?? {};
     const pod: Pod = {
       ...old,
@@ -141,10 +141,10 @@ export class FakeHostPods implements PodApi {
     return pod;
   }
 
-  async patchPodAnnotations(namespace: string, name: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod> {
+  async patchPodAnnotations(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod> {
     await this.roundTrip();
     this.counters.annotationWrites++;
-    const old = this.existing(namespace, name, 'patch annotations');
+    const old = this.existing(namespace, name, 'patch annotations', uid);
     const merged: Record<string, string> = { ...old.metadata?.annotations };
     for (const [k, v] of Object.entries(annotations)) {
       if (v === null) delete merged[k];
@@ -178,9 +178,11 @@ export class FakeHostPods implements PodApi {
     return { items: [...this.pods.values()], resourceVersion: String(this.rv) };
   }
 
-  private existing(namespace: string, name: string, operation: string): Pod {
+  /** The pod of that name; as the API server, a write naming another uid is a conflict. */
+  private existing(namespace: string, name: string, operation: string, uid: string): Pod {
     const pod = this.pods.get(`${namespace}/${name}`);
     if (!pod) throw new KubeApiError({ kind: 'notFound', status: 404, message: 'not found' }, `${operation} ${namespace}/${name}`);
+    if (pod.metadata?.uid !== uid) throw new KubeApiError({ kind: 'conflict', status: 409, message: 'uid precondition failed' }, `${operation} ${namespace}/${name}`);
     return pod;
   }
 

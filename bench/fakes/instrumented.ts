@@ -12,8 +12,8 @@ import type { RequestScheduler } from '../../src/adapters/kubernetes/rateLimiter
 export function limitedPodApi(api: PodApi, limiter: RequestScheduler): PodApi {
   return {
     getPod: (ns, name) => limiter.schedule('other', () => api.getPod(ns, name)),
-    patchPodStatus: (ns, name, status) => limiter.schedule('status', () => api.patchPodStatus(ns, name, status)),
-    patchPodAnnotations: (ns, name, a) => limiter.schedule('other', () => api.patchPodAnnotations(ns, name, a)),
+    patchPodStatus: (ns, name, uid, status) => limiter.schedule('status', () => api.patchPodStatus(ns, name, uid, status)),
+    patchPodAnnotations: (ns, name, uid, a) => limiter.schedule('other', () => api.patchPodAnnotations(ns, name, uid, a)),
     deletePod: (ns, name, options) => limiter.schedule('delete', () => api.deletePod(ns, name, options)),
     listPods: (options) => limiter.schedule('other', () => api.listPods(options)),
   };

@@ -198,7 +198,7 @@ function markGivenUp(deps: VirtualNodeDeps, name: string, reason: string, error:
 function reportPoisonPod(deps: VirtualNodeDeps, key: { namespace: string; name: string; uid: string }, reason: string, error: unknown): void {
   const message = `Tether gave up on this pod after its actor kept crashing (${reason}); last error: ${error instanceof Error ? error.message : String(error)}`;
   deps.events.record({ kind: 'Pod', apiVersion: 'v1', namespace: key.namespace, name: key.name, uid: key.uid }, 'Warning', 'TetherGaveUp', message, 'Supervise');
-  deps.podApi.patchPodAnnotations(key.namespace, key.name, { [actorFailedAnnotation]: message }).catch((err: unknown) => {
+  deps.podApi.patchPodAnnotations(key.namespace, key.name, key.uid, { [actorFailedAnnotation]: message }).catch((err: unknown) => {
     deps.logger.warn('could not annotate a pod Tether gave up on', { pod: `${key.namespace}/${key.name}`, error: String(err) });
   });
 }

@@ -15,6 +15,7 @@ import { hostKubeconfigSource } from './hostKubeconfig.js';
 import type { LeaderElectionOptions } from './leaderElection.js';
 import { TetherMetrics } from '../observability/metrics.js';
 import { withProviderMetrics } from '../observability/providerMetrics.js';
+import { KubernetesProvider } from '../providers/kubernetes/index.js';
 import { startOperatorServers } from './operatorServers.js';
 import { createProvider, type ProviderHandle } from './providerFactory.js';
 import { TetherAgent, type AgentNodeSpec } from './tetherAgent.js';
@@ -52,6 +53,12 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     const metrics = new TetherMetrics();
     // Providers are timed and counted per call; the agent and the servers see the same wrapper.
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
+    handles.forEach((h, i) => {
+      if (h.provider instanceof KubernetesProvider) {
+        const provider = h.provider;
+        metrics.observeIgnoredRemotePods(config.nodes[i]!.name, () => provider.ignoredRemotePods());
+      }
+    });
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
     const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({

@@ -3,16 +3,17 @@
  * lifecycle; it is stopped after the agent (a Kubernetes provider closes its remote watches; its
  * remote pods keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
  */
+import { readClusterUid } from '../adapters/kubernetes/clusterUid.js';
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
-import { KubernetesProvider } from '../providers/kubernetes/index.js';
+import { hostClusterIdFromUid, KubernetesProvider } from '../providers/kubernetes/index.js';
 import type { ClusterSource } from '../providers/kubernetes/index.js';
 import type { NodeResources, Provider } from '../providers/provider.js';
 import { DEFAULT_RESOURCES, SimulatedProvider } from '../providers/simulated/simulatedProvider.js';
 import {
-  DEFAULT_HOST_CLUSTER_ID, DEFAULT_REMOTE_SECRET_KEY, type KubernetesProviderConfig, type ProviderConfig, type SimulatedProviderConfig,
+  DEFAULT_REMOTE_SECRET_KEY, type KubernetesProviderConfig, type ProviderConfig, type SimulatedProviderConfig,
 } from '../config/index.js';
 
 export interface ProviderHandle extends Lifecycle {
@@ -63,9 +64,13 @@ function simulated(config: SimulatedProviderConfig, ctx: ProviderContext): Provi
 
 async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext): Promise<ProviderHandle> {
   const remote = await remoteSource(config.remote, ctx);
+  const hostClusterId = config.hostClusterId ?? (await derivedHostClusterId(ctx));
+  ctx.logger.info('kubernetes provider host cluster id', {
+    hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
+  });
   const provider = new KubernetesProvider({
     nodeName: ctx.nodeName,
-    hostClusterId: config.hostClusterId ?? DEFAULT_HOST_CLUSTER_ID,
+    hostClusterId,
     remote,
     host: ctx.host,
     log: ctx.logger.child({ provider: 'kubernetes' }),
@@ -83,6 +88,15 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
 
 function handleOf(provider: Provider, life: Lifecycle): ProviderHandle {
   return { provider, ready: life.ready, done: life.done, stop: (options) => life.stop(options) };
+}
+
+/** The default host cluster id: from the host cluster itself, so two hosts never share one. */
+async function derivedHostClusterId(ctx: ProviderContext): Promise<string> {
+  try {
+    return hostClusterIdFromUid(await readClusterUid(ctx.host));
+  } catch (error) {
+    throw new ProviderSetupError(`node ${ctx.nodeName}: cannot derive hostClusterId from the host cluster (reading namespace kube-system: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}); set provider.hostClusterId`);
+  }
 }
 
 async function remoteSource(remote: KubernetesProviderConfig['remote'], ctx: ProviderContext): Promise<ClusterSource> {

@@ -10,4 +10,4 @@ export { CONFIG_ENV, OVERRIDES, applyOverrides, type FlagValues, type OverrideSp
 export { resolveRestartPolicies, type RestartPolicies } from './restartPolicies.js';
 export type { NodeFileConfig } from './node.js';
 export type { KubernetesProviderConfig, ProviderConfig, SimulatedProviderConfig } from './providers.js';
-export { DEFAULT_HOST_CLUSTER_ID, DEFAULT_REMOTE_SECRET_KEY } from './providers.js';
+export { DEFAULT_REMOTE_SECRET_KEY } from './providers.js';

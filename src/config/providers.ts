@@ -94,6 +94,5 @@ export type SimulatedProviderConfig = z.infer<typeof simulatedProviderSchema>;
 export type KubernetesProviderConfig = z.infer<typeof kubernetesProviderSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 
-export const DEFAULT_HOST_CLUSTER_ID = 'tether';
 export const DEFAULT_REMOTE_SECRET_KEY = 'kubeconfig';
 

@@ -23,6 +23,7 @@ export class TetherMetrics {
   private readonly providerLatency: Histogram<'node' | 'method' | 'outcome'>;
   private readonly statusLatency: Histogram<'node'>;
   private agent: AgentView | undefined;
+  private readonly ignoredSources = new Map<string, () => number>();
   private figures: { at: number; value: TreeFigures } | undefined;
   private readonly clock: Clock;
 
@@ -35,6 +36,16 @@ export class TetherMetrics {
     this.statusLatency = new Histogram({ name: 'tether_pod_status_write_latency_seconds', help: 'From a provider status reaching its pod actor to the host pod carrying it.', labelNames: ['node'], buckets: LATENCY_BUCKETS, registers });
     this.treeGauges(registers);
     this.rateLimiterGauges(registers);
+    const ignored = this.ignoredSources;
+    new Gauge({ name: 'tether_remote_pods_ignored_total', help: "Remote pods carrying Tether's marks that are not Tether's (another namespace, host cluster or node), ignored.", labelNames: ['node'], registers, collect() {
+      this.reset();
+      for (const [node, count] of ignored) this.set({ node }, count());
+    } });
+  }
+
+  /** A provider's count of remote pods it ignored because they fail the ownership rule. */
+  observeIgnoredRemotePods(node: string, count: () => number): void {
+    this.ignoredSources.set(node, count);
   }
 
   /** The agent whose tree and rate limiters the scrape-time gauges read. */

@@ -29,10 +29,14 @@ export interface ParentSupervisor {
   childStopped(child: Cell): void;
 }
 
-/** Envelopes are the runtime's wrapping of an actor's own protocol. */
+/**
+ * Envelopes are the runtime's wrapping of an actor's own protocol. A message sent by one of the
+ * actor's own effects carries the incarnation that ran the effect (`from`): it is handled only by
+ * that incarnation, never by a later one.
+ */
 export type Envelope<M> =
   | { readonly k: 'start' }
-  | { readonly k: 'msg'; readonly msg: M }
+  | { readonly k: 'msg'; readonly msg: M; readonly from?: unknown }
   | { readonly k: 'crash'; readonly error: unknown }
   | { readonly k: 'restart' };
 

@@ -64,6 +64,8 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
       case 'start':
         break;
       case 'msg':
+        // An effect's report is for the incarnation that ran the effect (it may have been queued before a crash).
+        if (envelope.from !== undefined && envelope.from !== inc) break;
         if (!inc.controller.signal.aborted) this.apply(inc, this.behavior.decide(inc.state, envelope.msg, this.env.clock.now()));
         break;
       case 'crash':
@@ -101,16 +103,28 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
     }
   }
 
+  /**
+   * What an effect sees. Its `self` is fenced to this incarnation: once the incarnation has ended a
+   * report is dropped, and one already queued is dropped by a later incarnation (handleEnvelope),
+   * so no effect can deliver a stale answer into a restarted actor, whether or not it checks its signal.
+   */
   private effectContext(inc: Incarnation<S>): EffectContext<M> {
+    const self: ActorRef<M> = {
+      path: this.path,
+      tell: (msg) => {
+        if (inc.controller.signal.aborted) return;
+        this.deliver({ k: 'msg', msg, from: inc });
+      },
+    };
     return {
-      self: this,
+      self,
       clock: this.env.clock,
       signal: inc.controller.signal,
       schedule: (ms, msg) => {
         if (inc.controller.signal.aborted) return;
         const timer = this.env.clock.setTimer(ms, () => {
           inc.timers.delete(timer);
-          if (!inc.controller.signal.aborted) this.tell(msg);
+          if (!inc.controller.signal.aborted) this.deliver({ k: 'msg', msg, from: inc });
         });
         inc.timers.add(timer);
       },

@@ -17,6 +17,13 @@ t.test('validate accepts a valid file with exit 0', async (t) => {
   t.match(r.stdout, 'valid (1 virtual node: vk-fixture (simulated))');
 });
 
+t.test('validate shows each Kubernetes node\'s host cluster id: configured, or derived from the host cluster at start', async (t) => {
+  const r = await runCli(['validate', 'test/config/fixtures/valid-kubernetes.yaml']);
+  t.equal(r.code, 0);
+  t.match(r.stdout, 'vk-derived: hostClusterId derived at start from the host cluster (the UID of its kube-system namespace)');
+  t.match(r.stdout, 'vk-home: hostClusterId home (configured)');
+});
+
 t.test('validate without a file is a usage error', async (t) => {
   const r = await runCli(['validate']);
   t.equal(r.code, 2);

@@ -107,7 +107,7 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
 
 async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>): Promise<void> {
   try {
-    const stored = await deps.pods.patchPodStatus(pod.namespace, pod.name, status);
+    const stored = await deps.pods.patchPodStatus(pod.namespace, pod.name, pod.uid, status);
     ctx.self.tell({
       type: 'pod.status-written',
       written: fingerprint(status),
@@ -115,7 +115,8 @@ async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus
       ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
     });
   } catch (error) {
-    const podGone = isApiErrorKind(error, 'notFound');
+    // 404, or 409 on the uid carried in the patch: another pod holds the name now. Ours is gone.
+    const podGone = isApiErrorKind(error, 'notFound', 'conflict');
     if (!podGone) deps.logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });
     ctx.self.tell({ type: 'pod.status-write-failed', message: describeApiError(error), podGone });
   }
@@ -124,10 +125,10 @@ async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus
 async function annotate(deps: PodEffectDeps, pod: Identity, annotations: Readonly<Record<string, string | null>>, ctx: EffectContext<PodMsg>): Promise<void> {
   const value = annotations[createErrorAnnotation] ?? null;
   try {
-    await deps.pods.patchPodAnnotations(pod.namespace, pod.name, annotations);
+    await deps.pods.patchPodAnnotations(pod.namespace, pod.name, pod.uid, annotations);
     ctx.self.tell({ type: 'pod.annotation-written', value });
   } catch (error) {
-    if (isApiErrorKind(error, 'notFound')) return; // the pod is gone; nothing to annotate
+    if (isApiErrorKind(error, 'notFound', 'conflict')) return; // the pod is gone (a conflict: on its uid); nothing to annotate
     ctx.self.tell({ type: 'pod.annotation-failed', message: describeApiError(error) });
   }
 }

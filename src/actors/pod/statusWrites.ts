@@ -6,6 +6,7 @@ import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { hostStatusFrom } from './podStatusView.js';
+import { withReadinessGates } from './readinessGates.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { retryDelay, withEffects, type Next } from './transitions.js';
@@ -20,12 +21,18 @@ export function repairDrift(state: PodState): Next {
   // A watch event can trail our own write (it was queued before the write landed): not another writer.
   const version = state.host?.metadata?.resourceVersion;
   if (version && state.writes.storedVersion && isOlder(version, state.writes.storedVersion)) return { state };
-  if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return { state };
+  // Nobody else wrote; but a readiness gate may have changed (requestWrite writes only what differs).
+  if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return requestWrite(state, hostStatusFrom(state.provider));
   return requestWrite({ ...state, writes: { ...state.writes, confirmed: null } }, hostStatusFrom(state.provider));
 }
 
-/** Writes `status` to the host, coalescing: one write in flight, only the newest waits. */
-export function requestWrite(state: PodState, status: PodStatus): Next {
+/**
+ * Writes `status` to the host, coalescing: one write in flight, only the newest waits. An actor
+ * whose host pod is gone writes nothing. Ready follows the host pod's readiness gates.
+ */
+export function requestWrite(state: PodState, provided: PodStatus): Next {
+  if (state.host === undefined) return { state };
+  const status = withReadinessGates(provided, state.host);
   const fp = fingerprint(status);
   if (state.writes.inFlight) return { state: { ...state, writes: { ...state.writes, pending: status } } };
   if (fp === state.writes.confirmed) return { state };
@@ -45,13 +52,14 @@ export function onStatusWritten(config: PodActorConfig, state: PodState, msg: Ex
 export function onStatusWriteFailed(config: PodActorConfig, state: PodState, podGone: boolean): Next {
   const failures = state.writes.failures + 1;
   const next = { ...state, writes: { ...state.writes, inFlight: false, failures } };
-  if (podGone) return state.stage === 'finishing' ? { state: next, stop: true } : { state: { ...next, writes: { ...next.writes, pending: null } } };
+  // Gone (404, or another uid holds the name): forget the host pod, so nothing more is written.
+  if (podGone) return state.stage === 'finishing' ? { state: next, stop: true } : { state: { ...next, host: undefined, writes: { ...next.writes, pending: null } } };
   if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]); // the pod is going anyway
   return withEffects(next, [{ type: 'timer', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
 }
 
 export function retryWrite(state: PodState): Next {
   const status = state.writes.pending ?? state.writes.last;
-  if (!status || state.writes.inFlight) return { state };
+  if (!status || state.writes.inFlight || state.host === undefined) return { state };
   return withEffects({ ...state, writes: { ...state.writes, inFlight: true, pending: null, last: status } }, [{ type: 'host.write-status', status }]);
 }

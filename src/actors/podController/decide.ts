@@ -92,19 +92,21 @@ function onNotification(state: ControllerState, n: PodNotification): Next {
     if (!uid || !n.pod.status) return { state };
     return { state, effects: [{ type: 'tell', uid, msg: { type: 'pod.provider-status', status: n.pod.status } }] };
   }
-  const uid = n.uid && state.index.has(n.uid) ? n.uid : state.index.uidOf(n.namespace, n.name);
+  // By uid only: a same-named pod is another pod (a StatefulSet's db-0 re-created), never this one.
+  const uid = n.uid !== undefined && state.index.has(n.uid) ? n.uid : undefined;
   if (!uid) return { state };
   return { state, effects: [{ type: 'tell', uid, msg: { type: 'pod.provider-gone', reason: n.reason, message: n.message ?? 'the provider no longer has this pod' } }] };
 }
 
-/** A provider pod's host uid: its ownership mark, else its own uid, else its name. */
+/**
+ * A provider pod's host uid: its ownership mark, else its own uid; never its name. A pod whose uid
+ * has no actor is left to the orphan sweep.
+ */
 function routeUid(index: PodIndex, pod: Pod): string | undefined {
   const marked = pod.metadata?.annotations?.[hostUidMark];
-  if (marked && index.has(marked)) return marked;
+  if (marked) return index.has(marked) ? marked : undefined;
   const uid = pod.metadata?.uid;
-  if (uid && index.has(uid)) return uid;
-  const { namespace, name } = pod.metadata ?? {};
-  return namespace && name ? index.uidOf(namespace, name) : undefined;
+  return uid && index.has(uid) ? uid : undefined;
 }
 
 function onReadiness(state: ControllerState, readiness: NodeReadiness): Next {

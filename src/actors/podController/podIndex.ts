@@ -1,5 +1,6 @@
 /**
- * Which pods of one virtual node have an actor: uid to identity, and namespace/name to uid.
+ * Which pods of one virtual node have an actor, by uid. There is deliberately no lookup by
+ * namespace/name: a pod is its uid, and a same-named pod is another pod.
  *
  * Mutated in place by the controller's decisions (copying a 10k-entry map on every event would
  * make each event cost O(pods)); it is private to the controller's incarnation and rebuilt from
@@ -13,7 +14,6 @@ export interface PodKey {
 
 export class PodIndex {
   private readonly byUid = new Map<string, PodKey>();
-  private readonly byName = new Map<string, string>();
 
   get size(): number {
     return this.byUid.size;
@@ -25,25 +25,16 @@ export class PodIndex {
 
   add(key: PodKey): void {
     this.byUid.set(key.uid, key);
-    this.byName.set(nameKey(key.namespace, key.name), key.uid);
   }
 
   remove(uid: string): PodKey | undefined {
     const key = this.byUid.get(uid);
     if (!key) return undefined;
     this.byUid.delete(uid);
-    const n = nameKey(key.namespace, key.name);
-    if (this.byName.get(n) === uid) this.byName.delete(n);
     return key;
-  }
-
-  uidOf(namespace: string, name: string): string | undefined {
-    return this.byName.get(nameKey(namespace, name));
   }
 
   uids(): IterableIterator<string> {
     return this.byUid.keys();
   }
 }
-
-const nameKey = (namespace: string, name: string): string => `${namespace}/${name}`;

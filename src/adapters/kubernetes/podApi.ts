@@ -12,13 +12,17 @@ export interface PodApi {
   /**
    * Strategic-merge patch of the `status` subresource, with no resourceVersion: a blind
    * overwrite of the fields given (Tether is the only writer of pod status). Lists inside
-   * merge by key (conditions by `type`, container statuses by `name`). Never touches metadata.
-   * Returns the stored Pod.
+   * merge by key (conditions by `type`, container statuses by `name`). The patch carries
+   * `metadata.uid` and nothing else of metadata, as the kubelet's does: the API server refuses
+   * it (`conflict`) if the pod of that name now has another UID. Returns the stored Pod.
    */
-  patchPodStatus(namespace: string, name: string, status: PodStatus): Promise<Pod>;
+  patchPodStatus(namespace: string, name: string, uid: string, status: PodStatus): Promise<Pod>;
 
-  /** Merge patch of annotations: a `null` value deletes that key; others are left alone. */
-  patchPodAnnotations(namespace: string, name: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod>;
+  /**
+   * Merge patch of annotations: a `null` value deletes that key; others are left alone. Carries
+   * `metadata.uid`, so it is refused (`conflict`) for another pod of the same name.
+   */
+  patchPodAnnotations(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod>;
 
   /**
    * Deletes the Pod only if its UID is still `uid` (a recreated pod with the same name is left

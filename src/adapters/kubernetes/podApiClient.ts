@@ -1,11 +1,28 @@
 import type { CoreV1Api, V1PodList } from '@kubernetes/client-node';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { call, ignoreNotFound, orUndefined } from './call.js';
+import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import type { RequestScheduler } from './rateLimiter.js';
 
 const PAGE_SIZE = 500;
+
+/**
+ * A patch whose `metadata.uid` differs from the stored pod's is refused by the API server as 422
+ * Invalid ("metadata.uid: ... field is immutable"): another pod holds the name now. That is the
+ * 'conflict' of the PodApi contract (as for a failed delete precondition), not a bad request.
+ */
+async function uidMismatchIsConflict(pending: Promise<Pod>): Promise<Pod> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof KubeApiError && error.kind === 'invalid' && /metadata\.uid/.test(error.message)) {
+      throw new KubeApiError({ kind: 'conflict', status: 409, message: `another pod holds the name now (${error.message})` }, 'uid precondition', error);
+    }
+    throw error;
+  }
+}
 
 /** {@link PodApi} over client-node's CoreV1Api. */
 export class PodApiClient implements PodApi {
@@ -20,24 +37,25 @@ export class PodApiClient implements PodApi {
     );
   }
 
-  patchPodStatus(namespace: string, name: string, status: PodStatus): Promise<Pod> {
-    // The body is exactly {status}: no metadata, so no resourceVersion, labels or annotations.
+  patchPodStatus(namespace: string, name: string, uid: string, status: PodStatus): Promise<Pod> {
+    // The body is {metadata: {uid}, status}: no resourceVersion, labels or annotations. The uid, as
+    // in the kubelet's patch, makes the API server refuse it for a newer pod of the same name.
     // client-node defaults PATCH to application/json-patch+json; the header must be set per call.
-    return call(this.limiter, 'status', `patch status of pod ${namespace}/${name}`, () =>
+    return uidMismatchIsConflict(call(this.limiter, 'status', `patch status of pod ${namespace}/${name} (uid ${uid})`, () =>
       this.core.patchNamespacedPodStatus(
-        { name, namespace, body: { status } },
+        { name, namespace, body: { metadata: { uid }, status } },
         setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
       ),
-    );
+    ));
   }
 
-  patchPodAnnotations(namespace: string, name: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod> {
-    return call(this.limiter, 'other', `patch annotations of pod ${namespace}/${name}`, () =>
+  patchPodAnnotations(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod> {
+    return uidMismatchIsConflict(call(this.limiter, 'other', `patch annotations of pod ${namespace}/${name} (uid ${uid})`, () =>
       this.core.patchNamespacedPod(
-        { name, namespace, body: { metadata: { annotations } } },
+        { name, namespace, body: { metadata: { uid, annotations } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
-    );
+    ));
   }
 
   deletePod(namespace: string, name: string, options: DeletePodOptions): Promise<void> {

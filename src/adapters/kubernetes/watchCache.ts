@@ -57,15 +57,19 @@ export class WatchCache<T extends Versioned> {
   }
 
   /**
-   * Reconciles the cache with a complete list taken at `listVersion`. Objects missing from the
-   * list are deleted unless the cache holds a copy newer than the list (the watch delivered it
-   * after the snapshot).
+   * Reconciles the cache with a complete list taken at `listVersion`. A list never replaces a
+   * newer object: a listed copy older than the cached one (a re-creation the watch delivered
+   * after the snapshot, whatever its UID) is skipped, and objects missing from the list are
+   * deleted unless the cache holds a copy newer than the list.
    */
   replace(items: readonly T[], listVersion: string): Change<T>[] {
     const changes: Change<T>[] = [];
     const listed = new Set<string>();
     for (const obj of items) {
-      listed.add(keyOf(obj));
+      const key = keyOf(obj);
+      listed.add(key);
+      const old = this.objects.get(key);
+      if (old && isOlder(rvOf(obj), rvOf(old))) continue;
       changes.push(...this.upsert(obj));
     }
     for (const [key, old] of this.objects) {

@@ -42,6 +42,15 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
     io.err(`${result.file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`);
     return EXIT_REFUSED;
   }
-  if (!quiet) io.out(`${result.file}: valid (${result.config.nodes.length} virtual node${result.config.nodes.length === 1 ? '' : 's'}: ${result.config.nodes.map((n) => `${n.name} (${n.provider.type})`).join(', ')})`);
+  if (quiet) return EXIT_OK;
+  io.out(`${result.file}: valid (${result.config.nodes.length} virtual node${result.config.nodes.length === 1 ? '' : 's'}: ${result.config.nodes.map((n) => `${n.name} (${n.provider.type})`).join(', ')})`);
+  // The id every remote mark carries: validate runs offline, so a derived one is only named here.
+  for (const node of result.config.nodes) {
+    if (node.provider.type !== 'kubernetes') continue;
+    const id = node.provider.hostClusterId;
+    io.out(id === undefined
+      ? `  ${node.name}: hostClusterId derived at start from the host cluster (the UID of its kube-system namespace)`
+      : `  ${node.name}: hostClusterId ${id} (configured)`);
+  }
   return EXIT_OK;
 }

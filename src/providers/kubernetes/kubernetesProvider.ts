@@ -25,10 +25,11 @@ import type {
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
 } from '../provider.js';
 import { ClusterClient } from './clusterClient.js';
-import { hostIdentityOf, toHostPod, type HostViewOptions } from './hostView.js';
-import { hostUidAnnotation, labelValue, virtualNodeLabel } from './marks.js';
+import { toHostPod, type HostViewOptions } from './hostView.js';
+import { hostUidAnnotation } from './marks.js';
 import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
+import { ownershipOf, type OwnershipRule } from './ownership.js';
 import { toRemotePod, type TranslationContext } from './podTranslation.js';
 import { Reflector } from './reflector.js';
 import { RemoteEvents } from './remoteEvents.js';
@@ -50,6 +51,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
   private readonly view: HostViewOptions;
+  private readonly rule: OwnershipRule;
   private started = false;
   private readonly life: LifecycleControl;
   /** Ready once the remote pod informer has listed (after `start()`). */
@@ -68,6 +70,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     this.remote = new ClusterClient(o.remote, clientOptions);
     this.host = new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
+    this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
     this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId);
     const common = { clock: this.clock, log: this.log, ...(o.watch ? { watch: o.watch } : {}) };
     this.reflector = new Reflector({
@@ -80,7 +83,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
       })
       : undefined;
     this.pods = new RemotePods({
-      ...common, remote: this.remote, nodeName: o.nodeName, view: this.view,
+      ...common, remote: this.remote, nodeName: o.nodeName, rule: this.rule, view: this.view,
       onAppear: (hostKey, hostNamespace, remote) => {
         this.reflector.track(hostKey, hostNamespace, remote);
         this.events?.podAppeared(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
@@ -90,9 +93,8 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
         this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
     });
-    const ownLabel = labelValue(o.nodeName);
     this.node = new RemoteNode({
-      remote: this.remote, isOwnPod: (pod) => pod.metadata?.labels?.[virtualNodeLabel] === ownLabel,
+      remote: this.remote, isOwnPod: (pod) => ownershipOf(pod, this.rule).owned,
       ...(o.pingTimeoutMs !== undefined ? { pingTimeoutMs: o.pingTimeoutMs } : {}),
       ...(o.quota ? { quota: o.quota } : {}),
       ...(o.countVirtualNodes ? { countVirtualNodes: true } : {}),
@@ -122,6 +124,16 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     this.events?.stop();
     this.reflector.stop();
     await Promise.all([this.remote.stop(), this.host.stop()]);
+  }
+
+  /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */
+  ignoredRemotePods(): number {
+    return this.pods.ignoredCount();
+  }
+
+  /** The id this provider's marks and namespaces carry for the host cluster. */
+  get hostClusterId(): string {
+    return this.o.hostClusterId;
   }
 
   /** True once the remote pod informer has listed. */
@@ -213,7 +225,8 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     const hostUid = pod.metadata?.annotations?.[hostUidAnnotation] ?? pod.metadata?.uid;
     const what = `remote pod ${remoteNamespace}/${name}`;
     const remote = this.pods.get(remoteNamespace, name) ?? (await this.readRemote(remoteNamespace, name));
-    if (!remote || (hostUid !== undefined && hostIdentityOf(remote)?.uid !== hostUid)) {
+    const owner = remote ? ownershipOf(remote, this.rule) : undefined;
+    if (!remote || !owner?.owned || (hostUid !== undefined && owner.identity.uid !== hostUid)) {
       throw notFound(`${what} of host pod uid ${hostUid ?? '?'} does not exist`);
     }
     const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds;
@@ -234,10 +247,12 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     }
   }
 
+  /** The remote pod of that name, if it exists and is Tether's (ownership.ts). */
   private async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     try {
-      return await this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace }));
+      const pod = await this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace }));
+      return ownershipOf(pod, this.rule).owned ? pod : undefined;
     } catch (err) {
       if (isApiErrorKind(err, 'notFound')) return undefined;
       throw toProviderError(err, `read ${what}`);

@@ -42,11 +42,6 @@ export function isOwned(labels: Readonly<Record<string, string>> | undefined, ho
   return labels?.[managedByLabel] === managedByValue && labels[hostClusterLabel] === labelValue(hostClusterId);
 }
 
-/** The label selector of the remote pods of one virtual node. */
-export function virtualNodeSelector(nodeName: string): string {
-  return `${virtualNodeLabel}=${labelValue(nodeName)}`;
-}
-
 /** The label selector of every remote object this host cluster's Tether created. */
 export function hostClusterSelector(hostClusterId: string): string {
   return `${managedByLabel}=${managedByValue},${hostClusterLabel}=${labelValue(hostClusterId)}`;
@@ -55,4 +50,15 @@ export function hostClusterSelector(hostClusterId: string): string {
 /** A copy of `record` without Tether's own keys. */
 export function withoutMarks(record: Readonly<Record<string, string>> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(record ?? {}).filter(([key]) => !key.startsWith(markPrefix)));
+}
+
+/**
+ * The default host cluster id from a UID of the host cluster (its kube-system namespace): the
+ * first 12 hex digits, a DNS label short enough for namespace suffixes (48 random bits: two
+ * clusters sharing a remote collide with negligible probability).
+ */
+export function hostClusterIdFromUid(uid: string): string {
+  const hex = uid.toLowerCase().replace(/[^0-9a-f]/g, '');
+  if (hex.length < 12) throw new Error(`cluster uid ${uid} has fewer than 12 hex digits`);
+  return hex.slice(0, 12);
 }

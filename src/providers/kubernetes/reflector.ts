@@ -16,6 +16,8 @@
  *   create its pod).
  * - A remote object of the same name that does not carry Tether's marks is never overwritten:
  *   the pod's creation fails (transient) saying so.
+ * - The remote copies are watched too (this host cluster's, all namespaces): a copy deleted or
+ *   edited in the remote cluster while a pod still references it is put back from the host.
  */
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../lib/clock.js';
@@ -25,7 +27,8 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import { transient } from '../errors.js';
 import type { ClusterClient } from './clusterClient.js';
-import { hostClusterSelector, isOwned } from './marks.js';
+import type { Subscription } from 'rxjs';
+import { hostClusterSelector, hostNamespaceAnnotation, isOwned } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
 import { contentDigest, remoteCopy, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
@@ -55,6 +58,8 @@ export class Reflector {
   private readonly written = new Map<string, string>();
   private readonly creating = new Map<string, { namespace: string; keys: string[] }>();
   private readonly watches: Record<ReferencedKind, NamespacedWatches<HostObject>>;
+  /** The remote copies, to put back one that is deleted or edited there (started with the first reference). */
+  private copies: { watch: CachedListWatch<HostObject>; subscription: Subscription }[] | undefined;
   private sweepTimer: Timer | undefined;
   private periodicTimer: Timer | undefined;
   private stopped = false;
@@ -76,6 +81,10 @@ export class Reflector {
     this.periodicTimer?.cancel();
     this.watches.ConfigMap.stop();
     this.watches.Secret.stop();
+    for (const { watch, subscription } of this.copies ?? []) {
+      subscription.unsubscribe();
+      watch.stop();
+    }
   }
 
   /**
@@ -233,6 +242,7 @@ export class Reflector {
   private refreshWatches(): void {
     if (this.stopped) return;
     const namespaces = this.index.namespaces();
+    if (namespaces.length > 0 && !this.copies) this.copies = (['ConfigMap', 'Secret'] as const).map((kind) => this.copyWatch(kind));
     const hasKind = (kind: ReferencedKind) => (ns: string): boolean => this.index.keysIn(ns).some((k) => k.startsWith(`${kind}/`));
     this.watches.ConfigMap.setNamespaces(namespaces.filter(hasKind('ConfigMap')));
     this.watches.Secret.setNamespaces(namespaces.filter(hasKind('Secret')));
@@ -254,6 +264,52 @@ export class Reflector {
       log: this.o.log,
       description: `host ${plural} in ${namespace}`,
     });
+  }
+
+  /** One list-watch of this host cluster's copies of `kind` in the remote cluster (all namespaces). */
+  private copyWatch(kind: ReferencedKind): { watch: CachedListWatch<HostObject>; subscription: Subscription } {
+    const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
+    const labelSelector = hostClusterSelector(this.o.hostClusterId);
+    const watch = new CachedListWatch<HostObject>({
+      ...this.o.watch,
+      kubeConfig: this.o.remote.kubeConfig,
+      path: `/api/v1/${plural}`,
+      labelSelector,
+      list: async () => {
+        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core) =>
+          kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }) : core.listSecretForAllNamespaces({ labelSelector }),
+        );
+        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+      },
+      clock: this.o.clock,
+      log: this.o.log,
+      description: `reflected ${plural} in the remote cluster`,
+    });
+    const subscription = watch.events.subscribe((event) => this.onCopyEvent(kind, event));
+    watch.start();
+    return { watch, subscription };
+  }
+
+  /** A remote copy changed or went: if a pod still references it and it no longer matches its source, put it back. */
+  private onCopyEvent(kind: ReferencedKind, event: EngineEvent<HostObject>): void {
+    if (this.stopped || (event.type !== 'updated' && event.type !== 'deleted')) return;
+    const copy = event.object;
+    const hostNamespace = copy.metadata?.annotations?.[hostNamespaceAnnotation];
+    const name = copy.metadata?.name ?? '';
+    const remoteNamespace = copy.metadata?.namespace ?? '';
+    if (!hostNamespace || this.o.remoteNamespaceOf(hostNamespace) !== remoteNamespace) return;
+    if (!this.index.isReferenced(hostNamespace, referenceKey(kind, name))) return;
+    const source = this.watches[kind].get(hostNamespace, name);
+    if (!source) return; // the host watch decides about copies whose source is gone
+    const desired = remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
+    if (event.type === 'updated' && contentDigest(copy) === contentDigest(desired)) return;
+    this.o.log.warn('putting back a reflected copy changed in the remote cluster', { kind, namespace: remoteNamespace, name, change: event.type });
+    this.written.delete(`${kind}/${remoteNamespace}/${name}`);
+    this.writeRemote(kind, desired).catch((err: unknown) =>
+      this.o.log.warn('putting back a reflected copy failed; its next change or the host resync retries', {
+        kind, namespace: remoteNamespace, name, error: err instanceof Error ? err.message : String(err),
+      }),
+    );
   }
 
   private onHostEvent(kind: ReferencedKind, namespace: string, event: EngineEvent<HostObject>): void {

@@ -1,6 +1,9 @@
 /**
- * The remote pods of one virtual node (label `tether.dev/virtual-node=<node>`, all namespaces),
- * held by a self-healing list-watch, and turned into the provider's notifications:
+ * The remote pods of one virtual node (selected by the ownership labels for this host cluster and
+ * node, all namespaces), held by a self-healing list-watch, and turned into the provider's
+ * notifications. Only pods that pass the ownership rule (ownership.ts) count: a pod with copied
+ * marks in a namespace Tether's mapping does not give is ignored (never notified, never listed,
+ * never returned), counted, and logged once.
  *
  * - added or changed → `status`, with the host identity (namespace/name/uid from the marks);
  * - deleted after `deletePod` asked for it → `status` with a terminal status: the remote pod's
@@ -21,12 +24,14 @@ import { PodApiClient } from '../../adapters/kubernetes/podApiClient.js';
 import { terminatedStatus } from '../podStatus.js';
 import type { PodNotification, PodNotificationCallback } from '../provider.js';
 import type { ClusterClient } from './clusterClient.js';
-import { hostIdentityOf, hostStatus, toHostPod, type HostViewOptions } from './hostView.js';
-import { virtualNodeSelector } from './marks.js';
+import { hostStatus, toHostPod, type HostViewOptions } from './hostView.js';
+import { ownedPodSelector, ownershipOf, type OwnershipRule } from './ownership.js';
 
 export interface RemotePodsOptions {
   readonly remote: ClusterClient;
   readonly nodeName: string;
+  /** What makes a remote pod this Tether's (host cluster, node, namespace mapping). */
+  readonly rule: OwnershipRule;
   readonly clock: Clock;
   readonly log: KubeLog;
   readonly view: HostViewOptions;
@@ -45,9 +50,12 @@ export class RemotePods {
   private readonly deleting = new Map<string, string | undefined>();
   private callback: PodNotificationCallback | undefined;
   private readonly syncWaiters = new Set<() => void>();
+  /** Remote uids of pods that carry the marks but fail the rule, logged once each (forgotten when they go). */
+  private readonly ignoredUids = new Set<string>();
+  private ignoredTotal = 0;
 
   constructor(private readonly o: RemotePodsOptions) {
-    const labelSelector = virtualNodeSelector(o.nodeName);
+    const labelSelector = ownedPodSelector(o.rule);
     const pods = new PodApiClient(o.remote.core, o.remote.limiter);
     this.watch = new CachedListWatch<Pod>({
       ...o.watch,
@@ -98,13 +106,20 @@ export class RemotePods {
     });
   }
 
-  /** The cached remote pod in `remoteNamespace`/`name`. Owned by the cache: do not mutate. */
+  /** The cached remote pod in `remoteNamespace`/`name`, if it is Tether's. Owned by the cache: do not mutate. */
   get(remoteNamespace: string, name: string): Pod | undefined {
-    return this.watch.get(`${remoteNamespace}/${name}`);
+    const pod = this.watch.get(`${remoteNamespace}/${name}`);
+    return pod && ownershipOf(pod, this.o.rule).owned ? pod : undefined;
   }
 
+  /** Every cached remote pod that is Tether's. */
   list(): Pod[] {
-    return this.watch.list();
+    return this.watch.list().filter((pod) => ownershipOf(pod, this.o.rule).owned);
+  }
+
+  /** How many remote pods carrying Tether's marks were ignored because they fail the ownership rule. */
+  ignoredCount(): number {
+    return this.ignoredTotal;
   }
 
   /** Remembers that Tether asked for this deletion (see the module comment). */
@@ -127,8 +142,25 @@ export class RemotePods {
     }
   }
 
+  /** The host identity of a pod that is Tether's; for any other, undefined (counted and logged once). */
+  private owned(remote: Pod, gone: boolean): { namespace: string; name: string; uid: string } | undefined {
+    const verdict = ownershipOf(remote, this.o.rule);
+    const uid = remote.metadata?.uid ?? `${remote.metadata?.namespace}/${remote.metadata?.name}`;
+    if (verdict.owned) return verdict.identity;
+    if (gone) {
+      this.ignoredUids.delete(uid);
+    } else if (!this.ignoredUids.has(uid)) {
+      this.ignoredUids.add(uid);
+      this.ignoredTotal++;
+      this.o.log.warn('ignoring a remote pod that carries Tether\'s marks but is not Tether\'s', {
+        pod: `${remote.metadata?.namespace}/${remote.metadata?.name}`, node: this.o.nodeName, why: verdict.why,
+      });
+    }
+    return undefined;
+  }
+
   private onPresent(remote: Pod): void {
-    const identity = hostIdentityOf(remote);
+    const identity = this.owned(remote, false);
     if (!identity) return;
     this.o.onAppear?.(`${identity.namespace}/${identity.name}`, identity.namespace, remote);
     const pod = toHostPod(remote, this.o.view);
@@ -136,7 +168,7 @@ export class RemotePods {
   }
 
   private onDeleted(remote: Pod): void {
-    const identity = hostIdentityOf(remote);
+    const identity = this.owned(remote, true);
     if (!identity) return;
     this.o.onGo?.(`${identity.namespace}/${identity.name}`, remote);
     const key = `${remote.metadata?.namespace ?? ''}/${remote.metadata?.name ?? ''}`;

@@ -37,13 +37,24 @@ t.test('a pod re-created under the same name is a new actor', async (t) => {
   t.match(effects(step(s, { type: 'pods.watch', event: { type: 'added', pod: pod('a', 'new') } })), [{ type: 'spawn', key: { uid: 'new' } }]);
 });
 
-t.test('provider notifications are routed by ownership mark, uid or name', async (t) => {
-  const s = startController(config, [pod('a', 'u1')], ready, true).state;
+t.test('provider notifications are routed by host uid (ownership mark or own uid)', async (t) => {
+  const s = startController(config, [pod('a', 'u1'), pod('b', 'u2')], ready, true).state;
   const remote: Pod = { metadata: { namespace: 'ns-remote', name: 'a', uid: 'remote-uid', annotations: { [hostUidMark]: 'u1' } }, status: { phase: 'Running' } };
   t.match(effects(step(s, { type: 'pods.notification', notification: { type: 'status', pod: remote } })), [{ type: 'tell', uid: 'u1', msg: { type: 'pod.provider-status', status: { phase: 'Running' } } }]);
-  const gone = step(s, { type: 'pods.notification', notification: { type: 'gone', namespace: 'ns', name: 'a', uid: undefined, reason: 'NotFound' } });
+  t.match(effects(step(s, { type: 'pods.notification', notification: { type: 'status', pod: { ...pod('b', 'u2'), status: { phase: 'Running' } } } })), [{ type: 'tell', uid: 'u2' }]);
+  const gone = step(s, { type: 'pods.notification', notification: { type: 'gone', namespace: 'ns', name: 'a', uid: 'u1', reason: 'NotFound' } });
   t.match(effects(gone), [{ type: 'tell', uid: 'u1', msg: { type: 'pod.provider-gone', reason: 'NotFound' } }]);
   t.same(effects(step(s, { type: 'pods.notification', notification: { type: 'status', pod: pod('zzz', 'x') } })), []);
+});
+
+t.test('a notification for a predecessor of the same name never reaches the new pod', async (t) => {
+  // db-0 was deleted and re-created with a new uid; the old remote pod still reports.
+  const s = startController(config, [pod('db-0', 'new')], ready, true).state;
+  const predecessor: Pod = { metadata: { namespace: 'ns', name: 'db-0', uid: 'remote-old', annotations: { [hostUidMark]: 'old' } }, status: { phase: 'Failed' } };
+  t.same(effects(step(s, { type: 'pods.notification', notification: { type: 'status', pod: predecessor } })), [], 'terminal status of the old pod is not written onto the new one');
+  t.same(effects(step(s, { type: 'pods.notification', notification: { type: 'status', pod: { metadata: { namespace: 'ns', name: 'db-0' }, status: { phase: 'Failed' } } } })), [], 'no uid at all: nobody');
+  t.same(effects(step(s, { type: 'pods.notification', notification: { type: 'gone', namespace: 'ns', name: 'db-0', uid: 'old', reason: 'RemotePodDeleted' } })), [], 'gone for the old uid');
+  t.same(effects(step(s, { type: 'pods.notification', notification: { type: 'gone', namespace: 'ns', name: 'db-0', uid: undefined, reason: 'NotFound' } })), [], 'gone without a uid');
 });
 
 t.test("the node's readiness goes to every pod", async (t) => {

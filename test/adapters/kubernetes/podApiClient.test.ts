@@ -24,27 +24,28 @@ t.test('PodApiClient against a mock apiserver', async (t) => {
   const pods = new PodApiClient(server.kubeConfig().makeApiClient(CoreV1Api), limiter);
   const podPath = '/api/v1/namespaces/ns/pods/p';
 
-  t.test('status patch is a strategic merge patch of {status} only, with no resourceVersion', async (t) => {
+  t.test('status patch is a strategic merge patch of {status} and the uid only, with no resourceVersion', async (t) => {
     server.route((r) => (r.method === 'PATCH' && r.url.pathname === `${podPath}/status` ? { body: pod('p', '7') } : undefined));
-    await pods.patchPodStatus('ns', 'p', {
+    await pods.patchPodStatus('ns', 'p', 'uid-1', {
       phase: 'Running',
       conditions: [{ type: 'Ready', status: 'True' }],
     });
     const req = server.matching('PATCH', `${podPath}/status`).at(-1);
     t.equal(req?.headers['content-type'], 'application/strategic-merge-patch+json');
     const body = JSON.parse(req?.body ?? '{}') as Record<string, unknown>;
-    t.same(Object.keys(body), ['status'], 'nothing but status: no metadata, labels, annotations');
+    t.same(Object.keys(body).sort(), ['metadata', 'status'], 'nothing but status and the uid');
+    t.same(body.metadata, { uid: 'uid-1' }, 'metadata is the uid only: no labels, annotations');
     t.notMatch(req?.body ?? '', /resourceVersion/);
     t.same(body.status, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
     t.equal(limiter.priorities.at(-1), 'status');
   });
 
-  t.test('annotations are a merge patch where null deletes a key', async (t) => {
+  t.test('annotations are a merge patch, carrying the uid, where null deletes a key', async (t) => {
     server.route((r) => (r.method === 'PATCH' && r.url.pathname === podPath ? { body: pod('p', '8') } : undefined));
-    await pods.patchPodAnnotations('ns', 'p', { 'tether.dev/a': '1', 'tether.dev/gone': null });
+    await pods.patchPodAnnotations('ns', 'p', 'uid-1', { 'tether.dev/a': '1', 'tether.dev/gone': null });
     const req = server.matching('PATCH', podPath).at(-1);
     t.equal(req?.headers['content-type'], 'application/merge-patch+json');
-    t.same(JSON.parse(req?.body ?? '{}'), { metadata: { annotations: { 'tether.dev/a': '1', 'tether.dev/gone': null } } });
+    t.same(JSON.parse(req?.body ?? '{}'), { metadata: { uid: 'uid-1', annotations: { 'tether.dev/a': '1', 'tether.dev/gone': null } } });
   });
 
   t.test('delete carries a UID precondition and the grace period, at delete priority', async (t) => {
@@ -99,7 +100,7 @@ t.test('PodApiClient against a mock apiserver', async (t) => {
   t.test('a quota rejection surfaces as forbidden with the server message', async (t) => {
     const msg = 'pods "p" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=10, limited: pods=10';
     server.route((r) => (r.method === 'PATCH' && r.url.pathname === `${podPath}/status` ? { status: 403, body: status(403, 'Forbidden', msg) } : undefined));
-    const err = await pods.patchPodStatus('ns', 'p', { phase: 'Running' }).then(
+    const err = await pods.patchPodStatus('ns', 'p', 'uid-1', { phase: 'Running' }).then(
       () => undefined,
       (e: unknown) => e,
     );

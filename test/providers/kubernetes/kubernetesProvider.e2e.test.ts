@@ -153,6 +153,66 @@ t.test('offloads a pod with its ConfigMap and Secret; copies follow the host; de
   await waitFor('the unused Secret copy to be removed', gone(() => readRemoteSecret(remoteNamespace, 'app-secret')), { timeoutMs: 30_000 });
 });
 
+t.test('a reflected copy deleted or edited in the remote cluster is put back', async (t) => {
+  const { namespace, remoteNamespace, provider } = await setUp(t, 'kprov-restore');
+  await hostApi.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'app-config' }, data: { 'app.conf': 'v1' } } });
+  await hostApi.createNamespacedSecret({ namespace, body: { metadata: { name: 'app-secret' }, stringData: { PASSWORD: 'hunter2' } } });
+  await createEventually(provider, hostPod(namespace, 'web-1'));
+  await waitFor('the copy', () => readRemoteConfigMap(remoteNamespace, 'app-config').then(() => true, () => false));
+
+  await remoteApi.deleteNamespacedConfigMap({ name: 'app-config', namespace: remoteNamespace });
+  const back = await waitFor('the deleted copy to come back', () => readRemoteConfigMap(remoteNamespace, 'app-config').then((cm) => cm, () => undefined), { timeoutMs: 60_000 });
+  t.same(back.data, { 'app.conf': 'v1' });
+
+  await remoteApi.replaceNamespacedConfigMap({ name: 'app-config', namespace: remoteNamespace, body: { ...back, data: { 'app.conf': 'tampered' } } });
+  await waitFor('the edited copy to be put back', async () => (await readRemoteConfigMap(remoteNamespace, 'app-config')).data?.['app.conf'] === 'v1', { timeoutMs: 60_000 });
+  await remoteApi.deleteNamespacedSecret({ name: 'app-secret', namespace: remoteNamespace });
+  const secret = await waitFor('the deleted Secret copy to come back', () => readRemoteSecret(remoteNamespace, 'app-secret').then((x) => x, () => undefined), { timeoutMs: 60_000 });
+  t.equal(Buffer.from(secret.data?.PASSWORD ?? '', 'base64').toString(), 'hunter2');
+});
+
+t.test('a pod forged in another remote namespace with copied marks is ignored: no status, no gone, no reflected Secret', async (t) => {
+  const { namespace, remoteNamespace, provider, notifications } = await setUp(t, 'kprov-forged');
+  await hostApi.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'app-config' }, data: { 'app.conf': 'v1' } } });
+  await hostApi.createNamespacedSecret({ namespace, body: { metadata: { name: 'app-secret' }, stringData: { PASSWORD: 'hunter2' } } });
+  await hostApi.createNamespacedSecret({ namespace, body: { metadata: { name: 'unreferenced' }, stringData: { TOKEN: 'crown-jewels' } } });
+  const pod = hostPod(namespace, 'web-1');
+  await createEventually(provider, pod);
+  await waitFor('the real pod notified', () => notifications.some((n) => n.type === 'status' && n.pod.metadata?.uid === pod.metadata?.uid));
+
+  const intruder = `intruder-${randomBytes(3).toString('hex')}`;
+  await remoteApi.createNamespace({ body: { metadata: { name: intruder } } });
+  t.teardown(() => shared.remote.kubectl(['delete', 'namespace', intruder, '--wait=false', '--ignore-not-found']).catch(() => undefined));
+  const real = await remoteApi.readNamespacedPod({ name: 'web-1', namespace: remoteNamespace });
+  await remoteApi.createNamespacedPod({
+    namespace: intruder,
+    body: {
+      metadata: { name: 'web-1', labels: real.metadata?.labels, annotations: real.metadata?.annotations },
+      spec: {
+        containers: [{ name: 'app', image: 'registry.invalid/x:1', envFrom: [{ secretRef: { name: 'unreferenced' } }] }],
+        volumes: [{ name: 's', secret: { secretName: 'unreferenced' } }],
+      },
+    },
+  });
+  await shared.remote.kubectl(['patch', 'pod', 'web-1', '-n', intruder, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Failed', podIP: '6.6.6.6' } })]);
+  const before = notifications.length;
+  // A marker pod created after the forged one: once its notification arrives, the forged one's would have.
+  const marker = hostPod(namespace, 'web-2');
+  await createEventually(provider, marker);
+  await waitFor('the marker notified', () => notifications.some((n) => n.type === 'status' && n.pod.metadata?.uid === marker.metadata?.uid));
+  const forgedNotes = notifications.slice(before).filter((n) => n.type === 'gone' || (n.type === 'status' && n.pod.metadata?.uid === pod.metadata?.uid));
+  t.same(forgedNotes, [], 'nothing about web-1 came from the forged pod');
+  t.equal((await provider.getPod(namespace, 'web-1'))?.status?.phase, real.status?.phase ?? 'Pending', 'getPod answers from the real pod');
+  t.equal(provider.ignoredRemotePods(), 1, 'counted');
+  const secrets = await remoteApi.listSecretForAllNamespaces({ fieldSelector: 'metadata.name=unreferenced' });
+  t.same(secrets.items.map((x) => x.metadata?.namespace), [], 'no Secret reflected for the forged pod');
+
+  await remoteApi.deleteNamespacedPod({ name: 'web-1', namespace: intruder, gracePeriodSeconds: 0 });
+  await remoteApi.deleteNamespacedPod({ name: 'web-2', namespace: remoteNamespace, gracePeriodSeconds: 0 });
+  await waitFor('the marker gone', () => notifications.some((n) => n.type === 'gone' && n.uid === marker.metadata?.uid));
+  t.same(notifications.filter((n) => n.type === 'gone' && n.uid === pod.metadata?.uid), [], 'deleting the forged pod says nothing about the real one');
+});
+
 t.test('a remote pod deleted outside Tether is reported gone', async (t) => {
   const { namespace, remoteNamespace, provider, notifications } = await setUp(t, 'kprov-gone');
   await hostApi.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'app-config' }, data: { a: '1' } } });

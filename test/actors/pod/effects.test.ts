@@ -1,0 +1,53 @@
+/**
+ * The pod actor's writes to its host pod carry the pod's uid; a write refused because another pod
+ * of the same name holds it now (409 on the uid) means this actor's host pod is gone.
+ */
+import t from 'tap';
+import type { Pod } from '../../../src/adapters/kubernetes/model.js';
+import type { PodApi } from '../../../src/adapters/kubernetes/podApi.js';
+import { silentLogger } from '../../../src/adapters/logger.js';
+import { performPodEffect, type PodEffectDeps } from '../../../src/actors/pod/effects.js';
+import type { PodMsg } from '../../../src/actors/pod/protocol.js';
+import type { PodProvider } from '../../../src/providers/provider.js';
+import type { EffectContext } from '../../../src/runtime/behavior.js';
+import { ManualClock } from '../../support/manualClock.js';
+import { FakeEvents } from '../fakes/fakeEvents.js';
+import { kubeError } from '../fakes/kubeErrors.js';
+
+const identity = { namespace: 'data', name: 'db-0', uid: 'old-uid' };
+
+/** A host where db-0 has been re-created: every write naming the old uid is refused, as the API server does. */
+function recreatedHost(calls: string[]): PodApi {
+  const refuse = (what: string, uid: string): Promise<Pod> => {
+    calls.push(`${what}:${uid}`);
+    return Promise.reject(kubeError('conflict', `${what} of pod data/db-0`));
+  };
+  return {
+    getPod: () => Promise.resolve(undefined),
+    patchPodStatus: (_ns, _name, uid) => refuse('status', uid),
+    patchPodAnnotations: (_ns, _name, uid) => refuse('annotations', uid),
+    deletePod: () => Promise.resolve(),
+    listPods: () => Promise.resolve({ items: [], resourceVersion: '' }),
+  };
+}
+
+function run(effect: Parameters<typeof performPodEffect>[2]): Promise<{ told: PodMsg[]; calls: string[] }> {
+  const told: PodMsg[] = [];
+  const calls: string[] = [];
+  const clock = new ManualClock();
+  const deps: PodEffectDeps = { provider: {} as PodProvider, pods: recreatedHost(calls), events: new FakeEvents(), clock, logger: silentLogger };
+  const ctx: EffectContext<PodMsg> = { self: { path: 'pod', tell: (m) => told.push(m) }, clock, signal: new AbortController().signal, schedule: () => {} };
+  return Promise.resolve(performPodEffect(deps, identity, effect, ctx)).then(() => ({ told, calls }));
+}
+
+t.test('a status write refused for a same-named successor carries our uid and reports our pod gone', async (t) => {
+  const { told, calls } = await run({ type: 'host.write-status', status: { phase: 'Failed' } });
+  t.same(calls, ['status:old-uid']);
+  t.match(told, [{ type: 'pod.status-write-failed', podGone: true }], 'gone, not a failure to retry');
+});
+
+t.test('an annotation refused for a same-named successor is not retried', async (t) => {
+  const { told, calls } = await run({ type: 'host.annotate', annotations: { 'tether.dev/provider-create-error': 'x' } });
+  t.same(calls, ['annotations:old-uid']);
+  t.same(told, [], 'no annotation-failed (which would retry it)');
+});
