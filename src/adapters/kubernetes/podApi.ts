@@ -13,7 +13,9 @@ export interface PodApi {
    * Strategic-merge patch of the `status` subresource, with no resourceVersion: a blind
    * overwrite of the fields given (Tether is the only writer of pod status). Lists inside
    * merge by key (conditions by `type`, container statuses by `name`). Never touches metadata.
-   * Returns the stored Pod.
+   * Returns the stored Pod. Writes of one pod's status run one at a time, in order, and a newer
+   * one drops an older one still queued, unsent (it rejects: `isSuperseded(err)`); so each write
+   * carries the whole status Tether owns.
    */
   patchPodStatus(namespace: string, name: string, status: PodStatus): Promise<Pod>;
 

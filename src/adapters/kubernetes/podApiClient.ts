@@ -7,6 +7,9 @@ import type { RequestScheduler } from './rateLimiter.js';
 
 const PAGE_SIZE = 500;
 
+/** The queue key of a pod's status writes: every write carries the whole of Tether's part, so the newest alone matters. */
+const statusKey = (namespace: string, name: string): string => `status pod ${namespace}/${name}`;
+
 /** {@link PodApi} over client-node's CoreV1Api. */
 export class PodApiClient implements PodApi {
   constructor(
@@ -23,11 +26,13 @@ export class PodApiClient implements PodApi {
   patchPodStatus(namespace: string, name: string, status: PodStatus): Promise<Pod> {
     // The body is exactly {status}: no metadata, so no resourceVersion, labels or annotations.
     // client-node defaults PATCH to application/json-patch+json; the header must be set per call.
-    return call(this.limiter, 'status', `patch status of pod ${namespace}/${name}`, () =>
-      this.core.patchNamespacedPodStatus(
-        { name, namespace, body: { status } },
-        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-      ),
+    // Keyed by the pod: a newer status of the same pod drops an older one still queued (statusKey).
+    return call(
+      this.limiter,
+      'status',
+      `patch status of pod ${namespace}/${name}`,
+      () => this.core.patchNamespacedPodStatus({ name, namespace, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)),
+      { key: statusKey(namespace, name) },
     );
   }
 
