@@ -50,7 +50,7 @@ export function ownedFingerprint(status: PodStatus | undefined): string {
  */
 export function notReadyStatus(last: PodStatus | undefined, node: NodeReadiness, nodeName: string, at: Date): PodStatus {
   const base = last ? hostStatusFrom(last) : {};
-  const message = `virtual node ${nodeName} is not ready (${node.reason}: ${node.message}); the provider cannot be reached`;
+  const message = `virtual node ${nodeName} is not ready (${node.reason}: ${node.message}); Tether cannot confirm the pod's status`;
   const notReady = (type: string): PodCondition => ({ type, status: 'False', reason: notReadyReason, message, lastTransitionTime: at });
   const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
   return {
