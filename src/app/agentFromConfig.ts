@@ -80,7 +80,7 @@ function nodeSpec(node: TetherConfig['nodes'][number], handle: ProviderHandle, p
   const defined = <T extends object>(v: T | undefined): Partial<T> | undefined =>
     v === undefined ? undefined : (Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) as Partial<T>);
   const podRetry = defined(node.pod?.retry);
-  const pod = node.pod ? { ...defined({ graceMarginMs: node.pod.graceMarginMs, refetchMs: node.pod.refetchMs }), ...(podRetry ? { retry: { ...defaultPodRetry, ...podRetry } } : {}) } : undefined;
+  const pod = node.pod ? { ...defined({ graceMarginMs: node.pod.graceMarginMs, createDeadlineMs: node.pod.createDeadlineMs, refetchMs: node.pod.refetchMs }), ...(podRetry ? { retry: { ...defaultPodRetry, ...podRetry } } : {}) } : undefined;
   const lease = node.lease ? { ...defined({ namespace: node.lease.namespace, durationSeconds: node.lease.durationSeconds, renewIntervalMs: node.lease.renewIntervalMs }), ...(node.lease.retry ? { retry: defined(node.lease.retry) } : {}) } : undefined;
   return {
     name: node.name,

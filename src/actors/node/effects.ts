@@ -82,18 +82,22 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
   }
 
   async function register(ctx: Ctx): Promise<void> {
-    // Provider first: a classified failure retries registration, an unclassified one crashes.
-    let found: NodeFacts;
+    // Provider first: an unclassified failure crashes. A classified one (the provider is down)
+    // still adopts an existing Node, so that a Tether started during an outage writes NotReady
+    // (and renews the Lease) instead of leaving the last run's Ready=True; creating a Node waits.
+    let found: NodeFacts | undefined;
+    let unavailable = '';
     try {
       found = await facts(ctx);
     } catch (err) {
       if (ctx.signal.aborted) return;
       if (!isClassified(err)) throw err;
-      ctx.self.tell({ type: 'node.register-failed', error: `provider ${deps.provider.name}: ${errorMessage(err)}` });
-      return;
+      unavailable = `provider ${deps.provider.name}: ${errorMessage(err)}`;
     }
     await apiCall(ctx, async () => {
       const existing = await deps.nodeApi.getNode(name);
+      if (existing !== undefined && found === undefined) return { type: 'node.registered', node: existing, facts: undefined, created: false };
+      if (found === undefined) return { type: 'node.register-failed', error: unavailable };
       if (existing === undefined) {
         try {
           return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
