@@ -40,8 +40,10 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
  * it marks the pod at once, since the provider may not answer for a long while.
  */
 export function onPodStart(config: PodActorConfig, state: PodState, now: number): Next {
-  const marked = markNotReady(config, { ...state, stage: 'starting' }, now);
-  return withEffects(marked.state, [{ type: 'provider.get' }, ...(marked.stop ? [] : marked.effects ?? [])]);
+  const starting: PodState = { ...state, stage: 'starting' };
+  const begun = state.host?.metadata?.deletionTimestamp ? startDeletion(config, starting, now) : { state: starting };
+  const marked = markNotReady(config, begun.state, now);
+  return withEffects(marked.state, [{ type: 'provider.get' }, ...(begun.stop ? [] : begun.effects ?? []), ...(marked.stop ? [] : marked.effects ?? [])]);
 }
 
 export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {

@@ -38,10 +38,13 @@ export const isDeleting = (state: PodState): boolean => state.stage === 'termina
 
 export function startDeletion(config: PodActorConfig, state: PodState, now: number): Next {
   switch (state.stage) {
-    case 'starting':
     case 'creating':
       // Wait for the answer in flight (creation has a deadline); it decides what the provider has.
       return { state };
+    case 'starting':
+      // The provider may not answer the read for a long while (an outage): ask it to delete now,
+      // with the same deadline; the read, when it comes, ends the deletion if the pod is gone.
+      return terminate(config, state, now);
     case 'rejected':
     case 'done':
       // The provider refused the pod, or already reported its end: nothing runs there.

@@ -467,3 +467,19 @@ t.test('a shorter grace period for a terminating pod re-asks the provider and sh
   t.equal(only(expired, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 0);
   t.same(types(step(expired.state, oldDeadline.msg, NOW + oldDeadline.ms)), [], 'the old deadline is stale');
 });
+
+t.test('a pod deleted while its actor cannot read the provider (starting) is deleted there too, with the same deadline', async (t) => {
+  const starting = onPodStart(config, fresh(readyHostPod()), NOW).state;
+  const del = step(starting, { type: 'pod.host-changed', pod: deleting(3) });
+  t.equal(del.state.stage, 'terminating');
+  t.ok(only(del, 'provider.delete'));
+  const expired = step(del.state, only(del, 'timer').msg, NOW + 3_000 + config.graceMarginMs);
+  t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
+  t.notOk(types(expired).includes('host.delete'));
+  const gone = step(expired.state, { type: 'pod.provider-fetched', pod: undefined });
+  t.ok(types(gone).includes('host.delete'), 'finished once the provider, read again, has no such pod');
+
+  const restarted = onPodStart(config, fresh(deleting(3)), NOW);
+  t.equal(restarted.state.stage, 'terminating', 'an incarnation that starts on a deleted pod does the same');
+  t.same(types(restarted).sort(), ['provider.delete', 'provider.get', 'timer']);
+});
