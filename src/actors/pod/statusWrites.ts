@@ -49,12 +49,17 @@ export function onStatusWritten(config: PodActorConfig, state: PodState, msg: Ex
   return withEffects(next, observed);
 }
 
-/** The queue dropped a write for a newer one of the same pod: that one will report. */
+/**
+ * The queue dropped a write for a newer one of the same pod: ours, which will report. If none of
+ * ours is left in flight, someone else's took its place (another actor of a namesake pod): send
+ * the newest status again.
+ */
 export function onStatusWriteSuperseded(state: PodState): Next {
   const inFlight = Math.max(0, state.writes.inFlight - 1);
   const next = { ...state, writes: { ...state.writes, inFlight } };
-  if (state.stage === 'finishing' && inFlight === 0) return withEffects(next, [{ type: 'host.delete' }]);
-  return { state: next };
+  if (inFlight > 0) return { state: next };
+  if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]);
+  return retryWrite(next);
 }
 
 export function onStatusWriteFailed(config: PodActorConfig, state: PodState, podGone: boolean): Next {

@@ -483,3 +483,10 @@ t.test('a pod deleted while its actor cannot read the provider (starting) is del
   t.equal(restarted.state.stage, 'terminating', 'an incarnation that starts on a deleted pod does the same');
   t.same(types(restarted).sort(), ['provider.delete', 'provider.get', 'timer']);
 });
+
+t.test("a write dropped for someone else's (none of ours left in flight) is sent again", async (t) => {
+  const s = runningState();
+  const w = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.3.3.3' } });
+  const dropped = step(w.state, { type: 'pod.status-write-superseded' });
+  t.equal(only(dropped, 'host.write-status').status.podIP, '10.3.3.3');
+});
