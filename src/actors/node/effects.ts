@@ -2,8 +2,8 @@ import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors
 import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/eventRecorder.js';
 import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { callWithDeadline } from '../../lib/callWithDeadline.js';
-import { isClassified } from '../../providers/errors.js';
+import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
+import { isClassified, transient } from '../../providers/errors.js';
 import type { NodeProvider } from '../../providers/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
@@ -34,7 +34,11 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
   const name = config.nodeName;
   const subject = (uid: string | undefined): EventSubject => ({ kind: 'Node', apiVersion: 'v1', name, ...(uid !== undefined ? { uid } : {}) });
   const facts = async (ctx: Ctx): Promise<NodeFacts> => {
-    const call = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, fn);
+    // A missed deadline is the provider being slow or down (transient), not a bug to crash on.
+    const call = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+      callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, fn).catch((err: unknown) => {
+        throw err instanceof DeadlineExceededError ? transient(err.message, { cause: err }) : err;
+      });
     const [resources, info] = await Promise.all([call((s) => deps.provider.capacity(s)), call((s) => deps.provider.nodeInfo(s))]);
     return { resources, info };
   };

@@ -23,6 +23,8 @@ class FakeProvider implements NodeProvider {
   mode: 'ok' | 'fail' | 'bug' | 'hang' = 'ok';
   /** Capacity and node info fail too (the whole backend is down), not only ping. */
   factsFail = false;
+  /** Capacity never answers (a backend too slow for the deadline). */
+  factsHang = false;
   pings = 0;
   resources: NodeResources = { capacity: { cpu: '16', memory: '64Gi', pods: '200' }, allocatable: { cpu: '15', memory: '60Gi', pods: '200' } };
 
@@ -42,6 +44,7 @@ class FakeProvider implements NodeProvider {
 
   async capacity(): Promise<NodeResources> {
     if (this.factsFail) throw transient('backend unreachable');
+    if (this.factsHang) return new Promise<never>(() => undefined);
     return this.resources;
   }
 
@@ -252,4 +255,15 @@ t.test('started during a provider outage, Tether adopts the existing Node and wr
   await until('NotReady written', () => ready()?.status === 'False');
   t.equal(ready()?.reason, 'ProviderUnreachable');
   t.same(uids, ['old-uid'], 'registered (so the Lease is renewed) without the provider\'s facts');
+});
+
+t.test('provider facts that miss their deadline are a failed refresh, not a crash that re-stamps Ready (issue 13)', async (t) => {
+  const { clock, provider, ready, ref, sys } = setup(t);
+  await until('Ready', () => ready()?.status === 'True');
+  const since = ready()?.lastTransitionTime;
+  provider.factsHang = true;
+  await pingRounds(clock, 8);
+  t.equal(sys.registry.get(ref.path)?.snapshot().restarts, 0, 'the node actor did not crash');
+  t.equal(ready()?.status, 'True');
+  t.same(ready()?.lastTransitionTime, since, 'the Ready transition time stands');
 });
