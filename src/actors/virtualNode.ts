@@ -31,6 +31,7 @@ import { nodeActor } from './node/behavior.js';
 import { nodeObserved, type NodeMsg } from './node/protocol.js';
 import { actorFailedAnnotation } from './pod/annotations.js';
 import { podActor } from './pod/podActor.js';
+import { isTerminal, notReadyStatus } from './pod/podStatusView.js';
 import type { NodeReadiness } from './pod/protocol.js';
 import { podController } from './podController/podControllerActor.js';
 import type { ControllerMsg } from './podController/protocol.js';
@@ -180,18 +181,29 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
 
 /**
  * The node's subtree kept failing and was given up: its lease stops, and the Node says why right
- * away (rather than waiting for the node lifecycle controller to notice the silence).
+ * away (rather than waiting for the node lifecycle controller to notice the silence). Its pod
+ * actors are gone, so the pods are marked NotReady here: nothing will confirm their status now.
  */
-function markGivenUp(deps: VirtualNodeDeps, name: string, reason: string, error: unknown): void {
+export function markGivenUp(deps: VirtualNodeDeps, name: string, reason: string, error: unknown): void {
   const message = `Tether stopped this virtual node after repeated failures (${reason}); last error: ${error instanceof Error ? error.message : String(error)}`;
   const now = new Date(deps.clock.now());
   deps.logger.error('virtual node given up', { node: name, reason });
+  const pods = deps.podWatch.list();
   void deps.podWatch.stop();
   void deps.nodeWatch.stop();
   deps.nodeApi
     .patchNodeStatus(name, { conditions: [{ type: 'Ready', status: 'False', reason: 'TetherGaveUp', message, lastHeartbeatTime: now, lastTransitionTime: now }] })
     .catch((err: unknown) => deps.logger.warn('could not mark a given-up node NotReady', { node: name, error: String(err) }));
   deps.events.record({ kind: 'Node', apiVersion: 'v1', name }, 'Warning', 'TetherGaveUp', message, 'Supervise');
+  const readiness: NodeReadiness = { ready: false, reason: 'TetherGaveUp', message };
+  for (const pod of pods) {
+    const { namespace, name: podName, uid } = pod.metadata ?? {};
+    if (!namespace || !podName || !uid || isTerminal(pod.status)) continue;
+    // Rate limited, and keyed per pod: a stopped actor's write still queued is superseded by this one.
+    deps.podApi
+      .patchPodStatus(namespace, podName, uid, notReadyStatus(pod.status, readiness, name, now))
+      .catch((err: unknown) => deps.logger.warn('could not mark a pod of a given-up node NotReady', { pod: `${namespace}/${podName}`, error: String(err) }));
+  }
 }
 
 /** A pod whose actor kept crashing: say so on the pod, where `kubectl describe` shows it. */

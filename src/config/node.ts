@@ -49,8 +49,9 @@ export const nodeSchema = z.strictObject({
       jitter: fraction.optional(),
     }, 'a mapping (minMs, maxMs, factor, jitter)').optional(),
     graceMarginMs: nonNegativeNumber.optional(),
+    createDeadlineMs: positiveNumber.optional(),
     refetchMs: positiveNumber.optional(),
-  }, 'a mapping (retry, graceMarginMs, refetchMs)').optional(),
+  }, 'a mapping (retry, graceMarginMs, createDeadlineMs, refetchMs)').optional(),
   /** How often the pod controller sweeps for orphans at the provider. */
   sweepIntervalMs: positiveNumber.optional(),
   shards: positiveInt.optional(),

@@ -141,7 +141,7 @@ function registered(settings: NodeSettings, state: NodeState, msg: Extract<NodeM
     uid,
     registered: true,
     recreating: false,
-    facts: msg.facts,
+    facts: msg.facts ?? state.facts,
     registration: done.loop,
     previousReady: state.readiness === undefined ? ready : state.previousReady,
     pressureSince: pressure?.status === 'False' && !msg.created ? pressure.since : state.pressureSince,

@@ -2,8 +2,8 @@ import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors
 import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/eventRecorder.js';
 import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { callWithDeadline } from '../../lib/callWithDeadline.js';
-import { isClassified } from '../../providers/errors.js';
+import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
+import { isClassified, transient } from '../../providers/errors.js';
 import type { NodeProvider } from '../../providers/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
@@ -34,7 +34,11 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
   const name = config.nodeName;
   const subject = (uid: string | undefined): EventSubject => ({ kind: 'Node', apiVersion: 'v1', name, ...(uid !== undefined ? { uid } : {}) });
   const facts = async (ctx: Ctx): Promise<NodeFacts> => {
-    const call = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, fn);
+    // A missed deadline is the provider being slow or down (transient), not a bug to crash on.
+    const call = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+      callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, fn).catch((err: unknown) => {
+        throw err instanceof DeadlineExceededError ? transient(err.message, { cause: err }) : err;
+      });
     const [resources, info] = await Promise.all([call((s) => deps.provider.capacity(s)), call((s) => deps.provider.nodeInfo(s))]);
     return { resources, info };
   };
@@ -82,18 +86,22 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
   }
 
   async function register(ctx: Ctx): Promise<void> {
-    // Provider first: a classified failure retries registration, an unclassified one crashes.
-    let found: NodeFacts;
+    // Provider first: an unclassified failure crashes. A classified one (the provider is down)
+    // still adopts an existing Node, so that a Tether started during an outage writes NotReady
+    // (and renews the Lease) instead of leaving the last run's Ready=True; creating a Node waits.
+    let found: NodeFacts | undefined;
+    let unavailable = '';
     try {
       found = await facts(ctx);
     } catch (err) {
       if (ctx.signal.aborted) return;
       if (!isClassified(err)) throw err;
-      ctx.self.tell({ type: 'node.register-failed', error: `provider ${deps.provider.name}: ${errorMessage(err)}` });
-      return;
+      unavailable = `provider ${deps.provider.name}: ${errorMessage(err)}`;
     }
     await apiCall(ctx, async () => {
       const existing = await deps.nodeApi.getNode(name);
+      if (existing !== undefined && found === undefined) return { type: 'node.registered', node: existing, facts: undefined, created: false };
+      if (found === undefined) return { type: 'node.register-failed', error: unavailable };
       if (existing === undefined) {
         try {
           return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };

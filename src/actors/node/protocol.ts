@@ -33,7 +33,8 @@ export type NodeMsg =
    * The Node exists as Tether wants it (created, or found and relabelled). `node` is the stored
    * object: its uid and the conditions already on it (whose transition times a restart keeps).
    */
-  | { readonly type: 'node.registered'; readonly node: Node; readonly facts: NodeFacts; readonly created: boolean }
+  /** `facts` is undefined when an existing Node was adopted while the provider could not be reached. */
+  | { readonly type: 'node.registered'; readonly node: Node; readonly facts: NodeFacts | undefined; readonly created: boolean }
   | { readonly type: 'node.register-failed'; readonly error: string }
   | { readonly type: 'node.register-retry' }
   | { readonly type: 'node.facts'; readonly facts: NodeFacts }

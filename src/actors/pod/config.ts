@@ -9,8 +9,10 @@ export interface PodActorConfig {
   readonly nodeName: string;
   /** Backoff between create attempts (and status/delete retries). */
   readonly retry: PodRetry;
-  /** Added to the grace period before a host pod whose provider never reported an end is deleted anyway. */
+  /** Added to the grace period before Tether escalates at the provider (delete with grace 0). */
   readonly graceMarginMs: number;
+  /** A create call with no answer after this long counts as failed (its outcome unknown). */
+  readonly createDeadlineMs: number;
   /** Re-read the provider after a failed read this soon. */
   readonly refetchMs: number;
 }
@@ -28,12 +30,14 @@ export type PodActorConfigInput = Pick<PodActorConfig, 'nodeName'> &
 export const defaultPodRetry: PodRetry = { minMs: 1_000, maxMs: 300_000, factor: 2, jitter: 0.2 };
 export const DEFAULT_GRACE_MARGIN_MS = 10_000;
 export const DEFAULT_REFETCH_MS = 5_000;
+export const DEFAULT_CREATE_DEADLINE_MS = 60_000;
 
 export function withPodDefaults(input: PodActorConfigInput): PodActorConfig {
   return {
     nodeName: input.nodeName,
     retry: withDefaults(defaultPodRetry, input.retry),
     graceMarginMs: input.graceMarginMs ?? DEFAULT_GRACE_MARGIN_MS,
+    createDeadlineMs: input.createDeadlineMs ?? DEFAULT_CREATE_DEADLINE_MS,
     refetchMs: input.refetchMs ?? DEFAULT_REFETCH_MS,
   };
 }

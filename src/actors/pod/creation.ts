@@ -6,7 +6,7 @@
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { ErrorKind } from '../../providers/errors.js';
 import { createErrorAnnotation, createErrorAtAnnotation } from './annotations.js';
-import { finish, onHostDeleted, startDeletion } from './deletion.js';
+import { deletionRequest, finish, onHostDeleted, startDeletion, terminate } from './deletion.js';
 import { podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodState } from './protocol.js';
@@ -16,15 +16,29 @@ export function create(config: PodActorConfig, state: PodState, _now: number): N
   const host = state.host as Pod;
   return withEffects(
     { ...state, stage: 'creating', nextAttemptAt: null, sentSpec: specFingerprint(host) },
-    [{ type: 'provider.create', pod: podForProvider(host, config.nodeName) }],
+    [
+      { type: 'provider.create', pod: podForProvider(host, config.nodeName) },
+      // A create that never answers must not hold the pod (or its deletion) forever.
+      { type: 'timer', ms: config.createDeadlineMs, msg: { type: 'pod.create-deadline', attempt: state.createAttempts } },
+    ],
   );
 }
 
+/** The create in flight has not answered in time: a failure whose outcome at the provider is unknown. */
+export function onCreateDeadline(config: PodActorConfig, state: PodState, attempt: number, now: number): Next {
+  if (state.stage !== 'creating' || attempt !== state.createAttempts) return { state };
+  return onCreateFailed(config, state, 'transient', `the provider did not answer the create within ${config.createDeadlineMs / 1000} s`, now);
+}
+
 export function onCreateSucceeded(config: PodActorConfig, state: PodState, now: number): Next {
+  // A late answer after the deadline still counts (the retry would be a no-op), unless a deletion
+  // began meanwhile: then the pod may have landed after the delete, so ask again.
+  if (state.stage === 'terminating' || state.stage === 'orphaned') return { state, effects: [{ type: 'provider.delete', pod: deletionRequest(config, state) }] };
+  if (state.stage !== 'creating' && state.stage !== 'backoff') return { state };
   const recovered = state.createError !== null;
   const next: PodState = { ...state, stage: 'running', createAttempts: 0, createError: null, nextAttemptAt: null };
   if (state.host?.metadata?.deletionTimestamp || !state.host) {
-    return state.host ? startDeletion(config, next) : onHostDeleted(config, next);
+    return state.host ? startDeletion(config, next, now) : onHostDeleted(config, next);
   }
   const annotated = reconcileAnnotation(next, now);
   const effects = annotated.stop ? [] : [...(annotated.effects ?? [])];
@@ -33,10 +47,13 @@ export function onCreateSucceeded(config: PodActorConfig, state: PodState, now: 
 }
 
 export function onCreateFailed(config: PodActorConfig, state: PodState, kind: ErrorKind, message: string, now: number): Next {
+  if (state.stage !== 'creating') return { state }; // a late answer: the deadline already decided
   const error = { kind, message, at: now };
   if (!state.host || state.host.metadata?.deletionTimestamp) {
     const next = { ...state, createError: error };
-    return state.host ? finish({ ...next, stage: 'backoff' }) : { state: next, stop: true };
+    if (!state.host) return { state: next, stop: true };
+    // Refused outright: nothing runs. Otherwise the create may have happened: the provider's answer to the delete says.
+    return kind === 'invalid-input' ? finish({ ...next, stage: 'backoff' }) : terminate(config, { ...next, stage: 'backoff' }, now);
   }
   if (kind === 'invalid-input') {
     const next = reconcileAnnotation({ ...state, stage: 'rejected', createError: error }, now);

@@ -6,12 +6,13 @@
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { createErrorAnnotation } from './annotations.js';
-import { create, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { finish, isDeleting, onDeleteFailed, onHostDeleted, retryDelete, startDeletion } from './deletion.js';
-import { gracePeriodSeconds, hostStatusFrom, isTerminal, lostStatus, notReadyStatus, podForProvider, specFingerprint } from './podStatusView.js';
+import { create, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
+import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, retryDelete, startDeletion } from './deletion.js';
+import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
+import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
-import { onStatusWriteFailed, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
+import { onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { event, retryDelay, withEffects, type Next } from './transitions.js';
 
 export { retryDelay } from './transitions.js';
@@ -30,13 +31,20 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     annotationInFlight: false,
     sentSpec: null,
     deleteAttempts: 0,
-    writes: { inFlight: false, pending: null, last: null, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
+    termination: null,
+    writes: { inFlight: 0, last: null, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
   };
 }
 
-/** Every incarnation re-reads the truth from the provider before acting. */
-export function onPodStart(state: PodState): Next {
-  return { state: { ...state, stage: 'starting' }, effects: [{ type: 'provider.get' }] };
+/**
+ * Every incarnation re-reads the truth from the provider before acting; if the node is NotReady
+ * it marks the pod at once, since the provider may not answer for a long while.
+ */
+export function onPodStart(config: PodActorConfig, state: PodState, now: number): Next {
+  const starting: PodState = { ...state, stage: 'starting' };
+  const begun = state.host?.metadata?.deletionTimestamp ? startDeletion(config, starting, now) : { state: starting };
+  const marked = markNotReady(config, begun.state, now);
+  return withEffects(marked.state, [{ type: 'provider.get' }, ...(begun.stop ? [] : begun.effects ?? []), ...(marked.stop ? [] : marked.effects ?? [])]);
 }
 
 export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {
@@ -61,6 +69,8 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return onCreateSucceeded(config, state, now);
     case 'pod.create-failed':
       return onCreateFailed(config, state, msg.kind, msg.message, now);
+    case 'pod.create-deadline':
+      return onCreateDeadline(config, state, msg.attempt, now);
     case 'pod.retry-create':
       return onRetryCreate(config, state, now);
     case 'pod.update-failed':
@@ -71,15 +81,15 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.delete-failed':
       return onDeleteFailed(config, state, msg.kind, msg.message);
     case 'pod.retry-delete':
-      return retryDelete(state);
+      return retryDelete(config, state);
     case 'pod.grace-expired':
-      return state.stage === 'terminating'
-        ? finish(state, event('Warning', 'GracePeriodExceeded', `the provider did not report the pod ended within its grace period (${gracePeriodSeconds(state.host)} s) plus ${config.graceMarginMs / 1000} s; deleting it from the host`, 'Delete'))
-        : { state };
+      return onGraceExpired(config, state, msg, now);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':
       return onStatusWriteFailed(config, state, msg.podGone);
+    case 'pod.status-write-superseded':
+      return onStatusWriteSuperseded(state);
     case 'pod.retry-write':
       return retryWrite(state);
     case 'pod.annotation-written':
@@ -103,7 +113,7 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
 
 function onHostChanged(config: PodActorConfig, state: PodState, now: number): Next {
   const host = state.host as Pod;
-  if (host.metadata?.deletionTimestamp && !isDeleting(state)) return startDeletion(config, state);
+  if (host.metadata?.deletionTimestamp && (!isDeleting(state) || state.stage === 'terminating')) return startDeletion(config, state, now);
   const spec = specFingerprint(host);
   switch (state.stage) {
     case 'rejected':
@@ -132,6 +142,11 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   if (!state.host) {
     return pod ? { state: { ...state, stage: 'orphaned' }, effects: [{ type: 'provider.delete', pod }] } : { state, stop: true };
   }
+  if (state.stage === 'terminating') {
+    // Read again (the node is Ready after an outage): gone at the provider ends the deletion.
+    if (!pod || !sameUid) return finish(state);
+    return pod.status ? onProviderStatus(config, state, pod.status, now) : { state };
+  }
   if (state.stage !== 'starting' && state.stage !== 'running') return { state };
   if (pod && !sameUid) {
     // The provider still runs an older pod of the same name: have it removed, then create ours.
@@ -142,7 +157,9 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   }
   if (pod) {
     const running: PodState = { ...state, stage: 'running', sentSpec: state.sentSpec ?? specFingerprint(state.host), provider: pod.status ?? state.provider };
-    if (state.host.metadata?.deletionTimestamp) return startDeletion(config, running);
+    if (state.host.metadata?.deletionTimestamp) return startDeletion(config, running, now);
+    // Adopted while the node is NotReady: mark it from the provider's word, never write a Ready=True.
+    if (!running.node.ready) return state.stage === 'starting' ? markNotReady(config, running, now) : { state: running };
     return running.provider ? onProviderStatus(config, running, running.provider, now) : { state: running };
   }
   if (state.stage === 'running') return onProviderGone(config, state, 'NotFound', 'the provider no longer has this pod', now);
@@ -174,7 +191,7 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   if (!next.node.ready) return { state: next };
   const result = requestWrite(next, hostStatusFrom(status));
   if (result.stop) return result;
-  const queued = result.state.writes.pending !== null || (result.effects ?? []).some((e) => e.type === 'host.write-status');
+  const queued = (result.effects ?? []).some((e) => e.type === 'host.write-status');
   if (!queued) return result;
   // Start the clock of the write-latency metric at the oldest status still on its way.
   return { ...result, state: { ...result.state, writes: { ...result.state.writes, waitingSince: result.state.writes.waitingSince ?? now } } };
@@ -200,18 +217,4 @@ function onProviderGone(config: PodActorConfig, state: PodState, reason: string,
     case 'finishing':
       return { state };
   }
-}
-
-// --- node readiness ---------------------------------------------------------------------------
-
-function onNodeReadiness(config: PodActorConfig, state: PodState, readiness: NodeReadiness, now: number): Next {
-  const was = state.node.ready;
-  const next = { ...state, node: readiness };
-  if (was === readiness.ready) return { state: next };
-  const mirrored = next.stage === 'running' || next.stage === 'terminating';
-  if (!readiness.ready) {
-    return mirrored ? requestWrite(next, notReadyStatus(next.provider, readiness, config.nodeName, new Date(now))) : { state: next };
-  }
-  // Back to Ready: the status held while NotReady is stale; ask the provider for the current one.
-  return mirrored ? { state: next, effects: [{ type: 'provider.get' }] } : { state: next };
 }

@@ -1,29 +1,35 @@
 /**
- * Graceful deletion, decided: delete at the provider with the pod's grace period, mirror the
- * termination, then delete the host pod with grace 0 (bounded by the grace period plus a margin).
+ * Graceful deletion, decided. The host pod object is what guarantees at most one pod per identity
+ * (a StatefulSet waits for it), so it goes only on the provider's word, as a kubelet removes it
+ * only once its containers are dead: delete at the provider with the pod's grace period; at the
+ * deadline (grace plus a margin) escalate with grace 0 and keep asking with backoff; finish (last
+ * status, then delete the host pod with grace 0) once the provider reports the pod terminal or
+ * gone. While the provider cannot be reached the pod stays Terminating, like a pod on a
+ * partitioned node; `kubectl delete --force` and the node lifecycle controller remain the
+ * operator's tools (docs/reliability.md).
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { ErrorKind } from '../../providers/errors.js';
-import { gracePeriodSeconds, hasRunningContainers, podForProvider } from './podStatusView.js';
+import { gracePeriodSeconds, isTerminal, podForProvider } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
-import type { PodEffect, PodState } from './protocol.js';
+import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { event, minimalPod, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
   switch (state.stage) {
     case 'running':
     case 'creating':
-    case 'starting': {
+    case 'starting':
+    case 'terminating': {
       // Deleted on the host without waiting for us (e.g. force-deleted): still stop it at the provider.
-      const pod = state.host ?? minimalPod(state);
-      return { state: { ...state, host: undefined, stage: 'orphaned' }, effects: [{ type: 'provider.delete', pod: podForProvider(pod, config.nodeName) }] };
+      const pod = deletionRequest(config, state);
+      return { state: { ...state, host: undefined, stage: 'orphaned' }, effects: [{ type: 'provider.delete', pod }] };
     }
     case 'orphaned':
       return { state: { ...state, host: undefined } };
     case 'backoff':
     case 'rejected':
     case 'done':
-    case 'terminating':
     case 'finishing':
       return { state: { ...state, host: undefined }, stop: true };
   }
@@ -31,42 +37,88 @@ export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
 
 export const isDeleting = (state: PodState): boolean => state.stage === 'terminating' || state.stage === 'finishing' || state.stage === 'orphaned';
 
-export function startDeletion(config: PodActorConfig, state: PodState): Next {
-  const host = state.host as Pod;
+export function startDeletion(config: PodActorConfig, state: PodState, now: number): Next {
   switch (state.stage) {
-    case 'starting':
     case 'creating':
-      // Wait for the answer in flight; it decides whether anything runs at the provider.
+      // Wait for the answer in flight (creation has a deadline); it decides what the provider has.
       return { state };
-    case 'backoff':
+    case 'starting':
+      // The provider may not answer the read for a long while (an outage): ask it to delete now,
+      // with the same deadline; the read, when it comes, ends the deletion if the pod is gone.
+      return terminate(config, state, now);
     case 'rejected':
     case 'done':
-      // Nothing runs at the provider: finish at once.
+      // The provider refused the pod, or already reported its end: nothing runs there.
       return finish(state);
-    case 'running': {
-      const toProvider: PodEffect = { type: 'provider.delete', pod: podForProvider(host, config.nodeName) };
-      if (!hasRunningContainers(state.provider)) {
-        // No container runs: nothing to wait for (the provider still removes its copy).
+    case 'backoff':
+      // A failed create may still have happened: the provider's answer to the delete says.
+      return terminate(config, state, now);
+    case 'running':
+      if (isTerminal(state.provider)) {
         const finished = finish(state);
-        return withEffects(finished.state, [toProvider, ...(finished.stop ? [] : finished.effects ?? [])]);
+        return withEffects(finished.state, [{ type: 'provider.delete', pod: deletionRequest(config, state) }, ...(finished.stop ? [] : finished.effects ?? [])]);
       }
-      const graceMs = gracePeriodSeconds(host) * 1000 + config.graceMarginMs;
-      return withEffects({ ...state, stage: 'terminating' }, [
-        toProvider,
-        { type: 'timer', ms: graceMs, msg: { type: 'pod.grace-expired' } },
-      ]);
-    }
+      return terminate(config, state, now);
     case 'terminating':
+      return shortenGrace(config, state, now);
     case 'finishing':
     case 'orphaned':
       return { state };
   }
 }
 
+/** Asks the provider to stop the pod within its grace period, and arms the deadline. */
+export function terminate(config: PodActorConfig, state: PodState, now: number): Next {
+  const graceSeconds = gracePeriodSeconds(state.host);
+  const ms = graceSeconds * 1000 + config.graceMarginMs;
+  const next: PodState = { ...state, stage: 'terminating', termination: { graceSeconds, deadlineAt: now + ms, escalations: 0 } };
+  return withEffects(next, [
+    { type: 'provider.delete', pod: deletionRequest(config, next) },
+    { type: 'timer', ms, msg: { type: 'pod.grace-expired', at: now + ms } },
+  ]);
+}
+
+/** A shorter grace period given to a terminating pod re-asks the provider and brings the deadline forward. */
+function shortenGrace(config: PodActorConfig, state: PodState, now: number): Next {
+  const current = state.termination;
+  const graceSeconds = gracePeriodSeconds(state.host);
+  if (!current || current.escalations > 0 || graceSeconds >= current.graceSeconds) return { state };
+  const ms = graceSeconds * 1000 + config.graceMarginMs;
+  const deadlineAt = Math.min(current.deadlineAt, now + ms);
+  const next: PodState = { ...state, termination: { ...current, graceSeconds, deadlineAt } };
+  const effects: PodEffect[] = [{ type: 'provider.delete', pod: deletionRequest(config, next) }];
+  if (deadlineAt !== current.deadlineAt) effects.push({ type: 'timer', ms: deadlineAt - now, msg: { type: 'pod.grace-expired', at: deadlineAt } });
+  return withEffects(next, effects);
+}
+
+/** The deadline passed and the provider has not reported the end: escalate (grace 0), ask again later. */
+export function onGraceExpired(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.grace-expired' }>, now: number): Next {
+  const current = state.termination;
+  if (state.stage !== 'terminating' || !current || msg.at !== current.deadlineAt) return { state };
+  const delay = retryDelay(config, state, current.escalations);
+  const next: PodState = { ...state, termination: { graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1 } };
+  const effects: PodEffect[] = [
+    { type: 'provider.delete', pod: deletionRequest(config, next) },
+    { type: 'timer', ms: delay, msg: { type: 'pod.grace-expired', at: now + delay } },
+  ];
+  if (current.escalations === 0) {
+    const grace = gracePeriodSeconds(state.host);
+    effects.unshift(event('Warning', 'GracePeriodExceeded', `the provider has not reported the pod ended within its grace period (${grace} s) plus ${config.graceMarginMs / 1000} s; asking it to kill the pod now (grace 0) until it does`, 'Delete'));
+  }
+  return withEffects(next, effects);
+}
+
+/** The pod as the provider is asked to delete it: with the grace period of the termination under way. */
+export function deletionRequest(config: PodActorConfig, state: PodState): Pod {
+  const pod = podForProvider(state.host ?? minimalPod(state), config.nodeName);
+  if (state.termination) pod.metadata = { ...pod.metadata, deletionGracePeriodSeconds: state.termination.graceSeconds };
+  return pod;
+}
+
 /** Deletes the host pod for good (grace 0, UID precondition), after writing a final status if one is due. */
 export function finish(state: PodState, ...extra: PodEffect[]): Next {
   const finishing = { ...state, stage: 'finishing' as const };
-  if (state.writes.inFlight || state.writes.pending) return withEffects(finishing, extra); // delete once the write lands
+  if (state.writes.inFlight > 0) return withEffects(finishing, extra); // delete once the write lands
   return withEffects(finishing, [...extra, { type: 'host.delete' }]);
 }
 
@@ -78,14 +130,16 @@ export function onDeleteFailed(config: PodActorConfig, state: PodState, kind: Er
     return { state };
   }
   const attempts = state.deleteAttempts + 1;
+  const warn = event('Warning', 'ProviderDeleteFailed', `deleting the pod at the provider failed: ${message}`, 'Delete');
+  // Once escalated, the deadline's own backoff asks again; a second chain would double the calls.
+  if (state.stage === 'terminating' && (state.termination?.escalations ?? 0) > 0) return withEffects({ ...state, deleteAttempts: attempts }, [warn]);
   return withEffects({ ...state, deleteAttempts: attempts }, [
-    event('Warning', 'ProviderDeleteFailed', `deleting the pod at the provider failed: ${message}`, 'Delete'),
+    warn,
     { type: 'timer', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-delete' } },
   ]);
 }
 
-export function retryDelete(state: PodState): Next {
+export function retryDelete(config: PodActorConfig, state: PodState): Next {
   if (state.stage !== 'terminating' && state.stage !== 'orphaned') return { state };
-  const pod = state.host ?? minimalPod(state);
-  return { state, effects: [{ type: 'provider.delete', pod }] };
+  return { state, effects: [{ type: 'provider.delete', pod: deletionRequest(config, state) }] };
 }

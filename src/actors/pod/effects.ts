@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import { isApiErrorKind, describeApiError } from '../../adapters/kubernetes/errors.js';
+import { isSuperseded } from '../../adapters/kubernetes/rateLimiter.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
@@ -115,6 +116,10 @@ async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus
       ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
     });
   } catch (error) {
+    if (isSuperseded(error)) {
+      ctx.self.tell({ type: 'pod.status-write-superseded' });
+      return;
+    }
     // 404, or 409 on the uid carried in the patch: another pod holds the name now. Ours is gone.
     const podGone = isApiErrorKind(error, 'notFound', 'conflict');
     if (!podGone) deps.logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });

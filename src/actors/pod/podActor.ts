@@ -32,7 +32,7 @@ export function podActor(deps: PodActorDeps, identity: PodIdentity): ActorBehavi
       // A cached pod with another UID is a namesake, not this actor's pod.
       return initialPodState(host?.metadata?.uid === identity.uid ? host : undefined, identity, deps.nodeReadiness());
     },
-    onStart: (state) => onPodStart(state),
+    onStart: (state, now) => onPodStart(deps.config, state, now),
     decide: (state, msg, now) => decidePod(deps.config, state, msg, now),
     perform: (effect, ctx) => performPodEffect(deps, identity, effect, ctx),
     summarize: (state) => ({

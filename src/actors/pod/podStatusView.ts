@@ -50,14 +50,35 @@ export function ownedFingerprint(status: PodStatus | undefined): string {
  */
 export function notReadyStatus(last: PodStatus | undefined, node: NodeReadiness, nodeName: string, at: Date): PodStatus {
   const base = last ? hostStatusFrom(last) : {};
-  const message = `virtual node ${nodeName} is not ready (${node.reason}: ${node.message}); the provider cannot be reached`;
-  const notReady = (type: string): PodCondition => ({ type, status: 'False', reason: 'VirtualNodeNotReady', message, lastTransitionTime: at });
+  const message = `virtual node ${nodeName} is not ready (${node.reason}: ${node.message}); Tether cannot confirm the pod's status`;
+  const notReady = (type: string): PodCondition => ({ type, status: 'False', reason: notReadyReason, message, lastTransitionTime: at });
   const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
   return {
     ...base,
     conditions: [...kept, notReady('ContainersReady'), notReady('Ready')],
     containerStatuses: base.containerStatuses?.map((cs) => ({ ...cs, ready: false })),
   };
+}
+
+/** The reason Tether gives Ready and ContainersReady while the virtual node is NotReady. */
+export const notReadyReason = 'VirtualNodeNotReady';
+
+/** Whether `status` is the NotReady override (its Ready condition carries {@link notReadyReason}). */
+export function isNotReadyMark(status: PodStatus | null | undefined): boolean {
+  return status?.conditions?.some((c) => c.type === 'Ready' && c.reason === notReadyReason) ?? false;
+}
+
+/**
+ * The status of a pod no container of which runs at the provider yet, to replace the NotReady
+ * override once the node is Ready again: not Ready, for the reason (and in the words) a kubelet
+ * gives a pod whose containers have not started.
+ */
+export function notStartedStatus(last: PodStatus | undefined, containers: readonly string[], at: Date): PodStatus {
+  const base = last ? hostStatusFrom(last) : {};
+  const message = `containers with unready status: [${containers.join(' ')}]`;
+  const down = (type: string): PodCondition => ({ type, status: 'False', reason: 'ContainersNotReady', message, lastTransitionTime: at });
+  const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
+  return { ...base, conditions: [...kept, down('ContainersReady'), down('Ready')] };
 }
 
 /** The status of a pod the provider lost without being asked to delete it. */
@@ -70,13 +91,6 @@ export function lostStatus(last: PodStatus | undefined, reason: string, message:
 
 export function isTerminal(status: PodStatus | undefined): boolean {
   return isTerminalPhase(status?.phase);
-}
-
-/** Whether any container may still be running (a pod without one can be finished at once). */
-export function hasRunningContainers(status: PodStatus | undefined): boolean {
-  if (!status || isTerminal(status)) return false;
-  const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
-  return all.some((c) => c.state?.running !== undefined || (c.state?.waiting === undefined && c.state?.terminated === undefined));
 }
 
 /**

@@ -32,11 +32,14 @@ export interface CreateError {
   readonly at: number;
 }
 
-/** Status writes are coalesced: one in flight, the latest waiting, nothing written twice. */
+/**
+ * Status writes: each newer status is sent at once and the request queue keeps only the newest
+ * per pod (older ones still waiting are dropped, never sent; one runs at a time, in order), so a
+ * write made stale by a newer state never goes out late. Nothing is written twice.
+ */
 export interface StatusWrites {
-  readonly inFlight: boolean;
-  /** The newest status to write once the one in flight is done. */
-  readonly pending: PodStatus | null;
+  /** Writes sent whose outcome (written, failed or superseded) has not come back yet. */
+  readonly inFlight: number;
   /** The status last asked for (to retry it after a failure). */
   readonly last: PodStatus | null;
   /** Fingerprint of the last status written successfully. */
@@ -69,7 +72,22 @@ export interface PodState {
   /** Fingerprint of the spec and metadata the provider was last given. */
   readonly sentSpec: string | null;
   readonly deleteAttempts: number;
+  /** Set while the pod terminates: what the provider was last asked and when Tether asks again. */
+  readonly termination: Termination | null;
   readonly writes: StatusWrites;
+}
+
+/**
+ * A deletion in progress. It ends only on the provider's word (a terminal status, or the pod
+ * gone); at the deadline Tether escalates (grace 0) and keeps asking with backoff, never forgets.
+ */
+export interface Termination {
+  /** The grace period the provider was last given (0 once escalated). */
+  readonly graceSeconds: number;
+  /** When the grace period (plus margin) runs out, or the next escalated request is due. */
+  readonly deadlineAt: number;
+  /** Escalated requests sent so far. */
+  readonly escalations: number;
 }
 
 export type PodMsg =
@@ -83,14 +101,19 @@ export type PodMsg =
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
   | { readonly type: 'pod.create-succeeded' }
   | { readonly type: 'pod.create-failed'; readonly kind: ErrorKind; readonly message: string }
+  /** Create attempt `attempt` has had no answer for `createDeadlineMs`. */
+  | { readonly type: 'pod.create-deadline'; readonly attempt: number }
   | { readonly type: 'pod.retry-create' }
   | { readonly type: 'pod.update-failed'; readonly message: string }
   | { readonly type: 'pod.delete-accepted' }
   | { readonly type: 'pod.delete-failed'; readonly kind: ErrorKind; readonly message: string }
   | { readonly type: 'pod.retry-delete' }
-  | { readonly type: 'pod.grace-expired' }
+  /** The termination deadline armed for `at` is due (a stale one, after a shorter grace, is ignored). */
+  | { readonly type: 'pod.grace-expired'; readonly at: number }
   | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string; readonly storedVersion?: string }
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
+  /** A newer status write of this pod took the place of this one in the queue: it was never sent. */
+  | { readonly type: 'pod.status-write-superseded' }
   | { readonly type: 'pod.retry-write' }
   | { readonly type: 'pod.annotation-written'; readonly value: string | null }
   | { readonly type: 'pod.annotation-failed'; readonly message: string }

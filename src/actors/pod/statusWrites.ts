@@ -1,23 +1,24 @@
 /**
- * Status writes, decided: one write in flight per pod, only the newest status waits, nothing is
+ * Status writes, decided: each newer status is sent at once (the request queue keeps only the
+ * newest per pod and runs them one at a time, in order: see PodApi.patchPodStatus), nothing is
  * written twice, failures are retried, and a status changed by another writer is put back.
  */
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { hostStatusFrom } from './podStatusView.js';
-import { withReadinessGates } from './readinessGates.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
+import { withReadinessGates } from './readinessGates.js';
 import { retryDelay, withEffects, type Next } from './transitions.js';
 
 /**
  * Another client wrote the status fields Tether owns: put Tether's back. Only when nothing is in
- * flight and the node is ready (otherwise the NotReady override or the pending write wins anyway).
+ * flight and the node is ready (otherwise the NotReady override or the write in flight wins anyway).
  */
 export function repairDrift(state: PodState): Next {
   const hostStatus = state.host?.status;
-  if (!state.node.ready || !state.provider || state.writes.inFlight || state.writes.stored === null) return { state };
+  if (!state.node.ready || !state.provider || state.writes.inFlight > 0 || state.writes.stored === null) return { state };
   // A watch event can trail our own write (it was queued before the write landed): not another writer.
   const version = state.host?.metadata?.resourceVersion;
   if (version && state.writes.storedVersion && isOlder(version, state.writes.storedVersion)) return { state };
@@ -27,39 +28,59 @@ export function repairDrift(state: PodState): Next {
 }
 
 /**
- * Writes `status` to the host, coalescing: one write in flight, only the newest waits. An actor
- * whose host pod is gone writes nothing. Ready follows the host pod's readiness gates.
+ * Writes `status` to the host unless it is what the host will already have: the last status
+ * confirmed when nothing is in flight, else the newest one sent. A newer status is sent even while
+ * an older one waits in the queue, so the queue can drop the older one before it goes out. An
+ * actor whose host pod is gone writes nothing; Ready follows the host pod's readiness gates.
  */
 export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
   const status = withReadinessGates(provided, state.host);
   const fp = fingerprint(status);
-  if (state.writes.inFlight) return { state: { ...state, writes: { ...state.writes, pending: status } } };
-  if (fp === state.writes.confirmed) return { state };
-  return withEffects({ ...state, writes: { ...state.writes, inFlight: true, pending: null, last: status } }, [{ type: 'host.write-status', status }]);
+  const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
+  if (fp === newest) return { state };
+  return withEffects({ ...state, writes: { ...state.writes, inFlight: state.writes.inFlight + 1, last: status } }, [{ type: 'host.write-status', status }]);
 }
 
 export function onStatusWritten(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-written' }>, now: number): Next {
-  const landed = !state.writes.pending && state.writes.waitingSince !== null;
-  const writes = { ...state.writes, inFlight: false, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0, waitingSince: landed ? null : state.writes.waitingSince };
-  const next = { ...state, writes: { ...writes, pending: null } };
-  if (state.writes.pending) return requestWrite(next, state.writes.pending);
+  const inFlight = Math.max(0, state.writes.inFlight - 1);
+  // Outcomes come back in the order the writes were sent (one runs at a time per pod).
+  const landed = inFlight === 0 && state.writes.waitingSince !== null;
+  const next = {
+    ...state,
+    writes: { ...state.writes, inFlight, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0, waitingSince: landed ? null : state.writes.waitingSince },
+  };
   const observed: PodEffect[] = landed ? [{ type: 'observe-status-latency', ms: now - (state.writes.waitingSince ?? now) }] : [];
-  if (state.stage === 'finishing') return withEffects(next, [...observed, { type: 'host.delete' }]);
+  if (state.stage === 'finishing' && inFlight === 0) return withEffects(next, [...observed, { type: 'host.delete' }]);
   return withEffects(next, observed);
+}
+
+/**
+ * The queue dropped a write for a newer one of the same pod: ours, which will report. If none of
+ * ours is left in flight, someone else's took its place (another actor of a namesake pod): send
+ * the newest status again.
+ */
+export function onStatusWriteSuperseded(state: PodState): Next {
+  const inFlight = Math.max(0, state.writes.inFlight - 1);
+  const next = { ...state, writes: { ...state.writes, inFlight } };
+  if (inFlight > 0) return { state: next };
+  if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]);
+  return retryWrite(next);
 }
 
 export function onStatusWriteFailed(config: PodActorConfig, state: PodState, podGone: boolean): Next {
   const failures = state.writes.failures + 1;
-  const next = { ...state, writes: { ...state.writes, inFlight: false, failures } };
+  const inFlight = Math.max(0, state.writes.inFlight - 1);
+  const next = { ...state, writes: { ...state.writes, inFlight, failures } };
   // Gone (404, or another uid holds the name): forget the host pod, so nothing more is written.
-  if (podGone) return state.stage === 'finishing' ? { state: next, stop: true } : { state: { ...next, host: undefined, writes: { ...next.writes, pending: null } } };
+  if (podGone) return state.stage === 'finishing' && inFlight === 0 ? { state: next, stop: true } : { state: { ...next, host: undefined } };
+  if (inFlight > 0) return { state: next }; // a newer write is on its way; it carries the newest status
   if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]); // the pod is going anyway
   return withEffects(next, [{ type: 'timer', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
 }
 
 export function retryWrite(state: PodState): Next {
-  const status = state.writes.pending ?? state.writes.last;
-  if (!status || state.writes.inFlight || state.host === undefined) return { state };
-  return withEffects({ ...state, writes: { ...state.writes, inFlight: true, pending: null, last: status } }, [{ type: 'host.write-status', status }]);
+  const status = state.writes.last;
+  if (!status || state.writes.inFlight > 0 || state.host === undefined || fingerprint(status) === state.writes.confirmed) return { state };
+  return withEffects({ ...state, writes: { ...state.writes, inFlight: 1, last: status } }, [{ type: 'host.write-status', status }]);
 }

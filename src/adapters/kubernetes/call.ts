@@ -3,12 +3,16 @@
  * with every rejection converted into a KubeApiError naming the operation.
  */
 import { isApiErrorKind, KubeApiError, translateErrors } from './errors.js';
-import type { Priority, RequestScheduler } from './rateLimiter.js';
+import { SupersededError, type Priority, type RequestScheduler, type ScheduleOptions } from './rateLimiter.js';
 
-/** `operation` starts with the verb (`get pod …`, `patch status of …`): that is what is counted. */
-export function call<T>(limiter: RequestScheduler, priority: Priority, operation: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * `operation` starts with the verb (`get pod …`, `patch status of …`): that is what is counted.
+ * A request superseded in the queue (`options.key`) rejects with a KubeApiError whose cause is the
+ * SupersededError (`isSuperseded` tells it apart).
+ */
+export function call<T>(limiter: RequestScheduler, priority: Priority, operation: string, fn: () => Promise<T>, options?: ScheduleOptions): Promise<T> {
   const verb = operation.split(' ', 1)[0] ?? 'call';
-  return limiter.schedule(priority, async () => {
+  return schedule(limiter, priority, operation, options, async () => {
     try {
       const result = await translateErrors(operation, fn);
       limiter.recordRequest?.(verb, '2xx');
@@ -17,6 +21,14 @@ export function call<T>(limiter: RequestScheduler, priority: Priority, operation
       limiter.recordRequest?.(verb, error instanceof KubeApiError && error.status !== undefined ? String(error.status) : 'network');
       throw error;
     }
+  });
+}
+
+function schedule<T>(limiter: RequestScheduler, priority: Priority, operation: string, options: ScheduleOptions | undefined, fn: () => Promise<T>): Promise<T> {
+  const pending = options ? limiter.schedule(priority, fn, options) : limiter.schedule(priority, fn);
+  return pending.catch((error: unknown) => {
+    if (error instanceof SupersededError) throw new KubeApiError({ kind: 'unknown', message: error.message }, operation, error);
+    throw error;
   });
 }
 

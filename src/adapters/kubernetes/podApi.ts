@@ -14,7 +14,10 @@ export interface PodApi {
    * overwrite of the fields given (Tether is the only writer of pod status). Lists inside
    * merge by key (conditions by `type`, container statuses by `name`). The patch carries
    * `metadata.uid` and nothing else of metadata, as the kubelet's does: the API server refuses
-   * it (`conflict`) if the pod of that name now has another UID. Returns the stored Pod.
+   * it (`conflict`) if the pod of that name now has another UID. Returns the stored Pod. Writes
+   * of one pod's status run one at a time, in order, and a newer one drops an older one still
+   * queued, unsent (it rejects: `isSuperseded(err)`); so each write carries the whole status
+   * Tether owns.
    */
   patchPodStatus(namespace: string, name: string, uid: string, status: PodStatus): Promise<Pod>;
 

@@ -24,6 +24,9 @@ async function uidMismatchIsConflict(pending: Promise<Pod>): Promise<Pod> {
   }
 }
 
+/** The queue key of a pod's status writes: every write carries the whole of Tether's part, so the newest alone matters. Keyed by UID: a namesake pod's writes never drop ours. */
+const statusKey = (uid: string): string => `status pod ${uid}`;
+
 /** {@link PodApi} over client-node's CoreV1Api. */
 export class PodApiClient implements PodApi {
   constructor(
@@ -41,11 +44,13 @@ export class PodApiClient implements PodApi {
     // The body is {metadata: {uid}, status}: no resourceVersion, labels or annotations. The uid, as
     // in the kubelet's patch, makes the API server refuse it for a newer pod of the same name.
     // client-node defaults PATCH to application/json-patch+json; the header must be set per call.
-    return uidMismatchIsConflict(call(this.limiter, 'status', `patch status of pod ${namespace}/${name} (uid ${uid})`, () =>
-      this.core.patchNamespacedPodStatus(
-        { name, namespace, body: { metadata: { uid }, status } },
-        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-      ),
+    // Keyed by the pod: a newer status of the same pod drops an older one still queued (statusKey).
+    return uidMismatchIsConflict(call(
+      this.limiter,
+      'status',
+      `patch status of pod ${namespace}/${name} (uid ${uid})`,
+      () => this.core.patchNamespacedPodStatus({ name, namespace, body: { metadata: { uid }, status } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)),
+      { key: statusKey(uid) },
     ));
   }
 

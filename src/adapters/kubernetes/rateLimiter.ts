@@ -5,6 +5,11 @@
  *
  * The bucket limits how often requests *start* (QPS, with `burst` tokens saved up); it does not
  * limit how many are in flight. Within a class, requests start in the order they were scheduled.
+ *
+ * Keyed requests (one key per object and kind of write, e.g. one pod's status) coalesce in the
+ * queue, as a work queue's keys do: a newer request takes the place of an older one with the same
+ * key still waiting (the older one is never sent and rejects with {@link SupersededError}), and
+ * requests with one key run one at a time, in order, so an older write can never land last.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
@@ -34,20 +39,45 @@ export interface PriorityStats {
   readonly waitMs: number;
 }
 
+export interface ScheduleOptions {
+  /** Requests with this key supersede each other while waiting and never run at once. */
+  readonly key?: string;
+}
+
+/** The rejection of a waiting request that a newer one with the same key replaced: it was never sent. */
+export class SupersededError extends Error {
+  override readonly name = 'SupersededError';
+  constructor(readonly key: string) {
+    super(`dropped before it was sent: a newer request (${key}) took its place`);
+  }
+}
+
+/** True if `err` or one of its causes is a {@link SupersededError}. */
+export function isSuperseded(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; depth++) {
+    if (e instanceof SupersededError) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
 /** The interface callers (the API adapters) depend on. */
 export interface RequestScheduler {
   /**
    * Runs `fn` once a token is available and no higher-priority request is waiting; resolves or
    * rejects with fn's outcome. A synchronous throw from `fn` becomes a rejection.
    */
-  schedule<T>(priority: Priority, fn: () => Promise<T>): Promise<T>;
+  schedule<T>(priority: Priority, fn: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** Counts one finished API request by verb and HTTP status (or `network` when none came back). */
   recordRequest?(verb: string, code: string): void;
 }
 
 interface Waiting {
   readonly enqueuedAt: number;
-  readonly start: () => void;
+  readonly key: string | undefined;
+  /** Replaced when a newer request with the same key takes this place in the queue. */
+  start: () => void;
+  drop: (error: Error) => void;
 }
 
 interface ClassState {
@@ -64,6 +94,10 @@ export class RateLimiter implements RequestScheduler {
   private refilledAt: number;
   private timer: Timer | undefined;
   private readonly classes: Record<Priority, ClassState>;
+  /** Keyed requests waiting, by key (at most one each). */
+  private readonly waitingByKey = new Map<string, Waiting>();
+  /** Keys with a request running now. */
+  private readonly runningKeys = new Set<string>();
 
   constructor(options: RateLimiterOptions) {
     if (!(options.qps > 0)) throw new RangeError(`rate limiter qps must be > 0, got ${options.qps}`);
@@ -77,16 +111,39 @@ export class RateLimiter implements RequestScheduler {
     this.classes = { lease: fresh(), delete: fresh(), status: fresh(), other: fresh() };
   }
 
-  schedule<T>(priority: Priority, fn: () => Promise<T>): Promise<T> {
+  schedule<T>(priority: Priority, fn: () => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
+    const { key } = options;
     return new Promise<T>((resolve, reject) => {
       const start = (): void => {
+        let running: Promise<T>;
         try {
-          fn().then(resolve, reject);
+          running = fn();
         } catch (err) {
-          reject(err);
+          running = Promise.reject(err);
         }
+        if (key === undefined) {
+          running.then(resolve, reject);
+          return;
+        }
+        this.runningKeys.add(key);
+        const settled = (): void => {
+          this.runningKeys.delete(key);
+          this.dispatch();
+        };
+        running.then((value) => (settled(), resolve(value)), (err: unknown) => (settled(), reject(err)));
       };
-      this.classes[priority].queue.push({ enqueuedAt: this.clock.now(), start });
+      const older = key === undefined ? undefined : this.waitingByKey.get(key);
+      if (older && key !== undefined) {
+        // Take the older request's place (it has waited longer) and drop it unsent.
+        older.drop(new SupersededError(key));
+        older.start = start;
+        older.drop = reject;
+        this.dispatch();
+        return;
+      }
+      const waiting: Waiting = { enqueuedAt: this.clock.now(), key, start, drop: reject };
+      if (key !== undefined) this.waitingByKey.set(key, waiting);
+      this.classes[priority].queue.push(waiting);
       this.dispatch();
     });
   }
@@ -122,25 +179,31 @@ export class RateLimiter implements RequestScheduler {
   private dispatch(): void {
     this.refill();
     for (;;) {
-      const next = this.nextClass();
-      if (next === undefined) return;
+      const next = this.nextStartable();
+      if (next === undefined) return; // nothing waiting, or only keys already running (their end dispatches)
       if (this.tokens < 1) {
         this.armTimer();
         return;
       }
-      const waiting = next.queue.shift();
+      const [c, index] = next;
+      const waiting = index === 0 ? c.queue.shift() : c.queue.splice(index, 1)[0];
       if (!waiting) return;
+      if (waiting.key !== undefined) this.waitingByKey.delete(waiting.key);
       this.tokens -= 1;
-      next.started += 1;
-      next.waitMs += this.clock.now() - waiting.enqueuedAt;
+      c.started += 1;
+      c.waitMs += this.clock.now() - waiting.enqueuedAt;
       waiting.start();
     }
   }
 
-  private nextClass(): ClassState | undefined {
+  /** The first waiting request, by class then order, whose key (if any) is not running. */
+  private nextStartable(): [ClassState, number] | undefined {
     for (const p of PRIORITIES) {
       const c = this.classes[p];
-      if (c.queue.length > 0) return c;
+      if (c.queue.length === 0) continue;
+      if (this.runningKeys.size === 0) return [c, 0];
+      const index = c.queue.findIndex((w) => w.key === undefined || !this.runningKeys.has(w.key));
+      if (index >= 0) return [c, index];
     }
     return undefined;
   }

@@ -21,6 +21,10 @@ import { kubeError } from '../fakes/kubeErrors.js';
 class FakeProvider implements NodeProvider {
   readonly name = 'sim';
   mode: 'ok' | 'fail' | 'bug' | 'hang' = 'ok';
+  /** Capacity and node info fail too (the whole backend is down), not only ping. */
+  factsFail = false;
+  /** Capacity never answers (a backend too slow for the deadline). */
+  factsHang = false;
   pings = 0;
   resources: NodeResources = { capacity: { cpu: '16', memory: '64Gi', pods: '200' }, allocatable: { cpu: '15', memory: '60Gi', pods: '200' } };
 
@@ -39,21 +43,25 @@ class FakeProvider implements NodeProvider {
   }
 
   async capacity(): Promise<NodeResources> {
+    if (this.factsFail) throw transient('backend unreachable');
+    if (this.factsHang) return new Promise<never>(() => undefined);
     return this.resources;
   }
 
   async nodeInfo(): Promise<ProviderNodeInfo> {
+    if (this.factsFail) throw transient('backend unreachable');
     return { operatingSystem: 'linux', architecture: 'arm64', kernelVersion: '6.6', osImage: 'Simulated', containerRuntimeVersion: 'sim://0.1' };
   }
 }
 
-function setup(t: Test, input: Partial<NodeConfigInput> = {}) {
+function setup(t: Test, input: Partial<NodeConfigInput> = {}, before: (api: FakeNodeApi, provider: FakeProvider) => void = () => undefined) {
   const clock = new ManualClock();
   const sys = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
   t.teardown(() => sys.stop());
   const api = new FakeNodeApi();
   const events = new FakeEvents();
   const provider = new FakeProvider();
+  before(api, provider);
   const changes: Readiness[] = [];
   const uids: string[] = [];
   const config = withNodeDefaults({ nodeName: 'vn-1', internalIP: '10.1.2.3', ...input });
@@ -234,4 +242,28 @@ t.test('shutdown stops pinging and deletes the Node only if asked', async (t) =>
   other.ref.tell({ type: 'node.shutdown', deleteNode: true });
   await until('deleted and stopped', () => other.summary()?.phase === 'stopped');
   t.notOk(other.api.nodes.has('vn-1'), 'deleted when asked');
+});
+
+t.test('started during a provider outage, Tether adopts the existing Node and writes NotReady (issue 13)', async (t) => {
+  const { clock, ready, uids } = setup(t, {}, (api, provider) => {
+    // A Node left Ready=True by a Tether that was killed; the provider is down when the new one starts.
+    api.nodes.set('vn-1', { metadata: { name: 'vn-1', uid: 'old-uid', resourceVersion: '1', labels: { type: 'virtual-kubelet' } }, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } });
+    provider.mode = 'fail';
+    provider.factsFail = true;
+  });
+  await pingRounds(clock, 4);
+  await until('NotReady written', () => ready()?.status === 'False');
+  t.equal(ready()?.reason, 'ProviderUnreachable');
+  t.same(uids, ['old-uid'], 'registered (so the Lease is renewed) without the provider\'s facts');
+});
+
+t.test('provider facts that miss their deadline are a failed refresh, not a crash that re-stamps Ready (issue 13)', async (t) => {
+  const { clock, provider, ready, ref, sys } = setup(t);
+  await until('Ready', () => ready()?.status === 'True');
+  const since = ready()?.lastTransitionTime;
+  provider.factsHang = true;
+  await pingRounds(clock, 8);
+  t.equal(sys.registry.get(ref.path)?.snapshot().restarts, 0, 'the node actor did not crash');
+  t.equal(ready()?.status, 'True');
+  t.same(ready()?.lastTransitionTime, since, 'the Ready transition time stands');
 });

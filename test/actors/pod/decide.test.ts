@@ -51,7 +51,7 @@ function runningState(): PodState {
 }
 
 t.test('every incarnation starts by re-reading the provider', async (t) => {
-  const next = onPodStart({ ...fresh(), stage: 'running' });
+  const next = onPodStart(config, { ...fresh(), stage: 'running' }, NOW);
   t.equal(next.state.stage, 'starting');
   t.same(types(next), ['provider.get']);
 });
@@ -111,7 +111,7 @@ t.test('an invalid spec is not retried until the spec changes', async (t) => {
   t.equal(only(fixed, 'provider.create').pod.spec?.containers[0]?.image, 'good');
 });
 
-t.test('provider status is written as Tether-owned fields only, coalesced, never twice', async (t) => {
+t.test('provider status is written as Tether-owned fields only, newest first, never twice', async (t) => {
   const s = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
   const first = step(s, { type: 'pod.provider-status', status: running });
   const written = only(first, 'host.write-status').status;
@@ -121,16 +121,15 @@ t.test('provider status is written as Tether-owned fields only, coalesced, never
 
   const second = step(first.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.8' } });
   const third = step(second.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.9' } });
-  t.same(types(second), [], 'a write is in flight: wait');
-  t.same(types(third), []);
-  const done = step(third.state, { type: 'pod.status-written', written: 'a', stored: 'b' });
-  t.equal(only(done, 'host.write-status').status.podIP, '10.244.0.9', 'only the latest is written');
-
-  const latest = only(done, 'host.write-status').status;
-  const settled = step(done.state, { type: 'pod.status-written', written: fingerprint(latest), stored: 'd' }).state;
+  t.equal(only(second, 'host.write-status').status.podIP, '10.244.0.8', 'sent at once: the queue drops the older one still waiting');
+  const latest = only(third, 'host.write-status').status;
+  t.equal(latest.podIP, '10.244.0.9');
+  t.same(types(step(third.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.9' } })), [], 'the newest on its way is not sent twice');
+  const dropped = step(step(third.state, { type: 'pod.status-write-superseded' }).state, { type: 'pod.status-write-superseded' }).state;
+  const settled = step(dropped, { type: 'pod.status-written', written: fingerprint(latest), stored: 'd' }).state;
   const repeat = step(settled, { type: 'pod.provider-status', status: { ...running, podIP: '10.244.0.9' } });
   t.same(types(repeat), [], 'the status just written is not written again');
-  t.equal(repeat.state.writes.inFlight, false);
+  t.equal(repeat.state.writes.inFlight, 0);
 });
 
 t.test('the time from a provider status to the host is observed once it lands', async (t) => {
@@ -176,7 +175,7 @@ t.test('graceful deletion: delete at the provider, mirror termination, then dele
   const started = step(s, { type: 'pod.host-changed', pod: deleting });
   t.equal(started.state.stage, 'terminating');
   t.equal(only(started, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 20);
-  t.same(only(started, 'timer'), { type: 'timer', ms: 30_000, msg: { type: 'pod.grace-expired' } }, 'bounded by grace + margin');
+  t.same(only(started, 'timer'), { type: 'timer', ms: 30_000, msg: { type: 'pod.grace-expired', at: NOW + 30_000 } }, 'the deadline: grace + margin');
 
   const stopping = step(started.state, { type: 'pod.provider-status', status: { ...running, phase: 'Running' } });
   t.ok(only(stopping, 'host.write-status'), 'the status keeps being mirrored while it terminates');
@@ -190,21 +189,20 @@ t.test('graceful deletion: delete at the provider, mirror termination, then dele
   t.ok(step(del.state, { type: 'pod.host-delete-finished' }).stop, 'the actor finishes');
 });
 
-t.test('deletion when no container runs, or nothing was created, finishes at once', async (t) => {
+t.test('deletion of a pod the provider may have: asked at the provider, finished on its answer; never created: at once', async (t) => {
   const pending = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
   const del = step(pending, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
-  t.same(types(del).sort(), ['host.delete', 'provider.delete']);
+  t.same(types(del).sort(), ['provider.delete', 'timer']);
+  t.same(types(step(del.state, { type: 'pod.provider-gone', reason: 'RemotePodDeleted', message: 'deleted' })), ['host.delete']);
 
   const backoff = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state;
   const del2 = step({ ...backoff, annotationInFlight: false }, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
-  t.same(types(del2), ['host.delete']);
-});
+  t.same(types(del2).sort(), ['provider.delete', 'timer'], 'a failed create may still have happened');
+  t.same(types(step(del2.state, { type: 'pod.delete-failed', kind: 'not-found', message: 'no such pod' })), ['host.delete']);
 
-t.test('a provider that never reports the end is bounded by the grace period', async (t) => {
-  const s = step(runningState(), { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 5 }) }).state;
-  const expired = step(s, { type: 'pod.grace-expired' });
-  t.same(types(expired).sort(), ['host.delete', 'host.event']);
-  t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
+  const rejected = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'invalid-input', message: 'x' }).state;
+  const del3 = step({ ...rejected, annotationInFlight: false }, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
+  t.same(types(del3), ['host.delete'], 'refused by the provider: nothing runs');
 });
 
 t.test('a pod deleted on the host without us (force delete) is still removed at the provider', async (t) => {
@@ -284,4 +282,212 @@ t.test('retry delays grow, are capped, and are the same for the same pod and att
   t.ok(a[3]! > a[0]!);
   t.equal(retryDelay(config, { uid: 'uid-1' }, 2), a[2]);
   t.ok(retryDelay(config, { uid: 'uid-1' }, 30) <= config.retry.maxMs);
+});
+
+// --- issue 13: NotReady marking holds in every stage ------------------------------------------
+
+const readyCondition = (status: PodStatus | undefined): string | undefined => status?.conditions?.find((c) => c.type === 'Ready')?.status;
+const writtenStatuses = (next: Next): PodStatus[] => effects(next).flatMap((e) => (e.type === 'host.write-status' ? [e.status] : []));
+/** A host pod whose status Tether wrote Ready=True in an earlier incarnation. */
+const readyHostPod = (): Pod => ({ ...hostPod(), status: { ...running } });
+
+t.test('an actor in starting marks its pod NotReady when the node goes NotReady, and adopts it without a Ready=True', async (t) => {
+  const starting = onPodStart(config, fresh(readyHostPod()), NOW).state;
+  const down = step(starting, { type: 'pod.node-readiness', readiness: notReady });
+  const marked = only(down, 'host.write-status').status;
+  t.equal(readyCondition(marked), 'False', 'marked while the provider has not answered yet');
+  t.match(marked.conditions?.find((c) => c.type === 'ContainersReady'), { status: 'False', reason: 'VirtualNodeNotReady' });
+  t.equal(marked.phase, 'Running', 'the phase the host already showed is kept');
+  const settled = step(down.state, { type: 'pod.status-written', written: fingerprint(marked), stored: 'n' }).state;
+  const adopted = step(settled, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(adopted.state.stage, 'running');
+  for (const status of writtenStatuses(adopted)) t.equal(readyCondition(status), 'False', 'never Ready=True while the node is NotReady');
+});
+
+t.test('an actor started while its node is NotReady marks its pod at once, even when the provider cannot be read', async (t) => {
+  const s = initialPodState(readyHostPod(), { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, notReady);
+  const started = onPodStart(config, s, NOW);
+  t.ok(types(started).includes('provider.get'));
+  t.equal(readyCondition(only(started, 'host.write-status').status), 'False');
+  const failed = step(started.state, { type: 'pod.provider-fetch-failed', message: 'informer not synced; remote unreachable' });
+  t.same(types(failed), ['timer'], 'the read is retried; the mark is not written again');
+  const adopted = step(step(failed.state, { type: 'pod.status-written', written: 'm', stored: 'm' }).state, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(adopted.state.stage, 'running');
+  for (const status of writtenStatuses(adopted)) t.equal(readyCondition(status), 'False');
+});
+
+t.test('pods of a NotReady node are marked in every stage where the host pod lives', async (t) => {
+  const creating = step(fresh(readyHostPod()), { type: 'pod.provider-fetched', pod: undefined }).state;
+  const backoff = { ...step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state, annotationInFlight: false };
+  const rejected = { ...step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'x' }).state, annotationInFlight: false };
+  const terminating = step(runningState(), { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) }).state;
+  for (const s of [creating, backoff, rejected, terminating]) {
+    const down = step(s, { type: 'pod.node-readiness', readiness: notReady });
+    t.equal(readyCondition(only(down, 'host.write-status').status), 'False', `stage ${s.stage}`);
+  }
+});
+
+t.test('the real status comes back when the node is Ready again, in stages that have no provider status', async (t) => {
+  const creating = step(fresh(readyHostPod()), { type: 'pod.provider-fetched', pod: undefined }).state;
+  const backoff = { ...step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state, annotationInFlight: false };
+  const down = step(backoff, { type: 'pod.node-readiness', readiness: notReady });
+  const mark = only(down, 'host.write-status').status;
+  const settled = step(down.state, { type: 'pod.status-written', written: fingerprint(mark), stored: 'm' }).state;
+  const up = step(settled, { type: 'pod.node-readiness', readiness: ready });
+  const back = only(up, 'host.write-status').status;
+  t.match(back.conditions?.find((c) => c.type === 'Ready'), { status: 'False', reason: 'ContainersNotReady' }, 'not the NotReady mark any more, and not a faked Ready');
+});
+
+t.test('the NotReady mark of a starting actor is lifted once its node is Ready: it re-reads the provider at once', async (t) => {
+  const s = initialPodState(readyHostPod(), { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, notReady);
+  const started = onPodStart(config, s, NOW).state;
+  const up = step(started, { type: 'pod.node-readiness', readiness: ready });
+  t.ok(types(up).includes('provider.get'));
+  const adopted = step(up.state, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(readyCondition(only(adopted, 'host.write-status').status), 'True');
+});
+
+// --- issue 13: superseded writes ----------------------------------------------------------------
+
+t.test('a NotReady write still waiting to be sent is superseded by the current status once the node is Ready', async (t) => {
+  const down = step(runningState(), { type: 'pod.node-readiness', readiness: notReady });
+  t.ok(only(down, 'host.write-status'), 'the mark is queued (its outcome has not come back)');
+  const up = step(down.state, { type: 'pod.node-readiness', readiness: ready });
+  const fetched = step(up.state, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  const current = only(fetched, 'host.write-status').status;
+  t.equal(readyCondition(current), 'True', 'sent now, so the queue can drop the queued mark, not after it lands');
+  const superseded = step(fetched.state, { type: 'pod.status-write-superseded' });
+  t.same(types(superseded), [], 'the dropped write needs nothing');
+  const landed = step(superseded.state, { type: 'pod.status-written', written: fingerprint(current), stored: 's' });
+  t.equal(landed.state.writes.inFlight, 0);
+  t.same(types(step(landed.state, { type: 'pod.provider-status', status: running })), [], 'and nothing is written twice');
+});
+
+t.test('a failed write is not retried when a newer one is on its way', async (t) => {
+  const s = runningState();
+  const a = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.1.1.1' } });
+  const b = step(a.state, { type: 'pod.provider-status', status: { ...running, podIP: '10.1.1.2' } });
+  t.equal(only(b, 'host.write-status').status.podIP, '10.1.1.2');
+  const failed = step(b.state, { type: 'pod.status-write-failed', message: 'timeout', podGone: false });
+  t.same(types(failed), []);
+  const failedToo = step(failed.state, { type: 'pod.status-write-failed', message: 'timeout', podGone: false });
+  t.same(only(failedToo, 'timer').msg, { type: 'pod.retry-write' });
+  t.equal(only(step(failedToo.state, { type: 'pod.retry-write' }), 'host.write-status').status.podIP, '10.1.1.2', 'the newest is retried');
+});
+
+// --- issue 13: deletion ends on the provider's word ---------------------------------------------
+
+const deleting = (grace = 5): Pod => hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: grace });
+
+t.test('at the grace deadline Tether escalates at the provider with grace 0 and keeps asking; it never forgets the pod', async (t) => {
+  const started = step(runningState(), { type: 'pod.host-changed', pod: deleting(5) });
+  const deadline = only(started, 'timer');
+  t.equal(deadline.ms, 5_000 + config.graceMarginMs);
+  const expired = step(started.state, deadline.msg, NOW + deadline.ms);
+  t.notOk(types(expired).includes('host.delete'), 'the host pod is not deleted on a timer');
+  t.equal(expired.state.stage, 'terminating');
+  t.equal(only(expired, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 0, 'escalated: grace 0');
+  t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
+  const again = only(expired, 'timer');
+  const second = step(expired.state, again.msg, NOW + deadline.ms + again.ms);
+  t.equal(only(second, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 0, 'asked again');
+  t.ok(only(second, 'timer').ms > again.ms, 'with backoff');
+  t.notOk(types(second).includes('host.event'), 'the Event is not repeated');
+
+  const failed = step(second.state, { type: 'pod.delete-failed', kind: 'transient', message: 'connection refused' });
+  t.notOk(types(failed).includes('host.delete'), 'unreachable: stays Terminating');
+  t.equal(failed.state.stage, 'terminating');
+  const gone = step(failed.state, { type: 'pod.provider-gone', reason: 'NotFound', message: 'deleted' });
+  t.ok(types(gone).includes('host.delete'), 'finished once the provider reports it gone');
+});
+
+t.test('a running pod whose provider reports no container statuses is not finished at once', async (t) => {
+  const pending = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
+  const withStatus = step(pending, { type: 'pod.provider-status', status: { phase: 'Running', conditions: [] } }).state;
+  const settled = step(withStatus, { type: 'pod.status-written', written: 'x', stored: 'x' }).state;
+  const del = step(settled, { type: 'pod.host-changed', pod: deleting(30) });
+  t.equal(del.state.stage, 'terminating');
+  t.ok(only(del, 'provider.delete'));
+  t.notOk(types(del).includes('host.delete'));
+  const terminal = step(del.state, { type: 'pod.provider-status', status: { phase: 'Succeeded' } });
+  t.equal(terminal.state.stage, 'finishing');
+});
+
+t.test('a terminating pod the provider no longer has (read after an outage) is finished', async (t) => {
+  const s = step(runningState(), { type: 'pod.host-changed', pod: deleting(5) }).state;
+  const down = step(s, { type: 'pod.node-readiness', readiness: notReady }).state;
+  const up = step({ ...down, writes: { ...down.writes, inFlight: 0 } }, { type: 'pod.node-readiness', readiness: ready });
+  t.ok(types(up).includes('provider.get'));
+  t.ok(types(up).includes('provider.delete'), 'the delete is asked again when the provider is back');
+  const none = step(up.state, { type: 'pod.provider-fetched', pod: undefined });
+  t.equal(none.state.stage, 'finishing');
+});
+
+t.test('a pod deleted while its creation hangs: creation has a deadline, then the deletion proceeds at the provider', async (t) => {
+  const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined });
+  const createDeadline = only(creating, 'timer');
+  const del = step(creating.state, { type: 'pod.host-changed', pod: deleting(5) });
+  t.equal(del.state.stage, 'creating', 'waits for the answer in flight');
+  const timedOut = step(del.state, createDeadline.msg, NOW + createDeadline.ms);
+  t.equal(timedOut.state.stage, 'terminating', 'the create may have happened: stop it at the provider');
+  t.ok(only(timedOut, 'provider.delete'));
+  t.notOk(types(timedOut).includes('host.delete'));
+  const notFound = step(timedOut.state, { type: 'pod.delete-failed', kind: 'not-found', message: 'no such pod' });
+  t.ok(types(notFound).includes('host.delete'), 'the provider says it has no such pod: finished');
+});
+
+t.test('a creation with no answer is retried after its deadline', async (t) => {
+  const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined });
+  const timedOut = step(creating.state, only(creating, 'timer').msg);
+  t.equal(timedOut.state.stage, 'backoff');
+  t.match(only(timedOut, 'host.event'), { reason: 'ProviderCreateFailed' });
+  const late = step(timedOut.state, { type: 'pod.create-succeeded' });
+  t.equal(late.state.stage, 'running', 'a late success still counts');
+});
+
+t.test('a pod deleted after a failed creation is finished only on the provider\'s word', async (t) => {
+  const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
+  const del = step(creating, { type: 'pod.host-changed', pod: deleting(5) }).state;
+  const failed = step(del, { type: 'pod.create-failed', kind: 'transient', message: 'timeout' });
+  t.equal(failed.state.stage, 'terminating');
+  t.ok(only(failed, 'provider.delete'));
+  const rejected = step(del, { type: 'pod.create-failed', kind: 'invalid-input', message: 'bad image' });
+  t.ok(types(rejected).includes('host.delete'), 'rejected outright: nothing runs, finish at once');
+});
+
+t.test('a shorter grace period for a terminating pod re-asks the provider and shortens the deadline', async (t) => {
+  const started = step(runningState(), { type: 'pod.host-changed', pod: deleting(30) });
+  const oldDeadline = only(started, 'timer');
+  const shorter = step(started.state, { type: 'pod.host-changed', pod: deleting(1) }, NOW + 2_000);
+  t.equal(only(shorter, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 1);
+  const newDeadline = only(shorter, 'timer');
+  t.equal(newDeadline.ms, 1_000 + config.graceMarginMs);
+  t.same(types(step(shorter.state, { type: 'pod.host-changed', pod: deleting(1) })), [], 'the same grace again: nothing');
+  t.same(types(step(shorter.state, { type: 'pod.host-changed', pod: deleting(20) })), [], 'a longer one never lengthens it');
+  const expired = step(shorter.state, newDeadline.msg, NOW + 2_000 + newDeadline.ms);
+  t.equal(only(expired, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 0);
+  t.same(types(step(expired.state, oldDeadline.msg, NOW + oldDeadline.ms)), [], 'the old deadline is stale');
+});
+
+t.test('a pod deleted while its actor cannot read the provider (starting) is deleted there too, with the same deadline', async (t) => {
+  const starting = onPodStart(config, fresh(readyHostPod()), NOW).state;
+  const del = step(starting, { type: 'pod.host-changed', pod: deleting(3) });
+  t.equal(del.state.stage, 'terminating');
+  t.ok(only(del, 'provider.delete'));
+  const expired = step(del.state, only(del, 'timer').msg, NOW + 3_000 + config.graceMarginMs);
+  t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
+  t.notOk(types(expired).includes('host.delete'));
+  const gone = step(expired.state, { type: 'pod.provider-fetched', pod: undefined });
+  t.ok(types(gone).includes('host.delete'), 'finished once the provider, read again, has no such pod');
+
+  const restarted = onPodStart(config, fresh(deleting(3)), NOW);
+  t.equal(restarted.state.stage, 'terminating', 'an incarnation that starts on a deleted pod does the same');
+  t.same(types(restarted).sort(), ['provider.delete', 'provider.get', 'timer']);
+});
+
+t.test("a write dropped for someone else's (none of ours left in flight) is sent again", async (t) => {
+  const s = runningState();
+  const w = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.3.3.3' } });
+  const dropped = step(w.state, { type: 'pod.status-write-superseded' });
+  t.equal(only(dropped, 'host.write-status').status.podIP, '10.3.3.3');
 });

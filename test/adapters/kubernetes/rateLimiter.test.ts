@@ -76,3 +76,47 @@ t.test('invalid options are rejected', async (t) => {
   const results = await Promise.all(Array.from({ length: 5 }, (_, i) => unlimited.schedule('other', () => Promise.resolve(i))));
   t.same(results, [0, 1, 2, 3, 4], 'Infinity qps never waits');
 });
+
+t.test('a waiting request superseded by a newer one with the same key is never sent; the newer takes its place', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 1, burst: 1, clock });
+  const sent: string[] = [];
+  const run = (label: string, key?: string): Promise<string> =>
+    rl.schedule('status', () => {
+      sent.push(label);
+      return Promise.resolve(label);
+    }, key === undefined ? {} : { key });
+  const first = run('other-pod'); // takes the only token
+  const notReady = run('web-1 NotReady', 'status pod shop/web-1');
+  const unrelated = run('web-2', 'status pod shop/web-2');
+  const current = run('web-1 Ready', 'status pod shop/web-1');
+  t.same(rl.queueDepth().status, 2, 'one entry per key');
+  await t.rejects(notReady, { name: 'SupersededError' }, 'the older write is dropped, rejected');
+  for (let i = 0; i < 3; i++) clock.advance(1000);
+  t.same(await Promise.all([first, unrelated, current]), ['other-pod', 'web-2', 'web-1 Ready']);
+  t.same(sent, ['other-pod', 'web-1 Ready', 'web-2'], 'the newer went out in the older one\'s place');
+});
+
+t.test('requests with one key run one at a time, in order, without holding up other keys', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: Infinity, burst: 10, clock });
+  const started: string[] = [];
+  let finishFirst: () => void = () => undefined;
+  const first = rl.schedule('status', () => {
+    started.push('a1');
+    return new Promise<void>((resolve) => (finishFirst = resolve));
+  }, { key: 'a' });
+  const second = rl.schedule('status', () => {
+    started.push('a2');
+    return Promise.resolve();
+  }, { key: 'a' });
+  const other = rl.schedule('status', () => {
+    started.push('b1');
+    return Promise.resolve();
+  }, { key: 'b' });
+  await other;
+  t.same(started, ['a1', 'b1'], 'a2 waits for a1 although tokens are free; b is not held up');
+  finishFirst();
+  await Promise.all([first, second]);
+  t.same(started, ['a1', 'b1', 'a2']);
+});
