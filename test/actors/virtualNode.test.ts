@@ -1,4 +1,5 @@
 import t from 'tap';
+import { ManualClock } from '../support/manualClock.js';
 import type { Node, NodeStatus, Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import type { NodeApi } from '../../src/adapters/kubernetes/nodeApi.js';
 import type { PodApi } from '../../src/adapters/kubernetes/podApi.js';
@@ -17,13 +18,13 @@ const readyPod = (name: string, phase: string): Pod => ({
 function givenUpDeps(pods: Pod[]): { deps: VirtualNodeDeps; statusWrites: Array<{ name: string; status: PodStatus }>; nodeWrites: NodeStatus[] } {
   const statusWrites: Array<{ name: string; status: PodStatus }> = [];
   const nodeWrites: NodeStatus[] = [];
-  const podWatch = { list: () => pods, stop: () => undefined } as unknown as PodWatch;
-  const nodeWatch = { stop: () => undefined } as unknown as NodeWatch;
+  const podWatch = { list: () => pods, stop: async () => 'clean' } as unknown as PodWatch;
+  const nodeWatch = { stop: async () => 'clean' } as unknown as NodeWatch;
   const nodeApi = { patchNodeStatus: async (_name: string, status: NodeStatus) => (nodeWrites.push(status), {} as Node) } as unknown as NodeApi;
   const podApi = {
-    patchPodStatus: async (_ns: string, name: string, status: PodStatus) => (statusWrites.push({ name, status }), {} as Pod),
+    patchPodStatus: async (_ns: string, name: string, _uid: string, status: PodStatus) => (statusWrites.push({ name, status }), {} as Pod),
   } as unknown as PodApi;
-  const deps = { podWatch, nodeWatch, nodeApi, podApi, events: new FakeEvents(), logger: silentLogger } as unknown as VirtualNodeDeps;
+  const deps = { podWatch, nodeWatch, nodeApi, podApi, events: new FakeEvents(), logger: silentLogger, clock: new ManualClock() } as unknown as VirtualNodeDeps;
   return { deps, statusWrites, nodeWrites };
 }
 
