@@ -96,11 +96,17 @@ export class TetherAgent {
     }
     this.locks = new NodeLocks(election.settings, this.slots.map((slot) => ({
       name: slot.name,
-      leaseApi: slot.clients.leases,
+      leaseApi: slot.clients.lockLeases,
       onAcquired: () => {
-        if (!this.stopped && !slot.running) slot.running = slot.launch();
+        if (this.stopped || slot.running) return;
+        slot.clients.openWrites();
+        slot.running = slot.launch();
       },
-      onLost: () => this.stopNode(slot, false),
+      onLost: () => {
+        // First the fence: writes still queued for this node are dropped, not sent after another replica took over.
+        slot.clients.fenceWrites(`the lock of node ${slot.name} was lost`);
+        this.stopNode(slot, false);
+      },
     })), { clock, logger });
     this.locks.start();
   }

@@ -99,7 +99,7 @@ function classifyOne(e: unknown): ApiErrorInfo | undefined {
   if (
     (code !== undefined && NETWORK_CODES.has(code)) ||
     type === 'system' || type === 'request-timeout' || type === 'aborted' ||
-    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError'
+    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError' || e.name === 'DeadlineExceededError'
   ) {
     return { kind: 'unavailable', message: messageOf(e) };
   }

@@ -35,9 +35,11 @@ export interface PriorityStats {
 export interface RequestScheduler {
   /**
    * Runs `fn` once a token is available and no higher-priority request is waiting; resolves or
-   * rejects with fn's outcome. A synchronous throw from `fn` becomes a rejection.
+   * rejects with fn's outcome. A synchronous throw from `fn` becomes a rejection. If `signal`
+   * aborts while the request still waits, it leaves the queue and rejects with the signal's
+   * reason without ever running (a write of a node whose lock was lost is dropped, not sent).
    */
-  schedule<T>(priority: Priority, fn: () => Promise<T>): Promise<T>;
+  schedule<T>(priority: Priority, fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Counts one finished API request by verb and HTTP status (or `network` when none came back). */
   recordRequest?(verb: string, code: string): void;
 }
@@ -74,16 +76,31 @@ export class RateLimiter implements RequestScheduler {
     this.classes = { lease: fresh(), delete: fresh(), status: fresh(), other: fresh() };
   }
 
-  schedule<T>(priority: Priority, fn: () => Promise<T>): Promise<T> {
+  schedule<T>(priority: Priority, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const start = (): void => {
-        try {
-          fn().then(resolve, reject);
-        } catch (err) {
-          reject(err);
-        }
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const queue = this.classes[priority].queue;
+      const onAbort = (): void => {
+        const at = queue.indexOf(waiting);
+        if (at >= 0) queue.splice(at, 1);
+        reject(signal?.reason);
       };
-      this.classes[priority].queue.push({ enqueuedAt: this.clock.now(), start });
+      const waiting: Waiting = {
+        enqueuedAt: this.clock.now(),
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          try {
+            fn().then(resolve, reject);
+          } catch (err) {
+            reject(err);
+          }
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiting);
       this.dispatch();
     });
   }

@@ -76,3 +76,26 @@ t.test('invalid options are rejected', async (t) => {
   const results = await Promise.all(Array.from({ length: 5 }, (_, i) => unlimited.schedule('other', () => Promise.resolve(i))));
   t.same(results, [0, 1, 2, 3, 4], 'Infinity qps never waits');
 });
+
+t.test('a request whose signal aborts while it waits for a token is dropped, never started', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 1, burst: 1, clock });
+  const started: string[] = [];
+  const run = (label: string, signal?: AbortSignal): Promise<string> =>
+    rl.schedule('status', () => {
+      started.push(label);
+      return Promise.resolve(label);
+    }, signal);
+  const fence = new AbortController();
+  const a = run('a', fence.signal);
+  const b = run('b', fence.signal);
+  const c = run('c');
+  fence.abort(new Error('lock lost'));
+  await t.rejects(b, /lock lost/, 'the queued request rejects with the reason');
+  t.same(rl.queueDepth().status, 1, 'and leaves the queue at once');
+  clock.advance(1000);
+  t.equal(await a, 'a');
+  t.equal(await c, 'c');
+  t.same(started, ['a', 'c'], 'b never ran, and did not use a token');
+  await t.rejects(run('d', fence.signal), /lock lost/, 'an already-aborted signal is refused at once');
+});
