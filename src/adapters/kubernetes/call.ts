@@ -14,7 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 import { callWithDeadline } from '../../lib/callWithDeadline.js';
 import { systemClock } from '../clock.js';
 import { isApiErrorKind, KubeApiError, translateErrors } from './errors.js';
-import type { Priority, RequestScheduler } from './rateLimiter.js';
+import type { Priority, RequestScheduler, ScheduleOptions } from './rateLimiter.js';
 
 /** How long one request of each class may take, in ms, from the moment it is sent. */
 export interface CallDeadlines {
@@ -86,6 +86,12 @@ export function withSignal(signal: AbortSignal, base?: ConfigurationOptions): Co
   return { ...base, middleware: [...(base?.middleware ?? []), abortable], middlewareMergeStrategy: 'append' };
 }
 
+/** How one call is scheduled: the limiter's options, and the class whose deadline applies. */
+export interface CallOptions extends Omit<ScheduleOptions, 'signal'> {
+  /** Default: by priority (lease, status, else other). Lists say 'list'. */
+  readonly deadline?: DeadlineClass;
+}
+
 /**
  * `operation` starts with the verb (`get pod …`, `patch status of …`): that is what is counted.
  * `fn` gets request options carrying the call's abort signal; passing them on is what frees the
@@ -96,13 +102,14 @@ export function call<T>(
   priority: Priority,
   operation: string,
   fn: (options: ConfigurationOptions) => Promise<T>,
-  deadlineClass: DeadlineClass = classOf(priority),
+  options: CallOptions = {},
 ): Promise<T> {
+  const { deadline = classOf(priority), ...scheduling } = options;
   const ctx = callContext(caller);
   const { limiter } = ctx;
   const verb = operation.split(' ', 1)[0] ?? 'call';
   const fence = ctx.signal?.();
-  const ms = deadlineOf(ctx, deadlineClass);
+  const ms = deadlineOf(ctx, deadline);
   return translateErrors(operation, () =>
     limiter.schedule(
       priority,
@@ -116,7 +123,7 @@ export function call<T>(
           throw error;
         }
       },
-      fence,
+      { ...scheduling, ...(fence ? { signal: fence } : {}) },
     ),
   );
 }

@@ -79,7 +79,7 @@ export class PodApiClient implements PodApi {
       namespace !== undefined
         ? this.core.listNamespacedPod({ namespace, ...query }, o)
         : this.core.listPodForAllNamespaces(query, o),
-      'list',
+      { deadline: 'list' },
     );
   }
 }

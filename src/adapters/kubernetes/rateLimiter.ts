@@ -31,6 +31,11 @@ export interface PriorityStats {
   readonly waitMs: number;
 }
 
+export interface ScheduleOptions {
+  /** Aborted: the request, if still waiting, is dropped unsent and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
 /** The interface callers (the API adapters) depend on. */
 export interface RequestScheduler {
   /**
@@ -39,7 +44,7 @@ export interface RequestScheduler {
    * aborts while the request still waits, it leaves the queue and rejects with the signal's
    * reason without ever running (a write of a node whose lock was lost is dropped, not sent).
    */
-  schedule<T>(priority: Priority, fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  schedule<T>(priority: Priority, fn: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** Counts one finished API request by verb and HTTP status (or `network` when none came back). */
   recordRequest?(verb: string, code: string): void;
 }
@@ -76,7 +81,8 @@ export class RateLimiter implements RequestScheduler {
     this.classes = { lease: fresh(), delete: fresh(), status: fresh(), other: fresh() };
   }
 
-  schedule<T>(priority: Priority, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  schedule<T>(priority: Priority, fn: () => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
+    const { signal } = options;
     return new Promise<T>((resolve, reject) => {
       if (signal?.aborted === true) {
         reject(signal.reason);

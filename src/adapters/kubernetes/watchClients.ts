@@ -55,7 +55,7 @@ export function createNodeWatch(
   const list = async (): Promise<ListResult<Node>> => {
     const result = await call(deps.limiter, 'other', `list node ${deps.nodeName}`, (o) =>
       deps.core.listNode({ fieldSelector }, o),
-    'list');
+    { deadline: 'list' });
     return { items: result.items, resourceVersion: result.metadata?.resourceVersion ?? '' };
   };
   const engine = new CachedListWatch<Node>({

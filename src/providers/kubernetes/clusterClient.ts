@@ -50,8 +50,8 @@ export class ClusterClient {
    * `options` on to client-node also aborts the request itself at the deadline.
    */
   call<T>(priority: Priority, operation: string, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
-    const klass = deadlineClass ?? (operation.startsWith('list ') ? 'list' : undefined);
-    return call(this.context, priority, operation, (options) => fn(this.core, options), klass);
+    const deadline = deadlineClass ?? (operation.startsWith('list ') ? 'list' : undefined);
+    return call(this.context, priority, operation, (options) => fn(this.core, options), deadline ? { deadline } : {});
   }
 
   /** Closes pooled connections (watches included). */

@@ -8,6 +8,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
 import { PodApiClient } from '../../../src/adapters/kubernetes/podApiClient.js';
 import { RateLimiter } from '../../../src/adapters/kubernetes/rateLimiter.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { MockApiServer, pod } from './mockApiServer.js';
 
 const podPath = '/api/v1/namespaces/ns/pods/p';
@@ -39,8 +40,8 @@ t.test('calls still queued when the fence aborts are dropped, never sent', { tim
   const server = await MockApiServer.start();
   t.teardown(() => server.close());
   server.route((r) => (r.method === 'PATCH' ? { body: pod('p', '2') } : undefined));
-  // One token, refilled once a minute: the second and third writes wait in the queue.
-  const limiter = new RateLimiter({ qps: 1 / 60, burst: 1 });
+  // One token, refilled only on a clock that never moves: the second and third writes wait in the queue.
+  const limiter = new RateLimiter({ qps: 1, burst: 1, clock: new ManualClock() });
   const fence = new AbortController();
   const pods = new PodApiClient(server.kubeConfig().makeApiClient(CoreV1Api), { limiter, signal: () => fence.signal });
   const first = pods.patchPodStatus('ns', 'p', { phase: 'Running' });

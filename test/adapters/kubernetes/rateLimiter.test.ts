@@ -85,7 +85,7 @@ t.test('a request whose signal aborts while it waits for a token is dropped, nev
     rl.schedule('status', () => {
       started.push(label);
       return Promise.resolve(label);
-    }, signal);
+    }, signal ? { signal } : {});
   const fence = new AbortController();
   const a = run('a', fence.signal);
   const b = run('b', fence.signal);
