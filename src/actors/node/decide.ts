@@ -205,6 +205,6 @@ function observed(state: NodeState, msg: Extract<NodeMsg, { type: 'node.observed
 type LoopName = 'registration' | 'status' | 'deletion';
 
 function failed(settings: NodeSettings, state: NodeState, name: LoopName, error: string, retry: NodeMsg): NodeStep {
-  const { loop, retryAfterMs } = writeFailed(state[name], error, settings.config.retry);
+  const { loop, retryAfterMs } = writeFailed(state[name], error, settings.config.retry, `${settings.config.nodeName}/${name}`);
   return { state: { ...state, [name]: loop }, effects: [{ type: 'schedule', ms: retryAfterMs, msg: retry }] };
 }

@@ -70,21 +70,27 @@ export interface PodState {
   readonly sentSpec: string | null;
   readonly deleteAttempts: number;
   readonly writes: StatusWrites;
+  /** Consecutive failures per retried operation (absent: none), for the backoff (retries.ts). */
+  readonly retries?: Readonly<Partial<Record<RetryKind, number>>>;
 }
+
+/** Operations retried with backoff outside creation, deletion and status writes. */
+export type RetryKind = 'fetch' | 'annotate' | 'update';
 
 export type PodMsg =
   | { readonly type: 'pod.host-changed'; readonly pod: Pod }
   | { readonly type: 'pod.host-deleted' }
   | { readonly type: 'pod.node-readiness'; readonly readiness: NodeReadiness }
   | { readonly type: 'pod.provider-fetched'; readonly pod: Pod | undefined }
-  | { readonly type: 'pod.provider-fetch-failed'; readonly message: string }
+  | { readonly type: 'pod.provider-fetch-failed'; readonly message: string; readonly retryAfterMs?: number }
   | { readonly type: 'pod.refetch' }
   | { readonly type: 'pod.provider-status'; readonly status: PodStatus }
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
   | { readonly type: 'pod.create-succeeded' }
   | { readonly type: 'pod.create-failed'; readonly kind: ErrorKind; readonly message: string }
   | { readonly type: 'pod.retry-create' }
-  | { readonly type: 'pod.update-failed'; readonly message: string }
+  | { readonly type: 'pod.update-failed'; readonly message: string; readonly retryAfterMs?: number }
+  | { readonly type: 'pod.retry-update' }
   | { readonly type: 'pod.delete-accepted' }
   | { readonly type: 'pod.delete-failed'; readonly kind: ErrorKind; readonly message: string }
   | { readonly type: 'pod.retry-delete' }
@@ -93,7 +99,7 @@ export type PodMsg =
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
   | { readonly type: 'pod.retry-write' }
   | { readonly type: 'pod.annotation-written'; readonly value: string | null }
-  | { readonly type: 'pod.annotation-failed'; readonly message: string }
+  | { readonly type: 'pod.annotation-failed'; readonly message: string; readonly retryAfterMs?: number }
   | { readonly type: 'pod.reconcile-annotation' }
   | { readonly type: 'pod.host-delete-finished' }
   | { readonly type: 'pod.host-delete-failed'; readonly message: string }
@@ -121,7 +127,7 @@ export interface PodActorConfig {
   readonly retry: { readonly minMs: number; readonly maxMs: number; readonly factor: number; readonly jitter: number };
   /** Added to the grace period before a host pod whose provider never reported an end is deleted anyway. */
   readonly graceMarginMs: number;
-  /** Re-read the provider after a failed read this soon. */
+  /** Re-read the provider after a failed read this soon; later failures back off from it (retry's factor, jitter and cap). */
   readonly refetchMs: number;
 }
 

@@ -178,6 +178,12 @@ export function describeApiError(err: unknown): string {
   return text.replace(/\s*\n\s*/g, ' ');
 }
 
+/** The server's Retry-After (header or Status details) in ms, if `err` or a cause carries one. */
+export function retryAfterMsOf(err: unknown): number | undefined {
+  const seconds = classifyApiError(err).retryAfterSeconds;
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
 /** True if `err` (or a cause) is of one of the given kinds. */
 export function isApiErrorKind(err: unknown, ...kinds: ApiErrorKind[]): boolean {
   return kinds.includes(classifyApiError(err).kind);
