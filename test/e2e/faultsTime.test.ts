@@ -1,0 +1,148 @@
+/**
+ * The fault matrix, its time half (issue 13; docs/reliability.md, "Time"): faults where nothing
+ * answers rather than something failing. Each converges: host pods Running with the remote status
+ * or NotReady while the remote is silent, no call hangs, and everything recovers.
+ */
+import t from 'tap';
+import { silentLogger } from '../../src/adapters/logger.js';
+import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
+import { TetherAgent } from '../../src/app/tetherAgent.js';
+import { reportLogsOnFailure, startDedicatedCluster, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { waitFor } from '../harness/waitFor.js';
+import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+
+interface List<T> {
+  items: T[];
+}
+
+t.test('the remote API server frozen (SIGSTOP): deadlines fire, the node goes NotReady, nothing hangs; SIGCONT: it recovers', async (t) => {
+  const { host } = await useSharedClusters(t);
+  // Frozen below: this remote must be ours alone.
+  const remote = await startDedicatedCluster(t, { name: 'frozen-remote' });
+  reportLogsOnFailure(t, [host]);
+  const clusterId = 'host1';
+  const remoteNodeName = uniqueNamespace('frozen-worker');
+  const workerProvider = new SimulatedProvider({ startLatencyMs: 200, podCIDR: '10.89.0.0/16' });
+  const remoteTether = TetherAgent.start({
+    host: { kind: 'file', path: remote.kubeconfigPath },
+    logger: silentLogger,
+    nodes: [{ name: remoteNodeName, internalIP: '127.0.0.1', provider: workerProvider, taints: [], statusIntervalMs: 5_000 }],
+  });
+  const virtualNodeName = uniqueNamespace('frozen');
+  const offload = new KubernetesProvider({
+    nodeName: virtualNodeName,
+    hostClusterId: clusterId,
+    remote: { kind: 'file', path: remote.kubeconfigPath },
+    host: { kind: 'file', path: host.kubeconfigPath },
+    pingTimeoutMs: 1_000,
+    countVirtualNodes: true,
+    // Short deadlines, so the test sees them fire; the defaults are in adapters/kubernetes/call.ts.
+    deadlines: { other: 3_000, list: 5_000, status: 3_000 },
+    watch: { connectTimeoutMs: 3_000, listTimeoutMs: 5_000, watchdogMs: 20_000 },
+  });
+  const hostTether = TetherAgent.start({
+    host: { kind: 'file', path: host.kubeconfigPath },
+    logger: silentLogger,
+    nodes: [{
+      name: virtualNodeName,
+      internalIP: '127.0.0.1',
+      provider: offload,
+      ping: { intervalMs: 1_000, timeoutMs: 2_000, failureThreshold: 2, successThreshold: 2 },
+      statusIntervalMs: 5_000,
+      lease: { renewIntervalMs: 2_000 },
+      pod: { retry: { minMs: 500, maxMs: 3_000, factor: 2, jitter: 0.2 }, refetchMs: 500 },
+    }],
+  });
+  let frozen = false;
+  const apiserverPid = (): number => remote.describe().pids['kube-apiserver'];
+  const signal = (sig: NodeJS.Signals): void => {
+    process.kill(apiserverPid(), sig);
+    frozen = sig === 'SIGSTOP';
+  };
+  t.teardown(async () => {
+    if (frozen) signal('SIGCONT');
+    await hostTether.shutdown({ deleteNodes: true });
+    await offload.stop();
+    await remoteTether.shutdown();
+    workerProvider.stop();
+  });
+
+  const ns = await testNamespace(t, host, 'frozen');
+  const hostPods = async (): Promise<KubeObject[]> => (await getJson<List<KubeObject>>(host, ['pods', '-n', ns, '-l', 'app=web']))?.items ?? [];
+  const nodeReady = async (): Promise<string | undefined> => condition(await getJson<KubeObject>(host, ['node', virtualNodeName]), 'Ready')?.status;
+  const leaseRenewTime = async (): Promise<string | undefined> =>
+    (await getJson<{ spec?: { renewTime?: string } }>(host, ['lease', virtualNodeName, '-n', 'kube-node-lease']))?.spec?.renewTime;
+
+  await waitFor('both nodes Ready', async () => {
+    const w = condition(await getJson<KubeObject>(remote, ['node', remoteNodeName]), 'Ready')?.status;
+    return (await nodeReady()) === 'True' && w === 'True';
+  }, { timeoutMs: 90_000 });
+  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: ns }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: (JSON.parse(podManifest('web', ns, virtualNodeName)) as { spec: unknown }).spec } } };
+  await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify(deployment) });
+  await waitFor('2 pods Running and Ready with remote IPs', async () => {
+    const pods = (await hostPods()).filter((p) => p.status?.phase === 'Running' && p.status.podIP?.startsWith('10.89.') && condition(p, 'Ready')?.status === 'True');
+    return pods.length === 2;
+  }, { timeoutMs: 120_000, intervalMs: 1_000 });
+
+  signal('SIGSTOP');
+  const frozenAt = await leaseRenewTime();
+  const down = await waitFor('the virtual node NotReady while its remote is frozen', async () => {
+    const n = await getJson<KubeObject>(host, ['node', virtualNodeName]);
+    return condition(n, 'Ready')?.status === 'False' ? n : undefined;
+  }, { timeoutMs: 90_000 });
+  t.match(condition(down, 'Ready')?.message, /timed out|unreachable|readyz/i, 'the reason names the silence');
+  await waitFor('every pod Ready=False', async () => (await hostPods()).every((p) => condition(p, 'Ready')?.status === 'False'), { timeoutMs: 90_000 });
+  // Nothing on the host side hangs behind the frozen remote: the node's heartbeat goes on.
+  await waitFor('the node Lease still renewed during the freeze', async () => {
+    const now = await leaseRenewTime();
+    return now !== undefined && now !== frozenAt;
+  }, { timeoutMs: 30_000 });
+  t.ok(remote.isRunning('kube-apiserver'), 'the remote API server was frozen, not stopped');
+
+  signal('SIGCONT');
+  await waitFor('the virtual node Ready again', async () => (await nodeReady()) === 'True', { timeoutMs: 120_000 });
+  const pods = await waitFor('pods Running and Ready again', async () => {
+    const list = await hostPods();
+    return list.length === 2 && list.every((p) => p.status?.phase === 'Running' && condition(p, 'Ready')?.status === 'True') ? list : undefined;
+  }, { timeoutMs: 120_000, intervalMs: 1_000 });
+  t.equal(pods.length, 2);
+  const remotePods = (await getJson<List<KubeObject>>(remote, ['pods', '-n', `${ns}-${clusterId}`]))?.items ?? [];
+  t.equal(remotePods.length, 2, 'no duplicate remote pods');
+  await host.kubectl(['delete', 'deployment', 'web', '-n', ns, '--wait=false']);
+  await waitFor('no host pods', async () => (await hostPods()).length === 0, { timeoutMs: 120_000, intervalMs: 1_000 });
+});
+
+t.test('the host kube-apiserver restarted: watches resume, and pods created afterwards run', async (t) => {
+  // Stopped below: this host must be ours alone.
+  const host = await startDedicatedCluster(t, { name: 'restarted-host' });
+  const provider = new SimulatedProvider({ startLatencyMs: 200, podCIDR: '10.90.0.0/16' });
+  const nodeName = uniqueNamespace('restarted');
+  const tether = TetherAgent.start({
+    host: { kind: 'file', path: host.kubeconfigPath },
+    logger: silentLogger,
+    nodes: [{ name: nodeName, internalIP: '127.0.0.1', provider, statusIntervalMs: 5_000, lease: { renewIntervalMs: 2_000 } }],
+  });
+  let restarted = false;
+  t.teardown(async () => {
+    if (!restarted) await host.startApiServer().catch(() => undefined);
+    await tether.shutdown({ deleteNodes: true });
+    provider.stop();
+  });
+  const ns = await testNamespace(t, host, 'restart');
+  const phase = async (name: string): Promise<string | undefined> => (await getJson<KubeObject>(host, ['pod', name, '-n', ns]))?.status?.phase;
+  // A fresh cluster (or one just restarted) may refuse a pod until its default ServiceAccount exists and admission is ready.
+  const createPod = (name: string): Promise<boolean> =>
+    waitFor(`pod ${name} accepted`, () => host.kubectl(['apply', '-f', '-'], { input: podManifest(name, ns, nodeName) }).then(() => true, () => false), { timeoutMs: 60_000, intervalMs: 1_000 });
+  await waitFor('the node Ready', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 90_000 });
+  await createPod('before');
+  await waitFor('before Running', async () => (await phase('before')) === 'Running', { timeoutMs: 90_000 });
+
+  await host.stopApiServer();
+  await host.startApiServer();
+  restarted = true;
+  await createPod('after');
+  await waitFor('after Running: the pod watch resumed', async () => (await phase('after')) === 'Running', { timeoutMs: 120_000, intervalMs: 1_000 });
+  t.equal(await phase('before'), 'Running', 'the pod from before the restart still runs');
+  await waitFor('the node Ready after the restart', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 90_000 });
+});
