@@ -3,6 +3,8 @@
  * answers rather than something failing. Each converges: host pods Running with the remote status
  * or NotReady while the remote is silent, no call hangs, and everything recovers.
  */
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
@@ -145,4 +147,102 @@ t.test('the host kube-apiserver restarted: watches resume, and pods created afte
   await waitFor('after Running: the pod watch resumed', async () => (await phase('after')) === 'Running', { timeoutMs: 120_000, intervalMs: 1_000 });
   t.equal(await phase('before'), 'Running', 'the pod from before the restart still runs');
   await waitFor('the node Ready after the restart', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 90_000 });
+});
+
+/**
+ * A TCP proxy that can go silent: while frozen it forwards nothing in either direction and drops
+ * what it reads, as a partition that drops packets (connections stay open, nothing answers).
+ */
+async function silenceableProxy(upstreamPort: number): Promise<{ port: number; freeze(): void; thaw(): void; close(): Promise<void> }> {
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(upstreamPort, '127.0.0.1');
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('data', (chunk: Buffer) => {
+        if (!frozen) to.write(chunk);
+      });
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    freeze: () => (frozen = true),
+    thaw: () => (frozen = false),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const WRITE_VERBS = /^(patch|create|update|replace|delete|record) 2xx$/;
+const acknowledgedWrites = (agent: TetherAgent): number =>
+  [...agent.apiRequestCounts().values()].flatMap((counts) => [...counts]).filter(([key]) => WRITE_VERBS.test(key)).reduce((sum, [, n]) => sum + n, 0);
+
+t.test('HA: the leader\'s API traffic goes silent: it stops driving (and writing) before the standby takes the node over', async (t) => {
+  const { host } = await useSharedClusters(t);
+  reportLogsOnFailure(t, [host]);
+  const upstreamPort = Number(new URL(host.server).port);
+  const proxy = await silenceableProxy(upstreamPort);
+  const hostYaml = readFileSync(host.kubeconfigPath, 'utf8');
+  const viaProxy = hostYaml.split(`127.0.0.1:${upstreamPort}`).join(`127.0.0.1:${proxy.port}`);
+  const ns = await testNamespace(t, host, 'tether-ha');
+  const nodeName = uniqueNamespace('ha');
+  const election = { namespace: ns, leaseDurationMs: 8_000, renewDeadlineMs: 5_000, retryPeriodMs: 1_000 };
+  const replica = (identity: string, source: { kind: 'string'; yaml: string } | { kind: 'file'; path: string }, provider: SimulatedProvider): TetherAgent =>
+    TetherAgent.start({
+      host: source,
+      logger: silentLogger,
+      leaderElection: { ...election, identity },
+      nodes: [{ name: nodeName, internalIP: '127.0.0.1', provider, statusIntervalMs: 2_000, lease: { renewIntervalMs: 2_000 } }],
+    });
+  const providerA = new SimulatedProvider({ startLatencyMs: 100 });
+  const providerB = new SimulatedProvider({ startLatencyMs: 100 });
+  const a = replica('replica-a', { kind: 'string', yaml: viaProxy }, providerA);
+  await waitFor('replica a drives the node', () => a.nodes.length === 1, { timeoutMs: 60_000 });
+  const b = replica('replica-b', { kind: 'file', path: host.kubeconfigPath }, providerB);
+  t.teardown(async () => {
+    proxy.thaw();
+    await Promise.all([a.shutdown({ graceMs: 500 }), b.shutdown({ deleteNodes: true })]);
+    await proxy.close();
+    providerA.stop();
+    providerB.stop();
+  });
+  await waitFor('the node Ready, driven by a', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });
+  t.equal(b.nodes.length, 0, 'b is the standby');
+
+  proxy.freeze();
+  // Both are polled together, so the order in which they happened is what they show.
+  let aStoppedFirst: boolean | undefined;
+  let writesAtLoss = 0;
+  await waitFor('a gives the node up and b takes it', () => {
+    if (aStoppedFirst === undefined && a.nodes.length === 0) {
+      aStoppedFirst = b.nodes.length === 0;
+      writesAtLoss = acknowledgedWrites(a);
+    }
+    return aStoppedFirst !== undefined && b.nodes.length === 1;
+  }, { timeoutMs: 60_000, intervalMs: 50 });
+  t.equal(aStoppedFirst, true, 'the silent leader stopped driving the node before the standby started');
+  await waitFor('the node Ready, driven by b', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });
+
+  // The partition heals: whatever a had queued for the node must not reach the API server now.
+  proxy.thaw();
+  const lock = async (): Promise<string | undefined> =>
+    (await getJson<{ spec?: { holderIdentity?: string } }>(host, ['lease', `tether-node-${nodeName}`, '-n', ns]))?.spec?.holderIdentity;
+  await waitFor('a looks at the lock again and sees b holding it', async () => {
+    const counts = [...a.apiRequestCounts().values()][0];
+    return (await lock()) === 'replica-b' && (counts?.get('get 2xx') ?? 0) > 0;
+  }, { timeoutMs: 30_000 });
+  const beforeLooks = [...a.apiRequestCounts().values()][0]?.get('get 2xx') ?? 0;
+  await waitFor('a has looked a few more times', () => ([...a.apiRequestCounts().values()][0]?.get('get 2xx') ?? 0) >= beforeLooks + 3, { timeoutMs: 30_000 });
+  t.equal(acknowledgedWrites(a), writesAtLoss, 'the API server acknowledged no write of a since it lost the lock');
+  t.equal(a.nodes.length, 0, 'a stays a standby');
+  t.equal(await lock(), 'replica-b');
 });
