@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import t from 'tap';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeClients } from '../../src/adapters/kubernetes/kubeClients.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
@@ -153,15 +155,17 @@ t.test('the host kube-apiserver restarted: watches resume, and pods created afte
  * A TCP proxy that can go silent: while frozen it forwards nothing in either direction and drops
  * what it reads, as a partition that drops packets (connections stay open, nothing answers).
  */
-async function silenceableProxy(upstreamPort: number): Promise<{ port: number; freeze(): void; thaw(): void; close(): Promise<void> }> {
+async function silenceableProxy(upstreamPort: number): Promise<{ port: number; freeze(): void; thaw(): void; silenceExisting(): void; close(): Promise<void> }> {
   let frozen = false;
   const sockets = new Set<net.Socket>();
+  /** Connections silenced for good (a stalled watch): new ones still flow. */
+  const silenced = new WeakSet<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(upstreamPort, '127.0.0.1');
     for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
       sockets.add(from);
       from.on('data', (chunk: Buffer) => {
-        if (!frozen) to.write(chunk);
+        if (!frozen && !silenced.has(from)) to.write(chunk);
       });
       from.on('error', () => to.destroy());
       from.on('close', () => {
@@ -175,6 +179,9 @@ async function silenceableProxy(upstreamPort: number): Promise<{ port: number; f
     port: (server.address() as net.AddressInfo).port,
     freeze: () => (frozen = true),
     thaw: () => (frozen = false),
+    silenceExisting: () => {
+      for (const s of sockets) silenced.add(s);
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -245,4 +252,39 @@ t.test('HA: the leader\'s API traffic goes silent: it stops driving (and writing
   t.equal(acknowledgedWrites(a), writesAtLoss, 'the API server acknowledged no write of a since it lost the lock');
   t.equal(a.nodes.length, 0, 'a stays a standby');
   t.equal(await lock(), 'replica-b');
+});
+
+t.test('a watch that stalls silently: the watchdog notices and re-lists, and what changed meanwhile arrives', async (t) => {
+  const { host } = await useSharedClusters(t);
+  const upstreamPort = Number(new URL(host.server).port);
+  const proxy = await silenceableProxy(upstreamPort);
+  const kc = new KubeConfig();
+  kc.loadFromString(readFileSync(host.kubeconfigPath, 'utf8').split(`127.0.0.1:${upstreamPort}`).join(`127.0.0.1:${proxy.port}`));
+  const nodeName = uniqueNamespace('stalled');
+  // No connection reuse: a re-list must not ride on a silenced keep-alive socket.
+  const clients = createKubeClients(kc, { nodeName, connectionPool: false, watch: { watchdogMs: 3_000, initialBackoffMs: 200, jitter: 0 }, deadlines: { list: 3_000 } });
+  const watch = clients.watchPods();
+  const seen = new Set<string>();
+  let relists = 0;
+  watch.events.subscribe((e) => {
+    if ('pod' in e && e.type !== 'deleted') seen.add(e.pod.metadata?.name ?? '');
+    if (e.type === 'synced') relists += 1;
+  });
+  t.teardown(async () => {
+    watch.stop();
+    await clients.close();
+    await proxy.close();
+  });
+  watch.start();
+  await waitFor('the watch synced', () => watch.hasSynced(), { timeoutMs: 30_000 });
+  const ns = await testNamespace(t, host, 'stall');
+  const pod = (name: string): string => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { nodeName, containers: [{ name: 'c', image: 'nginx:1.27' }] } });
+  await host.kubectl(['apply', '-f', '-'], { input: pod('before') });
+  await waitFor('the watch sees a pod bound to the node', () => seen.has('before'), { timeoutMs: 30_000 });
+  const relistsBefore = relists;
+  proxy.silenceExisting(); // the watch connection stays open and says nothing more
+  await host.kubectl(['apply', '-f', '-'], { input: pod('during') });
+  await waitFor('the watchdog re-listed and the pod created during the stall arrived', () => relists > relistsBefore && seen.has('during'), { timeoutMs: 60_000 });
+  t.pass(`re-listed (${relists - relistsBefore} times) after the stall`);
+  await host.kubectl(['delete', 'pod', '--all', '-n', ns, '--grace-period=0', '--force', '--wait=false']);
 });
