@@ -1,5 +1,8 @@
 /** Node write retries back off with jitter, capped, and honour the server's Retry-After (issue 13, item 5). */
 import t from 'tap';
+import { withNodeDefaults } from '../../../src/actors/node/config.js';
+import { decideNode, initialNodeState, startNode } from '../../../src/actors/node/decide.js';
+import type { NodeSettings } from '../../../src/actors/node/nodeObject.js';
 import { idleLoop, writeFailed } from '../../../src/actors/node/writeLoop.js';
 
 const retry = { minMs: 200, maxMs: 7_000 };
@@ -21,4 +24,12 @@ t.test('retries of different nodes are spread by jitter, and grow to the cap', a
 
 t.test("a server's Retry-After wins over a shorter backoff", async (t) => {
   t.equal(writeFailed(idleLoop, '429', retry, 'vk-1/status', 20_000).retryAfterMs, 20_000);
+});
+
+t.test("the node actor passes the server's Retry-After to its write loop", async (t) => {
+  const settings: NodeSettings = { config: withNodeDefaults({ nodeName: 'vn-1', internalIP: '10.0.0.7' }), providerName: 'sim' };
+  const T0 = 1_000_000;
+  const started = startNode(settings, initialNodeState(), T0).state;
+  const failed = decideNode(settings, started, { type: 'node.register-failed', error: '429 TooManyRequests', retryAfterMs: 15_000 }, T0 + 1);
+  t.match(failed.effects, [{ type: 'schedule', ms: 15_000, msg: { type: 'node.register-retry' } }]);
 });
