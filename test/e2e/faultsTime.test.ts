@@ -20,7 +20,7 @@ interface List<T> {
   items: T[];
 }
 
-t.test('the remote API server frozen (SIGSTOP): deadlines fire, the node goes NotReady, nothing hangs; SIGCONT: it recovers', async (t) => {
+t.test('the remote API server frozen (SIGSTOP): deadlines fire, the node goes NotReady, nothing hangs; SIGCONT: it recovers; then its etcd restarted: it converges', async (t) => {
   const { host } = await useSharedClusters(t);
   // Frozen below: this remote must be ours alone.
   const remote = await startDedicatedCluster(t, { name: 'frozen-remote' });
@@ -111,8 +111,25 @@ t.test('the remote API server frozen (SIGSTOP): deadlines fire, the node goes No
     return list.length === 2 && list.every((p) => p.status?.phase === 'Running' && condition(p, 'Ready')?.status === 'True') ? list : undefined;
   }, { timeoutMs: 120_000, intervalMs: 1_000 });
   t.equal(pods.length, 2);
-  const remotePods = (await getJson<List<KubeObject>>(remote, ['pods', '-n', `${ns}-${clusterId}`]))?.items ?? [];
-  t.equal(remotePods.length, 2, 'no duplicate remote pods');
+  const remotePods = async (): Promise<KubeObject[]> => (await getJson<List<KubeObject>>(remote, ['pods', '-n', `${ns}-${clusterId}`]))?.items ?? [];
+  t.equal((await remotePods()).length, 2, 'no duplicate remote pods');
+
+  // The remote's etcd restarted: the API server fails its requests and watches meanwhile, then
+  // serves again; Tether's remote watches restart (re-list) and converge.
+  await remote.stopEtcd();
+  let etcdUp = false;
+  t.teardown(async () => {
+    if (!etcdUp) await remote.startEtcd();
+  });
+  await remote.startEtcd();
+  etcdUp = true;
+  await host.kubectl(['scale', 'deployment', 'web', '-n', ns, '--replicas=3']);
+  await waitFor('3 pods Running and Ready after the etcd restart', async () => {
+    const list = await hostPods();
+    return list.length === 3 && list.every((p) => p.status?.phase === 'Running' && condition(p, 'Ready')?.status === 'True');
+  }, { timeoutMs: 120_000, intervalMs: 1_000 });
+  await waitFor('3 remote pods, no duplicates', async () => (await remotePods()).length === 3, { timeoutMs: 60_000 });
+  t.equal(await nodeReady(), 'True', 'the node Ready after the etcd restart');
   await host.kubectl(['delete', 'deployment', 'web', '-n', ns, '--wait=false']);
   await waitFor('no host pods', async () => (await hostPods()).length === 0, { timeoutMs: 120_000, intervalMs: 1_000 });
 });
