@@ -8,7 +8,10 @@
  * expired when its record (holder, renewTime) has not changed for `leaseDurationMs` since this
  * replica first saw that record, so clock skew between replicas does not matter. A holder that
  * cannot renew within `renewDeadlineMs` (shorter than the duration) gives the node up before
- * anyone else can take it.
+ * anyone else can take it: by a timer armed at every successful renewal, not when a call returns,
+ * since a call to an API server that went silent may not return for a long time (split brain).
+ * Each look is bounded too (abandoned after `renewDeadlineMs`), and a look abandoned or overtaken
+ * by the loss of the lock has no effect when its calls finally return.
  *
  * Spreading: a replica that sees a lock free waits `acquireDelayMs` before taking it: a fraction
  * of the retry period from a hash of (identity, node); for a vacant lock also a retry period per
@@ -23,6 +26,7 @@ import { createHash } from 'node:crypto';
 import type { Clock, Timer } from '../lib/clock.js';
 import { definedOnly } from '../lib/defaults.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
+import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { isApiErrorKind } from '../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';
@@ -184,6 +188,10 @@ export class NodeLockElector {
   private freeSince: number | undefined;
   private stored: Lease | undefined;
   private timer: Timer | undefined;
+  /** Fires renewDeadlineMs after the last successful renewal: the lock is lost then, whatever is in flight. */
+  private deadlineTimer: Timer | undefined;
+  /** Aborts the look in flight, so nothing it returns later counts. */
+  private lookAbort: AbortController | undefined;
   private stopped = false;
   private inFlight: Promise<void> = Promise.resolve();
   /** Taking (or creating) the lock right now: counts as held for the group's spreading. */
@@ -218,6 +226,7 @@ export class NodeLockElector {
   async stop(options: { readonly release: boolean } = { release: true }): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
+    this.deadlineTimer?.cancel();
     await this.inFlight.catch(() => undefined);
     if (!this.holding) return;
     this.lose('stopping');
@@ -233,8 +242,10 @@ export class NodeLockElector {
 
   /** One look at the lock and one action; always schedules the next tick. */
   async tick(): Promise<void> {
+    const abort = new AbortController();
+    this.lookAbort = abort;
     try {
-      await this.look();
+      await callWithDeadline(this.deps.clock, this.settings.renewDeadlineMs, abort.signal, (signal) => this.look(signal));
     } catch (error) {
       this.deps.logger.debug('node lock: API call failed', { node: this.nodeName, error: String(error) });
       // A holder that cannot reach the API server gives up once the renew deadline passes.
@@ -245,10 +256,10 @@ export class NodeLockElector {
     this.schedule(next !== undefined ? Math.min(next, this.settings.retryPeriodMs) : this.settings.retryPeriodMs);
   }
 
-  private async look(): Promise<void> {
+  private async look(signal: AbortSignal): Promise<void> {
     const { namespace, identity, leaseDurationMs, renewDeadlineMs } = this.settings;
     const lease = await this.deps.leaseApi.getLease(namespace, this.name);
-    if (this.stopped) return;
+    if (this.stopped || signal.aborted) return;
     const now = this.deps.clock.now();
     this.stored = lease;
     this.observation = observe(this.observation, lease, now);
@@ -273,12 +284,12 @@ export class NodeLockElector {
       case 'renew':
       case 'take':
       case 'create':
-        await this.write(step.type, lease, now);
+        await this.write(step.type, lease, now, signal);
         return;
     }
   }
 
-  private async write(kind: 'renew' | 'take' | 'create', base: Lease | undefined, now: number): Promise<void> {
+  private async write(kind: 'renew' | 'take' | 'create', base: Lease | undefined, now: number, signal: AbortSignal): Promise<void> {
     const { namespace, identity, leaseDurationMs } = this.settings;
     const desired = lockLease(base, { namespace, name: this.name, identity, leaseDurationMs, now, taking: kind !== 'renew' });
     this.taking = kind !== 'renew';
@@ -291,8 +302,9 @@ export class NodeLockElector {
     } finally {
       this.taking = false;
     }
-    if (this.stopped) return;
+    if (this.stopped || signal.aborted) return;
     this.lastRenewAt = now;
+    this.armDeadline();
     this.observation = observe(this.observation, this.stored, now);
     if (!this.holding) {
       this.holding = true;
@@ -301,8 +313,21 @@ export class NodeLockElector {
     }
   }
 
+  /** The lock is lost renewDeadlineMs after the last renewal started, unless another succeeds first. */
+  private armDeadline(): void {
+    this.deadlineTimer?.cancel();
+    const due = this.lastRenewAt + this.settings.renewDeadlineMs - this.deps.clock.now();
+    this.deadlineTimer = this.deps.clock.setTimer(Math.max(0, due), () => {
+      this.deadlineTimer = undefined;
+      if (!this.holding) return;
+      this.lookAbort?.abort(new Error('renew deadline passed'));
+      this.lose('renew deadline passed: no renewal succeeded in time');
+    });
+  }
+
   private lose(why: string): void {
     if (!this.holding) return;
+    this.deadlineTimer?.cancel();
     this.holding = false;
     this.deps.logger.warn('node lock lost: stopping the node', { node: this.nodeName, why });
     this.hooks.onLost();

@@ -106,11 +106,17 @@ export class TetherAgent implements Lifecycle {
     }
     this.locks = new NodeLocks(election.settings, this.slots.map((slot) => ({
       name: slot.name,
-      leaseApi: slot.clients.leases,
+      leaseApi: slot.clients.lockLeases,
       onAcquired: () => {
-        if (!this.life.stopRequested && !slot.running) slot.running = slot.launch();
+        if (this.life.stopRequested || slot.running) return;
+        slot.clients.openWrites();
+        slot.running = slot.launch();
       },
-      onLost: () => this.stopNode(slot, false),
+      onLost: () => {
+        // First the fence: writes still queued for this node are dropped, not sent after another replica took over.
+        slot.clients.fenceWrites(`the lock of node ${slot.name} was lost`);
+        this.stopNode(slot, false);
+      },
     })), { clock, logger });
     this.locks.start();
     this.locks.ready.then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));

@@ -39,8 +39,9 @@ export const nodeSchema = z.strictObject({
     namespace: z.string('a namespace name').optional(),
     durationSeconds: positiveInt.optional(),
     renewIntervalMs: positiveNumber.optional(),
+    renewTimeoutMs: positiveNumber.optional(),
     retry: retry.optional(),
-  }, 'a mapping (namespace, durationSeconds, renewIntervalMs, retry)').optional(),
+  }, 'a mapping (namespace, durationSeconds, renewIntervalMs, renewTimeoutMs, retry)').optional(),
   pod: z.strictObject({
     retry: z.strictObject({
       minMs: positiveNumber.optional(),

@@ -94,6 +94,16 @@ export class Cluster extends ClusterAccess {
     await this.startComponent('kube-apiserver', apiserverArgs(this.layout), `${this.readyzBase()}/readyz`);
   }
 
+  /** Stops etcd only (the API server keeps running and fails its requests), to simulate an etcd outage. */
+  async stopEtcd(): Promise<void> {
+    await this.stopComponent('etcd');
+  }
+
+  /** (Re)starts etcd on the same ports and data directory, and waits for its /health. */
+  async startEtcd(): Promise<void> {
+    await this.startComponent('etcd', etcdArgs(this.layout), `http://127.0.0.1:${this.layout.ports.etcdClient}/health`);
+  }
+
   /** Hands the processes' lifetime to whoever holds the description (see `stopDescribedCluster`). */
   release(): ClusterDescription {
     this.stopping = true; // nobody here will restart anything any more

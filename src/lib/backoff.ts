@@ -21,3 +21,11 @@ export function backoffDelay(policy: Backoff, attempt: number, random: () => num
   const jittered = base - spread + 2 * spread * random();
   return Math.round(Math.min(policy.maxMs, Math.max(0, jittered)));
 }
+
+/**
+ * A retry delay that honours the server's Retry-After: never sooner than it asks, even past the
+ * cap (the server knows its own load; the cap only bounds our own growth).
+ */
+export function notBefore(delayMs: number, retryAfterMs: number | undefined): number {
+  return retryAfterMs !== undefined && retryAfterMs > delayMs ? Math.ceil(retryAfterMs) : delayMs;
+}

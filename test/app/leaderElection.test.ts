@@ -211,3 +211,40 @@ t.test('another replica wrote the lock: the holder stops the node at its next lo
   const lost = await advanceUntil(clock, () => !a.driving.has('vk-1'), 5_000);
   t.ok(lost <= 2_100, `stopped within one retry period (${lost} ms)`);
 });
+
+/** The shared store, except that while `frozen` every call of this replica hangs (its API traffic is silently dropped). */
+function freezable(store: FakeLeaseApi): { api: FakeLeaseApi; freeze(): void } {
+  let frozen = false;
+  const hang = <T>(): Promise<T> => new Promise<T>(() => undefined);
+  const api = Object.create(store) as FakeLeaseApi;
+  api.getLease = (ns, name) => (frozen ? hang() : store.getLease(ns, name));
+  api.updateLease = (l) => (frozen ? hang() : store.updateLease(l));
+  api.createLease = (l) => (frozen ? hang() : store.createLease(l));
+  return { api, freeze: () => (frozen = true) };
+}
+
+t.test('a holder whose lock calls hang loses the lock by its timer at the renew deadline, before the standby takes it', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const link = freezable(store);
+  const a = replica('a', ['vk-1'], link.api, clock);
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
+  const b = replica('b', ['vk-1'], store, clock);
+  t.teardown(() => b.locks.stop());
+  await run(clock, 3_000);
+  const renewals = store.count('updateLease');
+  link.freeze();
+  const frozenAt = clock.now();
+  let lostAt: number | undefined;
+  let takenAt: number | undefined;
+  await advanceUntil(clock, () => {
+    if (lostAt === undefined && !a.driving.has('vk-1')) lostAt = clock.now();
+    if (takenAt === undefined && b.driving.has('vk-1')) takenAt = clock.now();
+    return lostAt !== undefined && takenAt !== undefined;
+  }, 30_000).catch(() => undefined);
+  t.ok(store.count('updateLease') >= renewals, 'a renewed until it froze');
+  t.not(lostAt, undefined, 'the frozen holder gave the node up although no call ever returned');
+  t.not(takenAt, undefined, 'the standby took the node');
+  t.ok(lostAt !== undefined && takenAt !== undefined && lostAt < takenAt, `a stopped (${(lostAt ?? 0) - frozenAt} ms after freezing) before b started (${(takenAt ?? 0) - frozenAt} ms)`);
+  void a.locks.stop({ release: false });
+});

@@ -6,8 +6,9 @@ import { renewTimeOf } from './leaseObject.js';
 import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
 
 /**
- * The LeaseActor: one per virtual node, renewing the node's heartbeat Lease in its own mailbox.
- * See decide.ts for the cadence and effects.ts for the renew/conflict/create procedure.
+ * The LeaseActor: one per virtual node, owning the node's heartbeat Lease. Its renewer
+ * (renewer.ts) renews from its own timer, outside every mailbox; effects.ts has the
+ * renew/conflict/create procedure.
  */
 export type LeaseBehavior = ActorBehavior<LeaseState, LeaseMsg, LeaseEffect>;
 

@@ -4,7 +4,7 @@ import { fieldChecks, retryProblems, type FieldProblem } from '../../lib/fieldPr
 /**
  * The lease actor's configuration, with the kubelet's and virtual-kubelet's defaults: a 40 s
  * Lease in `kube-node-lease`, renewed every 10 s (a quarter of its duration), failed renewals
- * retried after 200 ms doubling to 7 s.
+ * retried after 200 ms doubling to 7 s (with 20 % jitter), each renewal given up after 10 s.
  */
 export interface LeaseConfig {
   readonly nodeName: string;
@@ -12,7 +12,9 @@ export interface LeaseConfig {
   /** `spec.leaseDurationSeconds`: how long the node lifecycle controller trusts one renewal. */
   readonly durationSeconds: number;
   readonly renewIntervalMs: number;
-  readonly retry: { readonly minMs: number; readonly maxMs: number };
+  /** One renewal (all its calls) that has not succeeded by then has failed, and is retried. */
+  readonly renewTimeoutMs: number;
+  readonly retry: { readonly minMs: number; readonly maxMs: number; readonly jitter: number };
 }
 
 export type LeaseConfigInput = Pick<LeaseConfig, 'nodeName'> &
@@ -21,7 +23,8 @@ export type LeaseConfigInput = Pick<LeaseConfig, 'nodeName'> &
 export const DEFAULT_LEASE_NAMESPACE = 'kube-node-lease';
 export const DEFAULT_LEASE_DURATION_SECONDS = 40;
 export const DEFAULT_RENEW_INTERVAL_MS = 10_000;
-export const defaultLeaseRetry = { minMs: 200, maxMs: 7_000 } as const;
+export const DEFAULT_RENEW_TIMEOUT_MS = 10_000;
+export const defaultLeaseRetry = { minMs: 200, maxMs: 7_000, jitter: 0.2 } as const;
 
 export function withLeaseDefaults(input: LeaseConfigInput): LeaseConfig {
   return {
@@ -29,6 +32,7 @@ export function withLeaseDefaults(input: LeaseConfigInput): LeaseConfig {
     namespace: input.namespace ?? DEFAULT_LEASE_NAMESPACE,
     durationSeconds: input.durationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
     renewIntervalMs: input.renewIntervalMs ?? DEFAULT_RENEW_INTERVAL_MS,
+    renewTimeoutMs: input.renewTimeoutMs ?? Math.min(DEFAULT_RENEW_TIMEOUT_MS, input.renewIntervalMs ?? DEFAULT_RENEW_INTERVAL_MS),
     retry: withDefaults<LeaseConfig['retry']>(defaultLeaseRetry, input.retry),
   };
 }
@@ -46,6 +50,9 @@ export function validateLeaseConfig(config: LeaseConfig): FieldProblem[] {
   if (config.durationSeconds > 0 && config.renewIntervalMs >= config.durationSeconds * 1000) {
     problems.push({ path: ['renewIntervalMs'], message: `must be shorter than durationSeconds (${config.durationSeconds} s), or the lease expires between renewals` });
   }
+  positive(config.renewTimeoutMs, ['renewTimeoutMs']);
+  const jitter: unknown = config.retry.jitter;
+  check(typeof jitter === 'number' && jitter >= 0 && jitter <= 1, ['retry', 'jitter'], 'a number from 0 to 1', jitter);
   problems.push(...retryProblems(config.retry, ['retry']));
   return problems;
 }

@@ -1,11 +1,10 @@
-import { backoffDelay } from '../../lib/backoff.js';
 import type { LeaseConfig } from './config.js';
 import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
 
 /**
- * The lease actor's decisions, pure. One renewal at a time: renew at start, then every
- * renewIntervalMs after each success; after a failure retry sooner (retry.minMs doubling to
- * retry.maxMs) and return to the normal cadence once a renewal succeeds.
+ * The lease actor's decisions, pure. The cadence and the backoff are the renewer's (renewer.ts),
+ * which renews from its own timer so that no renewal waits in a mailbox; the actor starts it in
+ * every incarnation, tells it the Node's uid, stops it, and keeps the figures shown in the tree.
  */
 export type LeaseStep = { readonly state: LeaseState; readonly effects?: readonly LeaseEffect[] };
 
@@ -14,8 +13,6 @@ export function initialLeaseState(): LeaseState {
     phase: 'running',
     nodeUid: undefined,
     lease: undefined,
-    inFlight: false,
-    dueAt: 0,
     failures: 0,
     renewals: 0,
     lastRenewAt: undefined,
@@ -25,52 +22,36 @@ export function initialLeaseState(): LeaseState {
   };
 }
 
-/** Every incarnation renews at once: the previous one may have left the Lease close to expiry. */
-export function startLease(state: LeaseState, now: number): LeaseStep {
-  return renew({ ...state, dueAt: now }, now);
+/** Every incarnation starts its renewer, which renews at once. */
+export function startLease(state: LeaseState, _now: number): LeaseStep {
+  return { state, effects: [{ type: 'start-renewer', nodeUid: state.nodeUid }] };
 }
 
-export function decideLease(config: LeaseConfig, state: LeaseState, msg: LeaseMsg, now: number): LeaseStep {
+export function decideLease(_config: LeaseConfig, state: LeaseState, msg: LeaseMsg, _now: number): LeaseStep {
   switch (msg.type) {
-    case 'lease.tick':
-      if (state.phase !== 'running' || state.inFlight) return { state };
-      return renew(state, now);
-    case 'lease.renewed': {
-      const lag = Math.max(0, now - state.dueAt);
-      const next: LeaseState = {
-        ...state,
-        lease: msg.lease,
-        inFlight: false,
-        failures: 0,
-        renewals: state.renewals + 1,
-        lastRenewAt: now,
-        lastLagMs: lag,
-        maxLagMs: Math.max(state.maxLagMs, lag),
-        lastError: undefined,
-        dueAt: now + config.renewIntervalMs,
+    case 'lease.renewed':
+      return {
+        state: {
+          ...state,
+          lease: msg.lease,
+          failures: 0,
+          renewals: state.renewals + 1,
+          lastRenewAt: msg.at,
+          lastLagMs: msg.lagMs,
+          maxLagMs: Math.max(state.maxLagMs, msg.lagMs),
+          lastError: undefined,
+        },
       };
-      if (state.phase !== 'running') return { state: next };
-      return { state: next, effects: [{ type: 'schedule', ms: config.renewIntervalMs, msg: { type: 'lease.tick' } }] };
-    }
-    case 'lease.renew-failed': {
-      // dueAt stays: the lag of the eventual success shows how late the heartbeat was.
-      const retry = config.retry;
-      const ms = backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: 0 }, state.failures);
-      const next: LeaseState = { ...state, inFlight: false, failures: state.failures + 1, lastError: msg.error };
-      if (state.phase !== 'running') return { state: next };
-      return { state: next, effects: [{ type: 'schedule', ms, msg: { type: 'lease.tick' } }] };
-    }
+    case 'lease.renew-failed':
+      return { state: { ...state, failures: msg.failures, lastError: msg.error } };
+    case 'lease.renewer-crashed':
+      return { state, effects: [{ type: 'crash', error: msg.error }] };
     case 'lease.node-registered':
       // Takes effect with the next renewal (a node re-created under a new uid is re-owned then).
-      return { state: { ...state, nodeUid: msg.uid } };
+      if (state.phase !== 'running') return { state: { ...state, nodeUid: msg.uid } };
+      return { state: { ...state, nodeUid: msg.uid }, effects: [{ type: 'set-owner', uid: msg.uid }] };
     case 'lease.stop':
-      return { state: { ...state, phase: 'stopped' } };
+      if (state.phase === 'stopped') return { state };
+      return { state: { ...state, phase: 'stopped' }, effects: [{ type: 'stop-renewer' }] };
   }
-}
-
-function renew(state: LeaseState, now: number): LeaseStep {
-  return {
-    state: { ...state, inFlight: true },
-    effects: [{ type: 'renew', renewAt: now, known: state.lease, nodeUid: state.nodeUid }],
-  };
 }

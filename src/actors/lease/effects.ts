@@ -1,51 +1,47 @@
-import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
+import { KubeApiError } from '../../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../adapters/kubernetes/model.js';
 import type { Logger } from '../../adapters/logger.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import type { LeaseConfig } from './config.js';
-import { desiredLease } from './leaseObject.js';
 import type { LeaseEffect, LeaseMsg } from './protocol.js';
+import { LeaseRenewer } from './renewer.js';
 
 /**
- * The lease actor's effects. A KubeApiError of any kind is an expected failure (reported as
- * 'lease.renew-failed' and retried with backoff); anything else is a bug and crashes the actor.
+ * The lease actor's effects: its renewer's life. The renewer reports into the mailbox only while
+ * this incarnation lives, and stops when it ends (crash, restart or stop).
  */
 export interface LeaseActorDeps {
   readonly leaseApi: LeaseApi;
   readonly logger: Logger;
+  /** Replaces Math.random in the retry jitter (tests). */
+  readonly random?: () => number;
 }
 
 export function leaseEffects(deps: LeaseActorDeps, config: LeaseConfig): (effect: LeaseEffect, ctx: EffectContext<LeaseMsg>) => Promise<void> | void {
+  let renewer: LeaseRenewer | undefined;
   return (effect, ctx) => {
     switch (effect.type) {
-      case 'renew':
-        return renewOnce(deps, config, effect, ctx);
-      case 'schedule':
-        ctx.schedule(effect.ms, effect.msg);
+      case 'start-renewer': {
+        renewer?.stop();
+        const own = new LeaseRenewer({ ...deps, clock: ctx.clock }, config, (msg) => {
+          if (!ctx.signal.aborted) ctx.self.tell(msg);
+        }, effect.nodeUid);
+        renewer = own;
+        ctx.signal.addEventListener('abort', () => own.stop(), { once: true });
+        own.start();
         return;
+      }
+      case 'set-owner':
+        renewer?.setOwner(effect.uid);
+        return;
+      case 'stop-renewer':
+        renewer?.stop();
+        return;
+      case 'crash':
+        throw effect.error;
     }
   };
-}
-
-async function renewOnce(
-  deps: LeaseActorDeps,
-  config: LeaseConfig,
-  effect: Extract<LeaseEffect, { type: 'renew' }>,
-  ctx: EffectContext<LeaseMsg>,
-): Promise<void> {
-  let msg: LeaseMsg;
-  try {
-    const lease = await renewLease(deps.leaseApi, config, (base) => desiredLease(config, effect.renewAt, effect.nodeUid, base), effect.known);
-    msg = { type: 'lease.renewed', lease };
-  } catch (err) {
-    if (ctx.signal.aborted) return;
-    if (!(err instanceof KubeApiError)) throw err;
-    const error = describeApiError(err);
-    deps.logger.warn('lease renewal failed', { node: config.nodeName, error });
-    msg = { type: 'lease.renew-failed', error };
-  }
-  if (!ctx.signal.aborted) ctx.self.tell(msg);
 }
 
 /**

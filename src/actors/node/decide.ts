@@ -72,14 +72,14 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
     case 'node.registered':
       return registered(settings, state, msg, now);
     case 'node.register-failed':
-      return failed(settings, state, 'registration', msg.error, { type: 'node.register-retry' });
+      return failed(settings, state, 'registration', msg, { type: 'node.register-retry' });
     case 'node.register-retry':
       return register(state, retryDue);
     case 'node.status-written':
       return statusWritten(settings, state, now);
     case 'node.status-write-failed':
       if (msg.gone) return nodeGone({ ...state, status: idleLoop });
-      return failed(settings, state, 'status', msg.error, { type: 'node.status-retry' });
+      return failed(settings, state, 'status', msg, { type: 'node.status-retry' });
     case 'node.status-retry':
       return writeStatus(settings, state, now, retryDue);
     case 'node.observed':
@@ -91,7 +91,7 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
     case 'node.deleted':
       return { state: { ...state, phase: 'stopped', registered: false, deletion: idleLoop } };
     case 'node.delete-failed':
-      return failed(settings, state, 'deletion', msg.error, { type: 'node.delete-retry' });
+      return failed(settings, state, 'deletion', msg, { type: 'node.delete-retry' });
     case 'node.delete-retry': {
       if (state.phase !== 'shutting-down') return { state };
       const next = retryDue(state.deletion);
@@ -204,7 +204,8 @@ function observed(state: NodeState, msg: Extract<NodeMsg, { type: 'node.observed
 
 type LoopName = 'registration' | 'status' | 'deletion';
 
-function failed(settings: NodeSettings, state: NodeState, name: LoopName, error: string, retry: NodeMsg): NodeStep {
-  const { loop, retryAfterMs } = writeFailed(state[name], error, settings.config.retry);
+/** A failed write of loop `name`: back off (never sooner than the server's Retry-After), then `retry`. */
+function failed(settings: NodeSettings, state: NodeState, name: LoopName, failure: { readonly error: string; readonly retryAfterMs?: number }, retry: NodeMsg): NodeStep {
+  const { loop, retryAfterMs } = writeFailed(state[name], failure.error, settings.config.retry, `${settings.config.nodeName}/${name}`, failure.retryAfterMs);
   return { state: { ...state, [name]: loop }, effects: [{ type: 'schedule', ms: retryAfterMs, msg: retry }] };
 }

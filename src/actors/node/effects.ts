@@ -57,7 +57,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
           return { type: 'node.status-written' };
         }, (err) => {
           if (err.kind !== 'notFound') deps.logger.warn('node status write failed', { node: name, error: describeApiError(err) });
-          return { type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound' };
+          return { type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound', ...retryAfter(err) };
         });
       case 'announce':
         announce(effect.readiness, effect.uid);
@@ -72,7 +72,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         return apiCall(ctx, async () => {
           await deps.nodeApi.deleteNode(name);
           return { type: 'node.deleted' };
-        }, (err) => ({ type: 'node.delete-failed', error: describeApiError(err) }));
+        }, (err) => ({ type: 'node.delete-failed', error: describeApiError(err), ...retryAfter(err) }));
       case 'schedule':
         ctx.schedule(effect.ms, effect.msg);
         return;
@@ -108,7 +108,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         } catch (err) {
           if (!(err instanceof KubeApiError && err.kind === 'alreadyExists')) throw err;
           // Created by someone between our get and create: adopt it below, next time round.
-          return { type: 'node.register-failed', error: describeApiError(err) };
+          return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(err) };
         }
       }
       const node = await deps.nodeApi.patchNodeMetadata(name, labelPatch(settings, found, existing));
@@ -116,7 +116,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     }, (err) => {
       // Say why the Node never appears (RBAC, admission, an outage): registration retries quietly otherwise.
       deps.logger.warn('node registration failed', { node: name, error: describeApiError(err) });
-      return { type: 'node.register-failed', error: describeApiError(err) };
+      return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(err) };
     });
   }
 
@@ -164,3 +164,8 @@ async function apiCall(ctx: Ctx, run: () => Promise<NodeMsg>, onError: (err: Kub
   if (!ctx.signal.aborted) ctx.self.tell(msg);
 }
 
+
+/** The server's Retry-After, for the write loop's backoff (never sooner than it asks). */
+function retryAfter(err: { readonly retryAfterSeconds?: number }): { retryAfterMs?: number } {
+  return err.retryAfterSeconds !== undefined ? { retryAfterMs: err.retryAfterSeconds * 1000 } : {};
+}

@@ -35,13 +35,13 @@ export type NodeMsg =
    */
   /** `facts` is undefined when an existing Node was adopted while the provider could not be reached. */
   | { readonly type: 'node.registered'; readonly node: Node; readonly facts: NodeFacts | undefined; readonly created: boolean }
-  | { readonly type: 'node.register-failed'; readonly error: string }
+  | { readonly type: 'node.register-failed'; readonly error: string; readonly retryAfterMs?: number }
   | { readonly type: 'node.register-retry' }
   | { readonly type: 'node.facts'; readonly facts: NodeFacts }
   | { readonly type: 'node.facts-failed'; readonly error: string }
   | { readonly type: 'node.status-written' }
   /** `gone`: the patch found no Node (someone deleted it), so it must be registered again. */
-  | { readonly type: 'node.status-write-failed'; readonly error: string; readonly gone: boolean }
+  | { readonly type: 'node.status-write-failed'; readonly error: string; readonly gone: boolean; readonly retryAfterMs?: number }
   | { readonly type: 'node.status-retry' }
   /**
    * What the Node watch saw. `node` undefined means it was deleted; `deletedUid` names the
@@ -52,7 +52,7 @@ export type NodeMsg =
   /** Stop pinging and writing status; delete the Node too if asked. The actor then idles. */
   | { readonly type: 'node.shutdown'; readonly deleteNode: boolean }
   | { readonly type: 'node.deleted' }
-  | { readonly type: 'node.delete-failed'; readonly error: string }
+  | { readonly type: 'node.delete-failed'; readonly error: string; readonly retryAfterMs?: number }
   | { readonly type: 'node.delete-retry' };
 
 export type NodeEffect =

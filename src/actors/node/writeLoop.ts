@@ -1,4 +1,4 @@
-import { backoffDelay } from '../../lib/backoff.js';
+import { backoffDelay, notBefore } from '../../lib/backoff.js';
 import type { RetryConfig } from './config.js';
 import type { WriteLoop } from './protocol.js';
 
@@ -21,13 +21,27 @@ export function writeSucceeded(loop: WriteLoop): { loop: WriteLoop; start: boole
   return { loop: { ...idleLoop, inFlight: loop.again }, start: loop.again };
 }
 
-/** The write failed: wait `retryAfterMs` (exponential, factor 2, no jitter), then write again. */
-export function writeFailed(loop: WriteLoop, error: string, retry: RetryConfig): { loop: WriteLoop; retryAfterMs: number } {
-  const retryAfterMs = backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: 0 }, loop.failures);
+/** How much of each retry delay is random (±), so nodes failing together do not retry in lockstep. */
+export const NODE_RETRY_JITTER = 0.2;
+
+/**
+ * The write failed: wait `retryAfterMs` (exponential, factor 2, ±20 % jitter, capped; never sooner
+ * than the server's Retry-After), then write again. The jitter is a pure function of `seed` (the
+ * node and the loop) and the attempt, so decisions stay repeatable.
+ */
+export function writeFailed(loop: WriteLoop, error: string, retry: RetryConfig, seed = '', serverRetryAfterMs?: number): { loop: WriteLoop; retryAfterMs: number } {
+  const random = seeded(`${seed}:${loop.failures}`);
+  const retryAfterMs = notBefore(backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: NODE_RETRY_JITTER }, loop.failures, random), serverRetryAfterMs);
   return { loop: { inFlight: false, again: false, failures: loop.failures + 1, retryPending: true, lastError: error }, retryAfterMs };
 }
 
 /** The retry timer fired: write now. */
 export function retryDue(loop: WriteLoop): { loop: WriteLoop; start: boolean } {
   return requestWrite({ ...loop, retryPending: false });
+}
+
+function seeded(seed: string): () => number {
+  let hash = 0;
+  for (const c of seed) hash = (Math.imul(hash, 31) + c.charCodeAt(0)) >>> 0;
+  return () => (hash % 10_000) / 10_000;
 }

@@ -13,6 +13,7 @@ import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
 import { onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
+import { retryLater, succeeded } from './retries.js';
 import { event, retryDelay, withEffects, type Next } from './transitions.js';
 
 export { retryDelay } from './transitions.js';
@@ -56,9 +57,9 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.node-readiness':
       return onNodeReadiness(config, state, msg.readiness, now);
     case 'pod.provider-fetched':
-      return onProviderFetched(config, state, msg.pod, now);
+      return onProviderFetched(config, succeeded(state, 'fetch'), msg.pod, now);
     case 'pod.provider-fetch-failed':
-      return { state, effects: [{ type: 'timer', ms: config.refetchMs, msg: { type: 'pod.refetch' } }] };
+      return retryLater(config, state, 'fetch', { type: 'pod.refetch' }, msg.retryAfterMs);
     case 'pod.refetch':
       return { state, effects: [{ type: 'provider.get' }] };
     case 'pod.provider-status':
@@ -73,9 +74,13 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return onCreateDeadline(config, state, msg.attempt, now);
     case 'pod.retry-create':
       return onRetryCreate(config, state, now);
-    case 'pod.update-failed':
-      // The provider keeps the previous spec; the next spec change (or restart) tries again.
-      return { state: { ...state, sentSpec: null }, effects: [event('Warning', 'ProviderUpdateFailed', `updating the pod at the provider failed: ${msg.message}`, 'Update')] };
+    case 'pod.update-failed': {
+      // The provider keeps the previous spec; retried with backoff (and by the next spec change).
+      const retry = retryLater(config, { ...state, sentSpec: null }, 'update', { type: 'pod.retry-update' }, msg.retryAfterMs);
+      return withEffects(retry.state, [event('Warning', 'ProviderUpdateFailed', `updating the pod at the provider failed: ${msg.message}`, 'Update'), ...(retry.stop ? [] : retry.effects ?? [])]);
+    }
+    case 'pod.retry-update':
+      return state.host && state.stage === 'running' ? onHostChanged(config, state, now) : { state };
     case 'pod.delete-accepted':
       return state.stage === 'orphaned' ? { state, stop: true } : { state };
     case 'pod.delete-failed':
@@ -93,9 +98,9 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.retry-write':
       return retryWrite(state);
     case 'pod.annotation-written':
-      return reconcileAnnotation({ ...state, annotationInFlight: false, annotatedError: msg.value }, now);
+      return reconcileAnnotation({ ...succeeded(state, 'annotate'), annotationInFlight: false, annotatedError: msg.value }, now);
     case 'pod.annotation-failed':
-      return { state: { ...state, annotationInFlight: false }, effects: [{ type: 'timer', ms: config.retry.minMs, msg: { type: 'pod.reconcile-annotation' } }] };
+      return retryLater(config, { ...state, annotationInFlight: false }, 'annotate', { type: 'pod.reconcile-annotation' }, msg.retryAfterMs);
     case 'pod.reconcile-annotation':
       return reconcileAnnotation(state, now);
     case 'pod.host-delete-finished':

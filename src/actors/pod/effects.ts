@@ -4,7 +4,7 @@
  * the provider) is rethrown, which crashes this pod's actor and lets its supervisor restart it.
  */
 import type { Clock } from '../../lib/clock.js';
-import { isApiErrorKind, describeApiError } from '../../adapters/kubernetes/errors.js';
+import { isApiErrorKind, describeApiError, retryAfterMsOf } from '../../adapters/kubernetes/errors.js';
 import { isSuperseded } from '../../adapters/kubernetes/rateLimiter.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
@@ -35,7 +35,7 @@ type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
 async function askProvider<T>(
   call: () => Promise<T>,
   onAnswer: (value: T) => PodMsg | undefined,
-  onError: (kind: ErrorKind, message: string) => PodMsg,
+  onError: (kind: ErrorKind, message: string, retryAfterMs: number | undefined) => PodMsg,
   ctx: EffectContext<PodMsg>,
 ): Promise<void> {
   let answer: PodMsg | undefined;
@@ -44,7 +44,7 @@ async function askProvider<T>(
   } catch (error) {
     if (ctx.signal.aborted) return;
     if (!isClassified(error)) throw error;
-    answer = onError(classify(error), errorMessage(error));
+    answer = onError(classify(error), errorMessage(error), retryAfterMsOf(error));
   }
   if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
 }
@@ -58,7 +58,7 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
       return askProvider(
         () => provider.getPod(namespace, name, signal),
         (found) => ({ type: 'pod.provider-fetched', pod: found }),
-        (_kind, message) => ({ type: 'pod.provider-fetch-failed', message }),
+        (_kind, message, retryAfterMs) => ({ type: 'pod.provider-fetch-failed', message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }),
         ctx,
       );
     case 'provider.create':
@@ -72,7 +72,7 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
       return askProvider(
         () => provider.updatePod(effect.pod, signal),
         () => undefined, // status changes that follow arrive as notifications
-        (_kind, message) => ({ type: 'pod.update-failed', message }),
+        (_kind, message, retryAfterMs) => ({ type: 'pod.update-failed', message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }),
         ctx,
       );
     case 'provider.delete':
@@ -134,7 +134,8 @@ async function annotate(deps: PodEffectDeps, pod: Identity, annotations: Readonl
     ctx.self.tell({ type: 'pod.annotation-written', value });
   } catch (error) {
     if (isApiErrorKind(error, 'notFound', 'conflict')) return; // the pod is gone (a conflict: on its uid); nothing to annotate
-    ctx.self.tell({ type: 'pod.annotation-failed', message: describeApiError(error) });
+    const retryAfterMs = retryAfterMsOf(error);
+    ctx.self.tell({ type: 'pod.annotation-failed', message: describeApiError(error), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }
 }
 

@@ -75,6 +75,8 @@ export interface PodState {
   /** Set while the pod terminates: what the provider was last asked and when Tether asks again. */
   readonly termination: Termination | null;
   readonly writes: StatusWrites;
+  /** Consecutive failures per retried operation (absent: none), for the backoff (retries.ts). */
+  readonly retries?: Readonly<Partial<Record<RetryKind, number>>>;
 }
 
 /**
@@ -89,13 +91,15 @@ export interface Termination {
   /** Escalated requests sent so far. */
   readonly escalations: number;
 }
+/** Operations retried with backoff outside creation, deletion and status writes. */
+export type RetryKind = 'fetch' | 'annotate' | 'update';
 
 export type PodMsg =
   | { readonly type: 'pod.host-changed'; readonly pod: Pod }
   | { readonly type: 'pod.host-deleted' }
   | { readonly type: 'pod.node-readiness'; readonly readiness: NodeReadiness }
   | { readonly type: 'pod.provider-fetched'; readonly pod: Pod | undefined }
-  | { readonly type: 'pod.provider-fetch-failed'; readonly message: string }
+  | { readonly type: 'pod.provider-fetch-failed'; readonly message: string; readonly retryAfterMs?: number }
   | { readonly type: 'pod.refetch' }
   | { readonly type: 'pod.provider-status'; readonly status: PodStatus }
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
@@ -104,7 +108,8 @@ export type PodMsg =
   /** Create attempt `attempt` has had no answer for `createDeadlineMs`. */
   | { readonly type: 'pod.create-deadline'; readonly attempt: number }
   | { readonly type: 'pod.retry-create' }
-  | { readonly type: 'pod.update-failed'; readonly message: string }
+  | { readonly type: 'pod.update-failed'; readonly message: string; readonly retryAfterMs?: number }
+  | { readonly type: 'pod.retry-update' }
   | { readonly type: 'pod.delete-accepted' }
   | { readonly type: 'pod.delete-failed'; readonly kind: ErrorKind; readonly message: string }
   | { readonly type: 'pod.retry-delete' }
@@ -116,7 +121,7 @@ export type PodMsg =
   | { readonly type: 'pod.status-write-superseded' }
   | { readonly type: 'pod.retry-write' }
   | { readonly type: 'pod.annotation-written'; readonly value: string | null }
-  | { readonly type: 'pod.annotation-failed'; readonly message: string }
+  | { readonly type: 'pod.annotation-failed'; readonly message: string; readonly retryAfterMs?: number }
   | { readonly type: 'pod.reconcile-annotation' }
   | { readonly type: 'pod.host-delete-finished' }
   | { readonly type: 'pod.host-delete-failed'; readonly message: string }

@@ -9,12 +9,17 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { LRUCache } from 'lru-cache';
 import type { AccessReviewer, NodeRequestAttributes, UserInfo } from './accessReview.js';
+import { callWithDeadline } from '../../lib/callWithDeadline.js';
+import { systemClock } from '../clock.js';
+import { DEFAULT_CALL_DEADLINES, withSignal } from './call.js';
 import { translateErrors } from './errors.js';
 
 export interface AccessReviewCacheOptions {
   readonly authenticatedTtlMs?: number;
   readonly allowedTtlMs?: number;
   readonly deniedTtlMs?: number;
+  /** Each review's deadline (default: the 'other' call deadline, 10 s). */
+  readonly timeoutMs?: number;
 }
 
 type Verdict = { allowed: boolean; reason?: string };
@@ -25,11 +30,14 @@ export function createAccessReviewer(kubeConfig: KubeConfig, cache: AccessReview
   const tokens = new LRUCache<string, UserInfo>({ max: 1_000, ttl: cache.authenticatedTtlMs ?? 120_000 });
   const verdicts = new LRUCache<string, Verdict>({ max: 10_000, ttl: cache.allowedTtlMs ?? 300_000 });
   const deniedTtl = cache.deniedTtlMs ?? 30_000;
+  const timeoutMs = cache.timeoutMs ?? DEFAULT_CALL_DEADLINES.other;
+  const bounded = <T>(fn: (options: ReturnType<typeof withSignal>) => Promise<T>): Promise<T> =>
+    callWithDeadline(systemClock, timeoutMs, undefined, (signal) => fn(withSignal(signal)));
   return {
     async reviewToken(token) {
       const known = tokens.get(token);
       if (known) return known;
-      const review = await translateErrors('create tokenreview', () => authn.createTokenReview({ body: { spec: { token } } }));
+      const review = await translateErrors('create tokenreview', () => bounded((o) => authn.createTokenReview({ body: { spec: { token } } }, o)));
       const status = review.status;
       if (!status?.authenticated || !status.user?.username) return undefined;
       const user: UserInfo = {
@@ -45,7 +53,7 @@ export function createAccessReviewer(kubeConfig: KubeConfig, cache: AccessReview
       const key = JSON.stringify([user.username, user.uid, user.groups, attributes]);
       const known = verdicts.get(key);
       if (known) return known;
-      const review = await translateErrors('create subjectaccessreview', () => authz.createSubjectAccessReview({
+      const review = await translateErrors('create subjectaccessreview', () => bounded((o) => authz.createSubjectAccessReview({
         body: {
           spec: {
             user: user.username,
@@ -55,7 +63,7 @@ export function createAccessReviewer(kubeConfig: KubeConfig, cache: AccessReview
             resourceAttributes: { ...attributes, group: '' },
           },
         },
-      }));
+      }, o)));
       const verdict: Verdict = { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
       verdicts.set(key, verdict, verdict.allowed ? {} : { ttl: deniedTtl });
       return verdict;

@@ -18,12 +18,16 @@
  * - `Watch.watch` rejects (instead of calling `done`) when building the request fails (e.g. an
  *   exec credential plugin fails); inside ListWatch's reconnect path that rejection would be
  *   unhandled and kill the process. The Watch used here turns it into a `done(err)`.
+ * - Nothing is unbounded: a list (initial or resync) that has not finished within
+ *   `listTimeoutMs` fails (so a resync that hangs cannot stop the resyncs for good), and a watch
+ *   whose response headers have not arrived within `connectTimeoutMs` fails and is restarted.
  */
 import { backoffDelay } from '../../lib/backoff.js';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { ListWatch, Watch } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
 import type { Clock, Timer } from '../../lib/clock.js';
+import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
 import { describeApiError } from './errors.js';
 import type { KubeLog } from './log.js';
 import type { Change, Versioned } from './watchCache.js';
@@ -50,6 +54,10 @@ export interface WatchTiming {
   readonly watchdogMs?: number;
   /** Full re-list period (default 10 min). */
   readonly resyncMs?: number;
+  /** A whole list (every page) that takes longer fails (default 2 min). */
+  readonly listTimeoutMs?: number;
+  /** A watch request whose response has not begun within this fails (default 15 s). */
+  readonly connectTimeoutMs?: number;
   /** For tests: replaces Math.random in the jitter. */
   readonly random?: () => number;
 }
@@ -92,6 +100,8 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> {
       jitter: o.jitter ?? 0.2,
       watchdogMs: o.watchdogMs ?? 5 * 60_000,
       resyncMs: o.resyncMs ?? 10 * 60_000,
+      listTimeoutMs: o.listTimeoutMs ?? 2 * 60_000,
+      connectTimeoutMs: o.connectTimeoutMs ?? 15_000,
       random: o.random ?? Math.random,
     };
   }
@@ -129,7 +139,7 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> {
     this.lastActivity = this.o.clock.now();
     const lw = new ListWatch<T>(
       this.o.path,
-      new SafeWatch(this.o.kubeConfig),
+      new SafeWatch(this.o.kubeConfig, this.o.clock, this.t.connectTimeoutMs),
       () => this.listFor(gen),
       false,
       this.o.labelSelector,
@@ -148,7 +158,7 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> {
 
   /** The list function handed to ListWatch: reconciles our cache first, then reports 'synced'. */
   private async listFor(gen: number): Promise<KubernetesListObject<T>> {
-    const result = await this.o.list();
+    const result = await this.boundedList();
     if (gen === this.generation && !this.stopping) {
       this.touch();
       this.emitList(result);
@@ -231,9 +241,14 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> {
     });
   }
 
+  /** The list, failing with a DeadlineExceededError once listTimeoutMs has passed. */
+  private boundedList(): Promise<ListResult<T>> {
+    return callWithDeadline(this.o.clock, this.t.listTimeoutMs, undefined, () => this.o.list());
+  }
+
   private async resync(): Promise<void> {
     try {
-      const result = await this.o.list();
+      const result = await this.boundedList();
       if (!this.stopping) this.emitList(result);
     } catch (err) {
       this.o.log.warn('watch resync list failed', { watch: this.o.description, error: describeApiError(err) });
@@ -242,18 +257,46 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> {
   }
 }
 
-/** A Watch whose request-building failures reach `done` instead of rejecting unobserved. */
+/**
+ * A Watch whose request-building failures reach `done` instead of rejecting unobserved, and whose
+ * connection fails (`done` with a DeadlineExceededError) when the response has not begun within
+ * `connectTimeoutMs`: client-node's Watch has no connect timeout, and the request is built inside
+ * it, so the deadline is a timer here and the late request is aborted once it is handed back.
+ */
 class SafeWatch extends Watch {
+  constructor(
+    config: KubeConfig,
+    private readonly clock: Clock,
+    private readonly connectTimeoutMs: number,
+  ) {
+    super(config);
+  }
+
   override async watch(
     path: string,
     queryParams: Record<string, string | number | boolean | undefined>,
     callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
     done: (err: unknown) => void,
   ): Promise<AbortController> {
-    try {
-      return await super.watch(path, queryParams, callback, done);
-    } catch (err) {
+    let finished = false;
+    let timedOut = false;
+    const doneOnce = (err: unknown): void => {
+      if (finished) return;
+      finished = true;
       done(err);
+    };
+    const timer = this.clock.setTimer(this.connectTimeoutMs, () => {
+      timedOut = true;
+      doneOnce(new DeadlineExceededError(this.connectTimeoutMs));
+    });
+    try {
+      const controller = await super.watch(path, queryParams, callback, doneOnce);
+      timer.cancel();
+      if (timedOut) controller.abort();
+      return controller;
+    } catch (err) {
+      timer.cancel();
+      doneOnce(err);
       return new AbortController();
     }
   }

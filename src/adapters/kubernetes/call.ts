@@ -1,35 +1,131 @@
 /**
  * The one way the client implementations call the API: through the rate limiter at a priority,
- * with every rejection converted into a KubeApiError naming the operation.
+ * under a deadline for its class, with every rejection converted into a KubeApiError naming the
+ * operation.
+ *
+ * Why a deadline of our own: client-node's fetch sets none, so a request whose packets are
+ * silently dropped (a frozen API server, a partition) would hang for minutes and take the
+ * caller's retry loop with it. The deadline runs from the moment the request leaves the queue;
+ * the time spent queued is the limiter's business (and a fence's, see {@link CallContext.signal}).
  */
+import type { ConfigurationOptions, RequestContext, ResponseContext } from '@kubernetes/client-node';
+import { Observable } from '@kubernetes/client-node';
+import type { Clock } from '../../lib/clock.js';
+import { callWithDeadline } from '../../lib/callWithDeadline.js';
+import { systemClock } from '../clock.js';
 import { isApiErrorKind, KubeApiError, translateErrors } from './errors.js';
-import { SupersededError, type Priority, type RequestScheduler, type ScheduleOptions } from './rateLimiter.js';
+import type { Priority, RequestScheduler, ScheduleOptions } from './rateLimiter.js';
+
+/** How long one request of each class may take, in ms, from the moment it is sent. */
+export interface CallDeadlines {
+  /** Lease reads and writes, and the node status heartbeat (default 5 s). */
+  readonly lease: number;
+  /** Pod status patches (default 10 s). */
+  readonly status: number;
+  /** One page of a list (default 30 s). */
+  readonly list: number;
+  /** A watch, until the server's response headers arrive (default 15 s). */
+  readonly watchConnect: number;
+  /** Everything else: reads, creates, deletes, other patches (default 10 s). */
+  readonly other: number;
+}
+
+export type DeadlineClass = keyof CallDeadlines;
+
+export const DEFAULT_CALL_DEADLINES: CallDeadlines = { lease: 5_000, status: 10_000, list: 30_000, watchConnect: 15_000, other: 10_000 };
+
+/** Every problem with configured deadlines, each naming its field under `where`. */
+export function validateCallDeadlines(deadlines: Partial<CallDeadlines>, where = 'deadlines'): string[] {
+  return Object.entries(deadlines).flatMap(([field, value]) =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0 ? [] : [`${where}.${field}: expected a positive number of milliseconds, got ${JSON.stringify(value)}`],
+  );
+}
+
+/** What a call needs besides the request itself. */
+export interface CallContext {
+  readonly limiter: RequestScheduler;
+  readonly clock?: Clock;
+  readonly deadlines?: Partial<CallDeadlines>;
+  /**
+   * The fence of the writer these calls belong to, read at each call: when it aborts, calls still
+   * queued are dropped and calls in flight abandoned (a node whose lock is lost stops writing).
+   */
+  readonly signal?: () => AbortSignal | undefined;
+}
+
+/** A bare scheduler (tests, old callers) or a full context. */
+export type Caller = RequestScheduler | CallContext;
+
+export function callContext(caller: Caller): CallContext {
+  return 'schedule' in caller ? { limiter: caller } : caller;
+}
+
+export function deadlineOf(caller: Caller, deadlineClass: DeadlineClass): number {
+  return callContext(caller).deadlines?.[deadlineClass] ?? DEFAULT_CALL_DEADLINES[deadlineClass];
+}
+
+/** The class of a request from its priority, unless the caller names one (lists do). */
+function classOf(priority: Priority): DeadlineClass {
+  if (priority === 'lease') return 'lease';
+  if (priority === 'status') return 'status';
+  return 'other';
+}
+
+/**
+ * Request options that hand `signal` to client-node's fetch, so an abandoned request also closes
+ * its socket; `base` (e.g. from setHeaderOptions) is kept.
+ */
+export function withSignal(signal: AbortSignal, base?: ConfigurationOptions): ConfigurationOptions {
+  const abortable = {
+    pre: (context: RequestContext): Observable<RequestContext> => {
+      context.setSignal(signal);
+      return new Observable(Promise.resolve(context));
+    },
+    post: (context: ResponseContext): Observable<ResponseContext> => new Observable(Promise.resolve(context)),
+  };
+  return { ...base, middleware: [...(base?.middleware ?? []), abortable], middlewareMergeStrategy: 'append' };
+}
+
+/** How one call is scheduled: the limiter's options, and the class whose deadline applies. */
+export interface CallOptions extends Omit<ScheduleOptions, 'signal'> {
+  /** Default: by priority (lease, status, else other). Lists say 'list'. */
+  readonly deadline?: DeadlineClass;
+}
 
 /**
  * `operation` starts with the verb (`get pod …`, `patch status of …`): that is what is counted.
- * A request superseded in the queue (`options.key`) rejects with a KubeApiError whose cause is the
- * SupersededError (`isSuperseded` tells it apart).
+ * `fn` gets request options carrying the call's abort signal; passing them on is what frees the
+ * socket at the deadline (the call rejects at the deadline either way).
  */
-export function call<T>(limiter: RequestScheduler, priority: Priority, operation: string, fn: () => Promise<T>, options?: ScheduleOptions): Promise<T> {
+export function call<T>(
+  caller: Caller,
+  priority: Priority,
+  operation: string,
+  fn: (options: ConfigurationOptions) => Promise<T>,
+  options: CallOptions = {},
+): Promise<T> {
+  const { deadline = classOf(priority), ...scheduling } = options;
+  const ctx = callContext(caller);
+  const { limiter } = ctx;
   const verb = operation.split(' ', 1)[0] ?? 'call';
-  return schedule(limiter, priority, operation, options, async () => {
-    try {
-      const result = await translateErrors(operation, fn);
-      limiter.recordRequest?.(verb, '2xx');
-      return result;
-    } catch (error) {
-      limiter.recordRequest?.(verb, error instanceof KubeApiError && error.status !== undefined ? String(error.status) : 'network');
-      throw error;
-    }
-  });
-}
-
-function schedule<T>(limiter: RequestScheduler, priority: Priority, operation: string, options: ScheduleOptions | undefined, fn: () => Promise<T>): Promise<T> {
-  const pending = options ? limiter.schedule(priority, fn, options) : limiter.schedule(priority, fn);
-  return pending.catch((error: unknown) => {
-    if (error instanceof SupersededError) throw new KubeApiError({ kind: 'unknown', message: error.message }, operation, error);
-    throw error;
-  });
+  const fence = ctx.signal?.();
+  const ms = deadlineOf(ctx, deadline);
+  return translateErrors(operation, () =>
+    limiter.schedule(
+      priority,
+      async () => {
+        try {
+          const result = await translateErrors(operation, () => callWithDeadline(ctx.clock ?? systemClock, ms, fence, (signal) => fn(withSignal(signal))));
+          limiter.recordRequest?.(verb, '2xx');
+          return result;
+        } catch (error) {
+          limiter.recordRequest?.(verb, error instanceof KubeApiError && error.status !== undefined ? String(error.status) : 'network');
+          throw error;
+        }
+      },
+      { ...scheduling, ...(fence ? { signal: fence } : {}) },
+    ),
+  );
 }
 
 /** Resolves to undefined when the object does not exist (404); other errors pass through. */

@@ -99,7 +99,7 @@ function classifyOne(e: unknown): ApiErrorInfo | undefined {
   if (
     (code !== undefined && NETWORK_CODES.has(code)) ||
     type === 'system' || type === 'request-timeout' || type === 'aborted' ||
-    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError'
+    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError' || e.name === 'DeadlineExceededError'
   ) {
     return { kind: 'unavailable', message: messageOf(e) };
   }
@@ -176,6 +176,12 @@ export function describeApiError(err: unknown): string {
   const head = [info.status !== undefined ? String(info.status) : undefined, info.reason].filter(Boolean).join(' ');
   const text = `${head === '' ? info.kind : head}: ${info.message}`;
   return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** The server's Retry-After (header or Status details) in ms, if `err` or a cause carries one. */
+export function retryAfterMsOf(err: unknown): number | undefined {
+  const seconds = classifyApiError(err).retryAfterSeconds;
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** True if `err` (or a cause) is of one of the given kinds. */

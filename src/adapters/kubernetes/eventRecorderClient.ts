@@ -2,12 +2,11 @@ import type { EventsV1Api, EventsV1Event } from '@kubernetes/client-node';
 import { PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
-import { call } from './call.js';
+import { call, type Caller } from './call.js';
 import { describeApiError } from './errors.js';
 import type { EventRecorder, EventSubject, EventType } from './eventRecorder.js';
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
-import type { RequestScheduler } from './rateLimiter.js';
 
 export const REPORTING_CONTROLLER = 'tether.dev/virtual-kubelet';
 
@@ -51,7 +50,7 @@ export class EventRecorderClient implements EventRecorder {
 
   constructor(
     private readonly api: EventsV1Api,
-    private readonly limiter: RequestScheduler,
+    private readonly limiter: Caller,
     private readonly options: EventRecorderOptions,
   ) {
     this.clock = options.clock ?? systemClock;
@@ -83,8 +82,8 @@ export class EventRecorderClient implements EventRecorder {
       flushTimer: undefined,
       flushing: Promise.resolve(),
     };
-    series.created = call(this.limiter, 'other', `record event ${reason} on ${regarding.kind} ${regarding.name}`, () =>
-      this.api.createNamespacedEvent({ namespace, body }),
+    series.created = call(this.limiter, 'other', `record event ${reason} on ${regarding.kind} ${regarding.name}`, (o) =>
+      this.api.createNamespacedEvent({ namespace, body }, o),
     ).then(
       (event) => event.metadata?.name,
       (err: unknown) => {
@@ -119,10 +118,10 @@ export class EventRecorderClient implements EventRecorder {
     const count = series.count;
     const body = { series: { count, lastObservedTime: new V1MicroTime(series.lastObserved) } };
     try {
-      await call(this.limiter, 'other', `update event series ${name}`, () =>
+      await call(this.limiter, 'other', `update event series ${name}`, (o) =>
         this.api.patchNamespacedEvent(
           { name, namespace: series.namespace, body },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o),
         ),
       );
       series.written = count;

@@ -8,6 +8,8 @@ import type { Clock } from '../../lib/clock.js';
 import { LifecycleControl, type Lifecycle } from '../../lib/lifecycle.js';
 import { systemClock } from '../clock.js';
 import type { WatchTiming } from './cachedListWatch.js';
+import type { CallContext, CallDeadlines } from './call.js';
+import { DEFAULT_CALL_DEADLINES } from './call.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';
 import { ConnectionPool, pooledKubeConfig } from './connectionPool.js';
 import type { EventRecorder } from './eventRecorder.js';
@@ -33,6 +35,8 @@ export interface KubeClientsOptions {
   /** Keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
   readonly connectionPool?: ConnectionPoolOptions | false;
   readonly watch?: WatchTiming;
+  /** Per-class request deadlines (lease, status, list, watch connect, other); defaults in call.ts. */
+  readonly deadlines?: Partial<CallDeadlines>;
   readonly events?: { readonly seriesWindowMs?: number; readonly seriesFlushMs?: number };
   readonly clock?: Clock;
   readonly log?: KubeLog;
@@ -45,6 +49,11 @@ export interface KubeClientsOptions {
 export interface KubeClients extends Lifecycle {
   readonly nodes: NodeApi;
   readonly leases: LeaseApi;
+  /**
+   * The same leases, outside the fence: for the leader election's lock, which must go on looking
+   * and renewing while the node's own writes are fenced off.
+   */
+  readonly lockLeases: LeaseApi;
   readonly pods: PodApi;
   readonly events: EventRecorder;
   /** A new (unstarted) watch of the pods bound to the node. */
@@ -55,6 +64,13 @@ export interface KubeClients extends Lifecycle {
   rateLimiterStats(): Record<Priority, PriorityStats>;
   /** Finished requests keyed `<verb> <code>`. */
   apiRequestCounts(): ReadonlyMap<string, number>;
+  /**
+   * Fences this node's writes off (its lock is lost): requests still queued in the rate limiter
+   * are dropped, requests in flight abandoned, and new ones refused until {@link openWrites}.
+   */
+  fenceWrites(reason: string): void;
+  /** Lets writes through again, under a fresh fence (the lock was acquired). */
+  openWrites(): void;
 }
 
 export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOptions): KubeClients {
@@ -63,15 +79,21 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
   const pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock, ...options.connectionPool });
   const kc = pool ? pooledKubeConfig(kubeConfig, pool) : kubeConfig;
   const limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock });
+  const deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
+  let fence = new AbortController();
+  const fenced: CallContext = { limiter, clock, deadlines, signal: () => fence.signal };
+  const unfenced: CallContext = { limiter, clock, deadlines };
   const core = kc.makeApiClient(CoreV1Api);
-  const pods = new PodApiClient(core, limiter);
-  const events = new EventRecorderClient(kc.makeApiClient(EventsV1Api), limiter, {
+  const coordination = kc.makeApiClient(CoordinationV1Api);
+  const pods = new PodApiClient(core, fenced);
+  const events = new EventRecorderClient(kc.makeApiClient(EventsV1Api), fenced, {
     ...options.events,
     reportingInstance: options.nodeName,
     clock,
     log,
   });
-  const watchDeps = { kubeConfig: kc, clock, log, nodeName: options.nodeName, ...(options.watch ? { timing: options.watch } : {}) };
+  const timing: WatchTiming = { connectTimeoutMs: deadlines.watchConnect, listTimeoutMs: deadlines.list, ...options.watch };
+  const watchDeps = { kubeConfig: kc, clock, log, nodeName: options.nodeName, timing };
   const life = new LifecycleControl({
     clock,
     release: async () => {
@@ -81,16 +103,21 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
   });
   life.markReady();
   return {
-    nodes: new NodeApiClient(core, limiter),
-    leases: new LeaseApiClient(kc.makeApiClient(CoordinationV1Api), limiter),
+    nodes: new NodeApiClient(core, fenced),
+    leases: new LeaseApiClient(coordination, fenced),
+    lockLeases: new LeaseApiClient(coordination, unfenced),
     pods,
     events,
     watchPods: () => createPodWatch({ ...watchDeps, pods }),
-    watchNode: () => createNodeWatch({ ...watchDeps, core, limiter }),
+    watchNode: () => createNodeWatch({ ...watchDeps, core, limiter: fenced }),
     rateLimiterStats: () => limiter.stats(),
     apiRequestCounts: () => limiter.requestCounts(),
     ready: life.ready,
     done: life.done,
     stop: (stopOptions) => life.stop(stopOptions),
+    fenceWrites: (reason) => fence.abort(new Error(`writes fenced: ${reason}`)),
+    openWrites: () => {
+      if (fence.signal.aborted) fence = new AbortController();
+    },
   };
 }

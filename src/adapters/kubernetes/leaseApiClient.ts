@@ -1,9 +1,8 @@
 import type { CoordinationV1Api } from '@kubernetes/client-node';
 import { V1MicroTime } from '@kubernetes/client-node';
-import { call, orUndefined } from './call.js';
+import { call, type Caller, orUndefined } from './call.js';
 import type { LeaseApi } from './leaseApi.js';
 import type { Lease } from './model.js';
-import type { RequestScheduler } from './rateLimiter.js';
 
 /**
  * {@link LeaseApi} over client-node's CoordinationV1Api, every call at 'lease' priority.
@@ -16,13 +15,13 @@ import type { RequestScheduler } from './rateLimiter.js';
 export class LeaseApiClient implements LeaseApi {
   constructor(
     private readonly coordination: CoordinationV1Api,
-    private readonly limiter: RequestScheduler,
+    private readonly limiter: Caller,
   ) {}
 
   async getLease(namespace: string, name: string): Promise<Lease | undefined> {
     const lease = await orUndefined(
-      call(this.limiter, 'lease', `get lease ${namespace}/${name}`, () =>
-        this.coordination.readNamespacedLease({ name, namespace }),
+      call(this.limiter, 'lease', `get lease ${namespace}/${name}`, (o) =>
+        this.coordination.readNamespacedLease({ name, namespace }, o),
       ),
     );
     return lease && withMicroTimes(lease);
@@ -30,16 +29,16 @@ export class LeaseApiClient implements LeaseApi {
 
   async createLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = identity(lease);
-    const created = await call(this.limiter, 'lease', `create lease ${namespace}/${name}`, () =>
-      this.coordination.createNamespacedLease({ namespace, body: withMicroTimes(lease) }),
+    const created = await call(this.limiter, 'lease', `create lease ${namespace}/${name}`, (o) =>
+      this.coordination.createNamespacedLease({ namespace, body: withMicroTimes(lease) }, o),
     );
     return withMicroTimes(created);
   }
 
   async updateLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = identity(lease);
-    const updated = await call(this.limiter, 'lease', `update lease ${namespace}/${name}`, () =>
-      this.coordination.replaceNamespacedLease({ name, namespace, body: withMicroTimes(lease) }),
+    const updated = await call(this.limiter, 'lease', `update lease ${namespace}/${name}`, (o) =>
+      this.coordination.replaceNamespacedLease({ name, namespace, body: withMicroTimes(lease) }, o),
     );
     return withMicroTimes(updated);
   }

@@ -1,10 +1,9 @@
 import type { CoreV1Api, V1PodList } from '@kubernetes/client-node';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { call, ignoreNotFound, orUndefined } from './call.js';
+import { call, type Caller, ignoreNotFound, orUndefined } from './call.js';
 import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
-import type { RequestScheduler } from './rateLimiter.js';
 
 const PAGE_SIZE = 500;
 
@@ -31,12 +30,12 @@ const statusKey = (uid: string): string => `status pod ${uid}`;
 export class PodApiClient implements PodApi {
   constructor(
     private readonly core: CoreV1Api,
-    private readonly limiter: RequestScheduler,
+    private readonly limiter: Caller,
   ) {}
 
   getPod(namespace: string, name: string): Promise<Pod | undefined> {
     return orUndefined(
-      call(this.limiter, 'other', `get pod ${namespace}/${name}`, () => this.core.readNamespacedPod({ name, namespace })),
+      call(this.limiter, 'other', `get pod ${namespace}/${name}`, (o) => this.core.readNamespacedPod({ name, namespace }, o)),
     );
   }
 
@@ -49,16 +48,19 @@ export class PodApiClient implements PodApi {
       this.limiter,
       'status',
       `patch status of pod ${namespace}/${name} (uid ${uid})`,
-      () => this.core.patchNamespacedPodStatus({ name, namespace, body: { metadata: { uid }, status } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)),
+      (o) => this.core.patchNamespacedPodStatus(
+        { name, namespace, body: { metadata: { uid }, status } },
+        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o),
+      ),
       { key: statusKey(uid) },
     ));
   }
 
   patchPodAnnotations(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod> {
-    return uidMismatchIsConflict(call(this.limiter, 'other', `patch annotations of pod ${namespace}/${name} (uid ${uid})`, () =>
+    return uidMismatchIsConflict(call(this.limiter, 'other', `patch annotations of pod ${namespace}/${name} (uid ${uid})`, (o) =>
       this.core.patchNamespacedPod(
         { name, namespace, body: { metadata: { uid, annotations } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o),
       ),
     ));
   }
@@ -66,13 +68,13 @@ export class PodApiClient implements PodApi {
   deletePod(namespace: string, name: string, options: DeletePodOptions): Promise<void> {
     const { uid, gracePeriodSeconds } = options;
     return ignoreNotFound(
-      call(this.limiter, 'delete', `delete pod ${namespace}/${name} (uid ${uid})`, () =>
+      call(this.limiter, 'delete', `delete pod ${namespace}/${name} (uid ${uid})`, (o) =>
         this.core.deleteNamespacedPod({
           name,
           namespace,
           ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}),
           body: { preconditions: { uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) },
-        }),
+        }, o),
       ),
     );
   }
@@ -99,10 +101,11 @@ export class PodApiClient implements PodApi {
       ...(labelSelector !== undefined ? { labelSelector } : {}),
     };
     const where = namespace ?? 'all namespaces';
-    return call(this.limiter, 'other', `list pods in ${where}`, () =>
+    return call(this.limiter, 'other', `list pods in ${where}`, (o) =>
       namespace !== undefined
-        ? this.core.listNamespacedPod({ namespace, ...query })
-        : this.core.listPodForAllNamespaces(query),
+        ? this.core.listNamespacedPod({ namespace, ...query }, o)
+        : this.core.listPodForAllNamespaces(query, o),
+      { deadline: 'list' },
     );
   }
 }

@@ -42,6 +42,8 @@ export interface PriorityStats {
 export interface ScheduleOptions {
   /** Requests with this key supersede each other while waiting and never run at once. */
   readonly key?: string;
+  /** Aborted: the request, if still waiting, is dropped unsent and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** The rejection of a waiting request that a newer one with the same key replaced: it was never sent. */
@@ -65,7 +67,9 @@ export function isSuperseded(err: unknown): boolean {
 export interface RequestScheduler {
   /**
    * Runs `fn` once a token is available and no higher-priority request is waiting; resolves or
-   * rejects with fn's outcome. A synchronous throw from `fn` becomes a rejection.
+   * rejects with fn's outcome. A synchronous throw from `fn` becomes a rejection. If `signal`
+   * aborts while the request still waits, it leaves the queue and rejects with the signal's
+   * reason without ever running (a write of a node whose lock was lost is dropped, not sent).
    */
   schedule<T>(priority: Priority, fn: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** Counts one finished API request by verb and HTTP status (or `network` when none came back). */
@@ -112,9 +116,15 @@ export class RateLimiter implements RequestScheduler {
   }
 
   schedule<T>(priority: Priority, fn: () => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
-    const { key } = options;
+    const { key, signal } = options;
     return new Promise<T>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const forget = (): void => signal?.removeEventListener('abort', onAbort);
       const start = (): void => {
+        forget();
         let running: Promise<T>;
         try {
           running = fn();
@@ -132,16 +142,35 @@ export class RateLimiter implements RequestScheduler {
         };
         running.then((value) => (settled(), resolve(value)), (err: unknown) => (settled(), reject(err)));
       };
+      const drop = (error: Error): void => {
+        forget();
+        reject(error);
+      };
+      let slot: Waiting | undefined;
+      // Aborted while still waiting (its node's lock is lost): leave the queue, never run.
+      const onAbort = (): void => {
+        if (slot === undefined) return;
+        if (slot.start !== start) return;
+        const queue = this.classes[priority].queue;
+        const at = queue.indexOf(slot);
+        if (at >= 0) queue.splice(at, 1);
+        if (key !== undefined && this.waitingByKey.get(key) === slot) this.waitingByKey.delete(key);
+        slot = undefined;
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const older = key === undefined ? undefined : this.waitingByKey.get(key);
       if (older && key !== undefined) {
         // Take the older request's place (it has waited longer) and drop it unsent.
         older.drop(new SupersededError(key));
         older.start = start;
-        older.drop = reject;
+        older.drop = drop;
+        slot = older;
         this.dispatch();
         return;
       }
-      const waiting: Waiting = { enqueuedAt: this.clock.now(), key, start, drop: reject };
+      const waiting: Waiting = { enqueuedAt: this.clock.now(), key, start, drop };
+      slot = waiting;
       if (key !== undefined) this.waitingByKey.set(key, waiting);
       this.classes[priority].queue.push(waiting);
       this.dispatch();

@@ -9,11 +9,10 @@ import type { Clock } from '../../lib/clock.js';
 import { LifecycleControl } from '../../lib/lifecycle.js';
 import type { EngineEvent, ListResult, WatchTiming } from './cachedListWatch.js';
 import { CachedListWatch } from './cachedListWatch.js';
-import { call } from './call.js';
+import { call, type Caller } from './call.js';
 import type { KubeLog } from './log.js';
 import type { Node, Pod } from './model.js';
 import type { PodApi } from './podApi.js';
-import type { RequestScheduler } from './rateLimiter.js';
 import type { NodeWatch, NodeWatchEvent, PodWatch, PodWatchEvent, WatchLifecycle } from './watch.js';
 
 export interface WatchDeps {
@@ -49,13 +48,13 @@ export function createPodWatch(deps: WatchDeps & { readonly pods: PodApi; readon
 
 /** Watches the single Node named `nodeName`. */
 export function createNodeWatch(
-  deps: WatchDeps & { readonly core: CoreV1Api; readonly limiter: RequestScheduler; readonly nodeName: string },
+  deps: WatchDeps & { readonly core: CoreV1Api; readonly limiter: Caller; readonly nodeName: string },
 ): NodeWatch {
   const fieldSelector = `metadata.name=${deps.nodeName}`;
   const list = async (): Promise<ListResult<Node>> => {
-    const result = await call(deps.limiter, 'other', `list node ${deps.nodeName}`, () =>
-      deps.core.listNode({ fieldSelector }),
-    );
+    const result = await call(deps.limiter, 'other', `list node ${deps.nodeName}`, (o) =>
+      deps.core.listNode({ fieldSelector }, o),
+    { deadline: 'list' });
     return { items: result.items, resourceVersion: result.metadata?.resourceVersion ?? '' };
   };
   const engine = new CachedListWatch<Node>({

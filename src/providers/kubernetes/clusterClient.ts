@@ -4,10 +4,11 @@
  * holds two: the remote cluster (where pods run) and the host cluster (where the ConfigMaps and
  * Secrets to reflect live).
  */
+import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import type { StopOutcome } from '../../lib/lifecycle.js';
-import { call } from '../../adapters/kubernetes/call.js';
+import { call, type CallContext, type CallDeadlines, type DeadlineClass, DEFAULT_CALL_DEADLINES } from '../../adapters/kubernetes/call.js';
 import { ConnectionPool, pooledKubeConfig } from '../../adapters/kubernetes/connectionPool.js';
 import type { KubeconfigSource } from '../../adapters/kubernetes/kubeconfig.js';
 import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.js';
@@ -19,6 +20,8 @@ export type ClusterSource = KubeconfigSource | KubeConfig;
 
 export interface ClusterClientOptions {
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** Per-class request deadlines (defaults in call.ts): every call to this cluster is bounded. */
+  readonly deadlines?: Partial<CallDeadlines>;
   readonly clock?: Clock;
 }
 
@@ -27,6 +30,8 @@ export class ClusterClient {
   readonly core: CoreV1Api;
   readonly limiter: RateLimiter;
   readonly server: string;
+  readonly deadlines: CallDeadlines;
+  private readonly context: CallContext;
   private readonly pool = new ConnectionPool();
 
   /** Throws KubeconfigError (a configuration mistake, at construction) if the source is unusable. */
@@ -36,11 +41,18 @@ export class ClusterClient {
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), ...(options.clock ? { clock: options.clock } : {}) });
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
+    this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
+    this.context = { limiter: this.limiter, deadlines: this.deadlines, ...(options.clock ? { clock: options.clock } : {}) };
   }
 
-  /** Calls the API through the rate limiter; rejects with KubeApiError naming the operation. */
-  call<T>(priority: Priority, operation: string, fn: (core: CoreV1Api) => Promise<T>): Promise<T> {
-    return call(this.limiter, priority, operation, () => fn(this.core));
+  /**
+   * Calls the API through the rate limiter, under the deadline of its class (a `list …` operation
+   * is a list; otherwise by priority); rejects with KubeApiError naming the operation. Passing
+   * `options` on to client-node also aborts the request itself at the deadline.
+   */
+  call<T>(priority: Priority, operation: string, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    const deadline = deadlineClass ?? (operation.startsWith('list ') ? 'list' : undefined);
+    return call(this.context, priority, operation, (options) => fn(this.core, options), deadline ? { deadline } : {});
   }
 
   /** Closes pooled connections (watches included). */

@@ -66,7 +66,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     if (o.nodeName === '' || o.hostClusterId === '') throw new Error('kubernetes provider: nodeName and hostClusterId are required');
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? noopKubeLog;
-    const clientOptions = { clock: this.clock, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}) };
+    const clientOptions = { clock: this.clock, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}), ...(o.deadlines ? { deadlines: o.deadlines } : {}) };
     this.remote = new ClusterClient(o.remote, clientOptions);
     this.host = new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
@@ -163,7 +163,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
     const held = await this.reflector.reflectFor(pod, remoteNamespace);
     try {
-      await this.remote.call('other', `create ${what}`, (core) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }));
+      await this.remote.call('other', `create ${what}`, (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
     } catch (err) {
       if (isApiErrorKind(err, 'notFound')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
       if (!isApiErrorKind(err, 'alreadyExists')) throw toProviderError(err, `create ${what}`);
@@ -177,7 +177,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
   private async adoptExisting(remoteNamespace: string, name: string, hostUid: string | undefined): Promise<void> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     const existing = await asProviderCall(`read ${what}`, () =>
-      this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace })),
+      this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
     );
     const theirs = existing.metadata?.annotations?.[hostUidAnnotation];
     if (theirs !== hostUid) {
@@ -197,7 +197,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     const name = desired.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     await asProviderCall(`update ${what}`, async () => {
-      const current = await this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace }));
+      const current = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
       const spec = current.spec ?? { containers: [] };
       const body: Pod = {
@@ -210,7 +210,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
           ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
         },
       };
-      await this.remote.call('other', `update ${what}`, (core) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }));
+      await this.remote.call('other', `update ${what}`, (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
     });
   }
 
@@ -233,12 +233,12 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     const uid = remote.metadata?.uid;
     this.pods.markDeleting(remoteNamespace, name, uid);
     try {
-      await this.remote.call('delete', `delete ${what}`, (core) =>
+      await this.remote.call('delete', `delete ${what}`, (core, opts) =>
         core.deleteNamespacedPod({
           name, namespace: remoteNamespace,
           ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
           body: { ...(uid ? { preconditions: { uid } } : {}), ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
-        }),
+        }, opts),
       );
     } catch (err) {
       // A failed uid precondition means another pod holds the name now: ours is gone.
@@ -251,7 +251,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
   private async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     try {
-      const pod = await this.remote.call('other', `read ${what}`, (core) => core.readNamespacedPod({ name, namespace: remoteNamespace }));
+      const pod = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       return ownershipOf(pod, this.rule).owned ? pod : undefined;
     } catch (err) {
       if (isApiErrorKind(err, 'notFound')) return undefined;

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import type { WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
+import type { CallDeadlines } from '../../adapters/kubernetes/call.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ProviderNodeInfo, ResourceList } from '../provider.js';
 import type { ClusterSource } from './clusterClient.js';
@@ -42,6 +43,8 @@ export interface KubernetesProviderOptions {
   /** Client-side limit per cluster (default qps 50, burst 100). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
   readonly watch?: WatchTiming;
+  /** Per-class deadlines of every call to either cluster (defaults in adapters/kubernetes/call.ts). */
+  readonly deadlines?: Partial<CallDeadlines>;
   readonly reflection?: {
     /** Full sweep of unreferenced copies (default 5 min). */
     readonly sweepMs?: number;

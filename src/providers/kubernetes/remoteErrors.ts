@@ -6,7 +6,10 @@
  * |----------------------------------------------|----------------|
  * | 404 NotFound                                 | notFound       |
  * | 400 BadRequest, 422 Invalid                  | invalidInput   |
- * | 403 Forbidden (ResourceQuota, RBAC, PSA)     | transient, the server's message kept ("exceeded quota: <name>, …") |
+ * | 403 from an admission check on the pod: Pod  | invalidInput: a rejection (annotation and Event), |
+ * | Security, LimitRange, a quota that requires  | retried only once the spec changes                 |
+ * | limits, a webhook or admission policy denial |                                                    |
+ * | 403 exceeded quota, RBAC                     | transient (clears when pods end / an admin acts), the server's message kept |
  * | 409, 401, 410, 429, 5xx, network, timeouts   | transient      |
  *
  * The message is `<operation>: <status> <reason>: <server message>` on one line. An error that is
@@ -15,6 +18,22 @@
  */
 import { classifyApiError, describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
 import { invalidInput, notFound, ProviderError, transient } from '../errors.js';
+
+/**
+ * 403s that judge the pod itself, as the admission plugins word them: retrying the same pod can
+ * never pass. ("exceeded quota" and RBAC's "cannot …" are about the cluster's state, not the pod.)
+ */
+const ADMISSION_REJECTION = [
+  /violates PodSecurity/,
+  /(maximum|minimum) \S+ usage per (Container|Pod)/,
+  /failed quota: .*must specify/,
+  /admission webhook .* denied the request/,
+  /ValidatingAdmissionPolicy .* denied request/,
+];
+
+export function isAdmissionRejection(message: string): boolean {
+  return !/exceeded quota/.test(message) && ADMISSION_REJECTION.some((pattern) => pattern.test(message));
+}
 
 export function toProviderError(err: unknown, operation: string): unknown {
   if (err instanceof ProviderError) return err;
@@ -27,6 +46,7 @@ export function toProviderError(err: unknown, operation: string): unknown {
     case 'invalid':
       return invalidInput(message, { cause: err });
     case 'forbidden':
+      return isAdmissionRejection(info.message) ? invalidInput(message, { cause: err }) : transient(message, { cause: err });
     case 'conflict':
     case 'alreadyExists':
     case 'unauthorized':

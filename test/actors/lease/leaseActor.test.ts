@@ -19,7 +19,7 @@ function setup(t: Test, api = new FakeLeaseApi()) {
   const clock = new ManualClock();
   const sys = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {} });
   t.teardown(() => sys.stop());
-  const ref: ActorRef<LeaseMsg> = sys.root.spawn('lease-vn-1', leaseActor({ leaseApi: api, logger: silentLogger }, withLeaseDefaults({ nodeName: 'vn-1' })));
+  const ref: ActorRef<LeaseMsg> = sys.root.spawn('lease-vn-1', leaseActor({ leaseApi: api, logger: silentLogger, random: () => 0.5 }, withLeaseDefaults({ nodeName: 'vn-1' })));
   const lease = () => api.get('kube-node-lease', 'vn-1');
   const renewedAt = () => renewTimeOf(lease());
   const summary = () => sys.registry.get(ref.path)?.snapshot().summary;
@@ -94,6 +94,7 @@ t.test('the Lease is owned by the Node once its uid is known', async (t) => {
   await until('created', () => summary()?.renewals === 1);
   t.equal(lease()?.metadata?.ownerReferences, undefined);
   ref.tell({ type: 'lease.node-registered', uid: 'node-uid-1' });
+  await drain();
   clock.advance(10_000);
   await until('renewed', () => renewedAt() === clock.now());
   t.same(lease()?.metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: 'vn-1', uid: 'node-uid-1' }]);
@@ -108,4 +109,65 @@ t.test('lease.stop ends the renewals', async (t) => {
   clock.advance(60_000);
   await drain();
   t.equal(api.calls.length, writes, 'no calls after stop');
+});
+
+t.test('a renewal does not wait behind busy mailboxes: its lag does not grow with the message load', async (t) => {
+  const api = new FakeLeaseApi();
+  const { clock, sys, summary } = setup(t, api);
+  await until('created', () => summary()?.renewals === 1);
+  // Busy neighbours, as pod actors under a storm: each with a message queued; nact runs one
+  // message per turn of its setImmediate queue, every actor in turn.
+  let handled = 0;
+  const load = 2_000;
+  const behavior = {
+    kind: 'busy',
+    initialState: () => 0,
+    decide: (state: number) => {
+      handled += 1;
+      return { state: state + 1 };
+    },
+    perform: () => undefined,
+  };
+  const busy = Array.from({ length: load }, (_, i) => sys.root.spawn<number, number, never>(`busy-${i}`, behavior));
+  for (const b of busy) b.tell(0);
+  await until('the neighbours started and idle', () => handled === load, 30_000);
+  handled = 0;
+  let handledAtRenewal: number | undefined;
+  const update = api.updateLease.bind(api);
+  api.updateLease = (lease) => {
+    handledAtRenewal ??= handled;
+    return update(lease);
+  };
+  for (const b of busy) b.tell(1);
+  clock.advance(10_000);
+  await until('renewed', () => summary()?.renewals === 2, 30_000);
+  t.ok(handledAtRenewal !== undefined && handledAtRenewal < load / 10, `the renewal went out after ${handledAtRenewal} of ${load} queued messages, not behind them`);
+  t.equal(summary()?.lastLagMs, 0, 'on time on the lease clock');
+});
+
+t.test('a renewal that never returns fails at its deadline and is retried', async (t) => {
+  const api = new FakeLeaseApi();
+  const { clock, summary, renewedAt } = setup(t, api);
+  await until('created', () => summary()?.renewals === 1);
+  const update = api.updateLease.bind(api);
+  let hung = 0;
+  api.updateLease = (lease) => {
+    if (hung === 0) {
+      hung += 1;
+      return new Promise(() => undefined); // a frozen API server: no answer, no error
+    }
+    return update(lease);
+  };
+  clock.advance(10_000);
+  const hungAt = clock.now();
+  await until('the hung renewal started', () => hung === 1);
+  let sawTimeout = false;
+  for (let i = 0; i < 100 && summary()?.renewals !== 2; i++) {
+    clock.advance(1_000);
+    await drain();
+    sawTimeout ||= /timed out after 10000 ms/.test(String(summary()?.lastError));
+  }
+  t.ok(sawTimeout, 'the hung renewal failed at its 10 s deadline');
+  t.equal(summary()?.renewals, 2, 'and the retry renewed');
+  t.ok((renewedAt() ?? 0) > hungAt, 'with a renewTime after the hung attempt');
 });

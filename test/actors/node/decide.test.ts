@@ -45,6 +45,12 @@ const of = <K extends NodeEffect['type']>(effects: readonly NodeEffect[], type: 
   effects.filter((e): e is Extract<NodeEffect, { type: K }> => e.type === type);
 const readyCondition = (status: Partial<NodeStatus> | undefined): NodeCondition | undefined => status?.conditions?.find((c) => c.type === 'Ready');
 
+/** A first retry: 200 ms with ±20 % jitter (exactly 200 would mean no jitter, unless by chance). */
+function jittered200(effects: readonly unknown[]): boolean {
+  const ms = (effects[0] as { ms?: number } | undefined)?.ms ?? 0;
+  return ms >= 160 && ms <= 240;
+}
+
 t.test('start: registers, pings at once, and starts the ping and status timers', async (t) => {
   const step = startNode(settings, initialNodeState(), T0);
   t.same(step.effects, [
@@ -133,9 +139,11 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
   t.equal(of(first.effects, 'write-status').length, 1);
 
   const failed = run(first.state, [{ type: 'node.status-write-failed', error: '503: unavailable', gone: false }]);
-  t.same(failed.last, [{ type: 'schedule', ms: 200, msg: { type: 'node.status-retry' } }], 'status write failure schedules a retry');
+  t.match(failed.last, [{ type: 'schedule', msg: { type: 'node.status-retry' } }], 'status write failure schedules a retry');
+  t.ok(jittered200(failed.last), 'after 200 ms ± 20 %');
   const again = run(failed.state, [{ type: 'node.status-retry' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
-  t.same(of(again.effects, 'schedule').map((e) => e.ms), [400], 'the backoff doubles');
+  const second = of(again.effects, 'schedule').map((e) => e.ms)[0] ?? 0;
+  t.ok(second >= 320 && second <= 480, `the backoff doubles (400 ms ± 20 %: ${second})`);
   t.equal(of(again.effects, 'write-status').length, 1, 'the retry writes');
 
   let s = again.state;
@@ -145,7 +153,8 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
     delays.push(...of(r.effects, 'schedule').map((e) => e.ms));
     s = r.state;
   }
-  t.same(delays, [800, 1600, 3200, 6400, 7000, 7000], 'capped at retry.maxMs');
+  const expected = [800, 1600, 3200, 6400, 7000, 7000];
+  t.ok(delays.every((ms, i) => ms >= expected[i]! * 0.8 && ms <= Math.min(7000, expected[i]! * 1.2)), `doubling ± 20 %, capped at retry.maxMs: ${delays.join(', ')}`);
 
   const recovered = run(s, [{ type: 'node.status-retry' }, { type: 'node.status-written' }]);
   t.equal(recovered.state.status.failures, 0, 'a success resets the backoff');
@@ -163,7 +172,8 @@ t.test('a failing provider does not hold up the heartbeat', async (t) => {
 
 t.test('registration failure retries with backoff', async (t) => {
   const step = run(started(), [{ type: 'node.register-failed', error: '403 Forbidden' }]);
-  t.same(step.last, [{ type: 'schedule', ms: 200, msg: { type: 'node.register-retry' } }]);
+  t.match(step.last, [{ type: 'schedule', msg: { type: 'node.register-retry' } }]);
+  t.ok(jittered200(step.last), 'after 200 ms ± 20 %');
   t.same(run(step.state, [{ type: 'node.register-retry' }]).last, [{ type: 'register' }]);
   t.equal(step.state.registration.lastError, '403 Forbidden');
 });
@@ -223,7 +233,8 @@ t.test('shutdown stops pings and status writes, and deletes the Node only if ask
   const del = run(readyNode(), [{ type: 'node.shutdown', deleteNode: true }]);
   t.same(del.last, [{ type: 'delete-node' }]);
   const retried = run(del.state, [{ type: 'node.delete-failed', error: '503' }]);
-  t.same(retried.last, [{ type: 'schedule', ms: 200, msg: { type: 'node.delete-retry' } }]);
+  t.match(retried.last, [{ type: 'schedule', msg: { type: 'node.delete-retry' } }]);
+  t.ok(jittered200(retried.last), 'after 200 ms ± 20 %');
   t.same(run(retried.state, [{ type: 'node.delete-retry' }]).last, [{ type: 'delete-node' }]);
   t.equal(run(del.state, [{ type: 'node.deleted' }]).state.phase, 'stopped');
 });

@@ -25,7 +25,8 @@ async function setup(t: Test, failCreate = false) {
   const clock = new ManualClock();
   const warnings: string[] = [];
   const log: KubeLog = { debug: () => undefined, warn: (m) => warnings.push(m) };
-  const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', clock, log, events: { seriesFlushMs: 10_000 } });
+  // Deadlines run on the manual clock too: long ones, so advancing it through the series window does not time requests out.
+  const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', clock, log, events: { seriesFlushMs: 10_000 }, deadlines: { other: 3_600_000 } });
   t.teardown(async () => {
     await clients.stop();
     await server.close();

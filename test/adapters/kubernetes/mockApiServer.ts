@@ -35,7 +35,8 @@ export interface WatchStream {
   end(): void;
 }
 
-export type Route = (req: Recorded) => Reply | 'watch' | undefined;
+/** `'hang'`: accept the request and never answer (a frozen API server). */
+export type Route = (req: Recorded) => Reply | 'watch' | 'hang' | undefined;
 
 export class MockApiServer {
   readonly requests: Recorded[] = [];
@@ -120,6 +121,7 @@ export class MockApiServer {
         this.openWatch(rec, res);
         return;
       }
+      if (reply === 'hang') return;
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
       return;

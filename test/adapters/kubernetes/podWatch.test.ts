@@ -36,6 +36,8 @@ async function setup(t: Test, timing: { watchdogMs?: number; resyncMs?: number }
     nodeName: 'vk-1',
     clock,
     watch: { jitter: 0, watchdogMs: timing.watchdogMs ?? 3_600_000, resyncMs: timing.resyncMs ?? 7_200_000 },
+    // Deadlines run on the manual clock too: long ones, so advancing it to the watchdog or resync does not time out a connected watch.
+    deadlines: { watchConnect: 3_600_000, list: 3_600_000 },
   });
   const watch = clients.watchPods();
   const events: PodWatchEvent[] = [];

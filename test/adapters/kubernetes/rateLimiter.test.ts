@@ -120,3 +120,26 @@ t.test('requests with one key run one at a time, in order, without holding up ot
   await Promise.all([first, second]);
   t.same(started, ['a1', 'b1', 'a2']);
 });
+
+t.test('a request whose signal aborts while it waits for a token is dropped, never started', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 1, burst: 1, clock });
+  const started: string[] = [];
+  const run = (label: string, signal?: AbortSignal): Promise<string> =>
+    rl.schedule('status', () => {
+      started.push(label);
+      return Promise.resolve(label);
+    }, signal ? { signal } : {});
+  const fence = new AbortController();
+  const a = run('a', fence.signal);
+  const b = run('b', fence.signal);
+  const c = run('c');
+  fence.abort(new Error('lock lost'));
+  await t.rejects(b, /lock lost/, 'the queued request rejects with the reason');
+  t.same(rl.queueDepth().status, 1, 'and leaves the queue at once');
+  clock.advance(1000);
+  t.equal(await a, 'a');
+  t.equal(await c, 'c');
+  t.same(started, ['a', 'c'], 'b never ran, and did not use a token');
+  await t.rejects(run('d', fence.signal), /lock lost/, 'an already-aborted signal is refused at once');
+});

@@ -58,3 +58,20 @@ t.test('untilAborted rejects with the signal reason', async (t) => {
   await t.rejects(pending, { message: 'stopped' });
   t.equal(await untilAborted(Promise.resolve(3), new AbortController().signal), 3);
 });
+
+t.test('a 403 from an admission check is a rejection (invalid-input); exceeded quota and RBAC stay transient', async (t) => {
+  const forbidden = (message: string): KubeApiError => new KubeApiError({ kind: 'forbidden', status: 403, reason: 'Forbidden', message }, 'create pod');
+  const table: Array<[string, string]> = [
+    ['pods "web" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false', 'invalid-input'],
+    ['pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2', 'invalid-input'],
+    ['pods "web" is forbidden: failed quota: q: must specify limits.cpu for: app', 'invalid-input'],
+    ['admission webhook "policy.example.com" denied the request: image registry not allowed', 'invalid-input'],
+    ['pods "web" is forbidden: ValidatingAdmissionPolicy \'no-latest\' with binding \'b\' denied request: tag latest', 'invalid-input'],
+    ['pods "web" is forbidden: exceeded quota: q, requested: cpu=2, used: cpu=9, limited: cpu=10', 'transient'],
+    ['pods is forbidden: User "system:serviceaccount:t:tether" cannot create resource "pods" in API group "" in the namespace "x"', 'transient'],
+  ];
+  for (const [message, kind] of table) {
+    const err = toProviderError(forbidden(message), 'create remote pod');
+    t.equal((err as { kind?: string }).kind, kind, message);
+  }
+});
