@@ -14,7 +14,7 @@ import type { Logger } from '../adapters/logger.js';
 import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
 import type { AgentView } from './agentView.js';
-import { livenessChecks, readinessChecks, renderChecks } from './health.js';
+import { livenessChecks, readinessChecks, renderChecks, type Check } from './health.js';
 import type { TetherMetrics } from './metrics.js';
 
 export interface IntrospectionOptions {
@@ -25,6 +25,8 @@ export interface IntrospectionOptions {
   /** Default 10256; 0 picks a free port. */
   readonly port?: number;
   readonly logger?: Logger;
+  /** Readiness checks beyond the agent's own (the kubelet API servers, from app/operatorServers.ts). */
+  readonly extraReadiness?: () => readonly Check[];
 }
 
 export interface IntrospectionServer {
@@ -66,7 +68,7 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
       return text(res, code, body);
     }
     case '/readyz': {
-      const { code, body } = renderChecks(readinessChecks(options.agent), verbose);
+      const { code, body } = renderChecks([...readinessChecks(options.agent), ...(options.extraReadiness?.() ?? [])], verbose);
       return text(res, code, body);
     }
     case '/metrics': {
