@@ -7,15 +7,16 @@
  * the node go through it, so the replica is not what an operator deployed until it runs.
  */
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
 import { errorMessage } from '../lib/errorMessage.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
-import { servingCertificateFiles, startKubeletServer, type KubeletServer } from '../kubelet/index.js';
+import { decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
 import type { Check } from '../observability/health.js';
-import { startIntrospectionServer, type IntrospectionServer } from '../observability/introspectionServer.js';
+import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
 import type { AgentView } from '../observability/agentView.js';
 
@@ -57,9 +58,16 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
 
   let introspectionUrl: string | undefined;
   const intro = config.ports?.introspection;
+  const introHost = intro?.address ?? '127.0.0.1';
   if (intro?.port !== 0) {
+    // Exposed beyond loopback, the actor tree asks what the kubelet API asks: a user the API server
+    // authenticates, allowed `get nodes/proxy` on every virtual node this Tether serves.
+    const guard = isLoopbackAddress(introHost) ? undefined : actorTreeGuard(createAccessReviewer(loadKubeConfig(deps.host)), config.nodes.map((n) => n.name));
     const server = await attempt('the introspection server', () =>
-      startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: intro?.address ?? '127.0.0.1', port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness }));
+      startIntrospectionServer({
+        agent: deps.agent, metrics: deps.metrics, host: introHost, port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness,
+        ...(guard ? { guard } : {}),
+      }));
     if (server) {
       introspectionUrl = server.url;
       closers.push(() => server.close());
@@ -69,7 +77,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   const metricsPort = config.ports?.metrics;
   if (metricsPort && metricsPort.port > 0) {
     const server: IntrospectionServer | undefined = await attempt('the metrics server', () =>
-      startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: metricsPort.address ?? '0.0.0.0', port: metricsPort.port, logger: deps.logger, extraReadiness }));
+      startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: metricsPort.address ?? '0.0.0.0', port: metricsPort.port, logger: deps.logger, extraReadiness, routes: 'probes' }));
     if (server) closers.push(() => server.close());
   }
 
@@ -120,5 +128,17 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
     close: async () => {
       await Promise.all(closers.map((close) => close().catch(() => undefined)));
     },
+  };
+}
+
+/** The actor tree's guard when exposed: the kubelet API's decision, for each virtual node in turn. */
+export function actorTreeGuard(reviewer: AccessReviewer, nodeNames: readonly string[]) {
+  return async (req: IncomingMessage): Promise<GuardDecision> => {
+    if (nodeNames.length === 0) return { allowed: false, code: 403, message: 'Forbidden: no virtual node to authorize against' };
+    for (const name of nodeNames) {
+      const decision = await decideAccess(reviewer, name, req, '/actors');
+      if (!decision.allowed) return decision;
+    }
+    return { allowed: true };
   };
 }

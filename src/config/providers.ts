@@ -55,7 +55,9 @@ const remoteSchema = z.union([
       name: nonEmptyString,
       /** The data key holding the kubeconfig. */
       key: nonEmptyString.optional(),
-    }, 'a mapping with namespace, name and optionally key'),
+      /** Credential fields the Secret's kubeconfig may use (refused by default: app/remoteKubeconfigPolicy.ts). */
+      allow: z.array(z.enum(['exec', 'auth-provider', 'tokenFile'], 'exec, auth-provider or tokenFile'), 'a list of exec, auth-provider and/or tokenFile').optional(),
+    }, 'a mapping with namespace, name and optionally key and allow'),
     context: nonEmptyString.optional(),
   }),
 ], 'either {kubeconfig: <path>} or {secret: {namespace, name, key}}');
