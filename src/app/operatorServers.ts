@@ -11,10 +11,11 @@ import type { IncomingMessage } from 'node:http';
 import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
+import { systemClock } from '../adapters/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
-import { decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
+import { boundedReviewer, decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
 import type { Check } from '../observability/health.js';
 import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
@@ -62,7 +63,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   if (intro?.port !== 0) {
     // Exposed beyond loopback, the actor tree asks what the kubelet API asks: a user the API server
     // authenticates, allowed `get nodes/proxy` on every virtual node this Tether serves.
-    const guard = isLoopbackAddress(introHost) ? undefined : actorTreeGuard(createAccessReviewer(loadKubeConfig(deps.host)), config.nodes.map((n) => n.name));
+    const guard = isLoopbackAddress(introHost) ? undefined : actorTreeGuard(boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock }), config.nodes.map((n) => n.name));
     const server = await attempt('the introspection server', () =>
       startIntrospectionServer({
         agent: deps.agent, metrics: deps.metrics, host: introHost, port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness,
@@ -83,7 +84,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
 
   if (kubeletApiOn) {
     const api = config.kubeletApi;
-    const reviewer = createAccessReviewer(loadKubeConfig(deps.host));
+    const reviewer = boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock });
     const failed = (what: string) => (error: unknown): undefined => {
       deps.logger.error(`${what}; the kubelet APIs do not start and /readyz fails`, { error: errorMessage(error) });
       for (const [name, check] of kubeletApi) kubeletApi.set(name, { ...check, ok: false, reason: `${what}: ${errorMessage(error)}` });

@@ -71,6 +71,7 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     host: ctx.host,
     log: ctx.logger.child({ provider: 'kubernetes' }),
     ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
+    ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),
     ...(config.offloadingPatch ? { offloadingPatch: config.offloadingPatch } : {}),
     ...(config.blankPodIPs !== undefined ? { blankPodIPs: config.blankPodIPs } : {}),
     ...(config.quota ? { quota: config.quota } : {}),

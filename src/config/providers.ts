@@ -72,6 +72,14 @@ export const kubernetesProviderSchema = z.strictObject({
     .max(20, 'a DNS label (lower case letters, digits, -), at most 20 characters')
     .regex(DNS_LABEL, 'a DNS label (lower case letters, digits, -), at most 20 characters').optional(),
   namespaceStrategy: z.enum(['suffix', 'same-name'], 'suffix or same-name').optional(),
+  /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (providers/kubernetes/podPolicy.ts). */
+  podPolicy: z.strictObject({
+    podSecurityLevel: z.enum(['privileged', 'baseline', 'restricted'], 'privileged, baseline or restricted').optional(),
+    refuseHostPath: z.boolean('true or false').optional(),
+    refusePrivileged: z.boolean('true or false').optional(),
+    refuseHostPorts: z.boolean('true or false').optional(),
+    allowDefaultNamespace: z.boolean('true or false').optional(),
+  }, 'a mapping (podSecurityLevel, refuseHostPath, refusePrivileged, refuseHostPorts, allowDefaultNamespace)').optional(),
   offloadingPatch: z.strictObject({
     nodeSelector: stringMap.optional(),
     tolerations: z.array(toleration, 'a list of tolerations').optional(),
