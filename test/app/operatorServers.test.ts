@@ -60,3 +60,20 @@ void t.test('once the kubelet API listens, /readyz passes', async (t) => {
   t.match(await res.text(), /\[\+\]node\/vk-ready\/kubelet-api ok/);
   t.equal(res.status, 200);
 });
+
+void t.test('the actor tree bound beyond loopback asks for a reviewed identity; the probes do not', async (t) => {
+  const tree = new FakeTree();
+  tree.addNode('vk-ready');
+  const port = await freePort('0.0.0.0');
+  const config = {
+    nodes: [{ name: 'vk-ready', internalIP: '127.0.0.1', provider: { type: 'simulated' } }],
+    ports: { introspection: { port, address: '0.0.0.0' } },
+    kubeletApi: { enabled: false },
+  } as unknown as TetherConfig;
+  const servers = await startOperatorServers(config, { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), host: UNUSED_HOST, providers: [], logger: silentLogger });
+  t.teardown(() => servers.close());
+  const url = `http://127.0.0.1:${port}`;
+  t.equal((await fetch(`${url}/actors`)).status, 401, 'anonymous: no tree');
+  t.equal((await fetch(`${url}/`)).status, 401, 'anonymous: no page');
+  t.equal((await fetch(`${url}/healthz`)).status, 200, 'probes stay open');
+});
