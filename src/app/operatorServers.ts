@@ -63,7 +63,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   if (intro?.port !== 0) {
     // Exposed beyond loopback, the actor tree asks what the kubelet API asks: a user the API server
     // authenticates, allowed `get nodes/proxy` on every virtual node this Tether serves.
-    const guard = isLoopbackAddress(introHost) ? undefined : actorTreeGuard(boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock }), config.nodes.map((n) => n.name));
+    const guard = isLoopbackAddress(introHost) || intro?.anonymous === true ? undefined : actorTreeGuard(boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock }), config.nodes.map((n) => n.name));
     const server = await attempt('the introspection server', () =>
       startIntrospectionServer({
         agent: deps.agent, metrics: deps.metrics, host: introHost, port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness,

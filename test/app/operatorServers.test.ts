@@ -76,4 +76,10 @@ void t.test('the actor tree bound beyond loopback asks for a reviewed identity; 
   t.equal((await fetch(`${url}/actors`)).status, 401, 'anonymous: no tree');
   t.equal((await fetch(`${url}/`)).status, 401, 'anonymous: no page');
   t.equal((await fetch(`${url}/healthz`)).status, 200, 'probes stay open');
+
+  const openPort = await freePort('0.0.0.0');
+  const open = await startOperatorServers({ ...config, ports: { introspection: { port: openPort, address: '0.0.0.0', anonymous: true } } } as TetherConfig,
+    { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), host: UNUSED_HOST, providers: [], logger: silentLogger });
+  t.teardown(() => open.close());
+  t.equal((await fetch(`http://127.0.0.1:${openPort}/actors`)).status, 200, 'anonymous: true (the sandbox) serves it without a token');
 });
