@@ -1,8 +1,11 @@
 # Tether's container image: `tether run --config /etc/tether/tether.yaml` as a non-root user.
 # Build: docker build -t tether:0.1.0 .   (see docs/deployment.md; the Helm chart mounts the config)
+# Base: the Node.js LTS line in support (24, "Krypton"; LTS until April 2028). Move to the next LTS
+# line when it enters LTS, every October (docs/deployment.md, "The image"); the code also runs on
+# Node 20 and 22 (package.json engines), where the tests run on these machines.
 
 # --- build: all dependencies, compile TypeScript to dist/ ---------------------------------------
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,13 +15,13 @@ COPY bench ./bench
 RUN npx tsc -p tsconfig.build.json
 
 # --- production dependencies only -----------------------------------------------------------------
-FROM node:20-slim AS deps
+FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime: node, production node_modules and the compiled JavaScript ---------------------------
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
@@ -28,8 +31,9 @@ COPY package.json ./
 RUN groupadd --system --gid 10001 tether \
  && useradd --system --uid 10001 --gid tether --no-create-home --shell /usr/sbin/nologin tether
 USER 10001:10001
-# Introspection (/healthz, /readyz, /metrics, /actors) and the kubelet API (HTTPS).
-EXPOSE 10256 10250
+# Metrics and probes (/metrics, /healthz, /readyz: the chart's ports.metrics) and the kubelet API
+# (HTTPS). The actor tree (10256) listens on loopback only and is not exposed.
+EXPOSE 10257 10250
 # Liveness as the chart's probe does it; Kubernetes ignores HEALTHCHECK and uses the chart's probes.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:10256/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

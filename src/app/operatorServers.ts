@@ -2,21 +2,27 @@
  * The servers around a running agent: the operator's HTTP port (actor tree page, /actors, health,
  * /metrics) and each virtual node's kubelet API (HTTPS, where the API server proxies `kubectl
  * logs`). A server that cannot start (a port in use, say) is logged and left out: the agent's
- * real work, keeping nodes and pods true, does not depend on it.
+ * real work, keeping nodes and pods true, does not depend on it. A kubelet API that did not start
+ * fails `/readyz` (`node/<name>/kubelet-api`), though: `kubectl logs` and the API server's probes of
+ * the node go through it, so the replica is not what an operator deployed until it runs.
  */
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle } from '../lib/lifecycle.js';
+import { systemClock } from '../adapters/clock.js';
+import { errorMessage } from '../lib/errorMessage.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
-import { servingCertificateFiles, startKubeletServer, type KubeletServer } from '../kubelet/index.js';
-import { startIntrospectionServer, type IntrospectionServer } from '../observability/introspectionServer.js';
+import { boundedReviewer, decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
+import type { Check } from '../observability/health.js';
+import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
-import type { TetherAgent } from './tetherAgent.js';
+import type { AgentView } from '../observability/agentView.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
 
@@ -27,12 +33,12 @@ export interface OperatorServers extends Lifecycle {
 }
 
 export interface OperatorServerDeps {
-  readonly agent: TetherAgent;
+  readonly agent: AgentView;
   readonly metrics: TetherMetrics;
   readonly host: KubeconfigSource;
   readonly providers: readonly Pick<LegacyPodProvider, 'listPods'>[];
   readonly logger: Logger;
-  readonly clock: Clock;
+  readonly clock?: Clock;
 }
 
 export async function startOperatorServers(config: TetherConfig, deps: OperatorServerDeps): Promise<OperatorServers> {
@@ -41,16 +47,31 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
     try {
       return await start();
     } catch (error) {
-      deps.logger.error(`${what} did not start; Tether runs on without it`, { error: error instanceof Error ? error.message : String(error) });
+      deps.logger.error(`${what} did not start; Tether runs on without it`, { error: errorMessage(error) });
       return undefined;
     }
   };
 
+  // One readiness check per node's kubelet API: failing until it listens, with the reason it did not.
+  const kubeletApi = new Map<string, Check>();
+  const kubeletApiOn = config.kubeletApi?.enabled !== false;
+  if (kubeletApiOn) {
+    for (const node of config.nodes) kubeletApi.set(node.name, { name: `node/${node.name}/kubelet-api`, ok: false, reason: 'starting' });
+  }
+  const extraReadiness = (): readonly Check[] => [...kubeletApi.values()];
+
   let introspectionUrl: string | undefined;
   const intro = config.ports?.introspection;
+  const introHost = intro?.address ?? '127.0.0.1';
   if (intro?.port !== 0) {
+    // Exposed beyond loopback, the actor tree asks what the kubelet API asks: a user the API server
+    // authenticates, allowed `get nodes/proxy` on every virtual node this Tether serves.
+    const guard = isLoopbackAddress(introHost) || intro?.anonymous === true ? undefined : actorTreeGuard(boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock }), config.nodes.map((n) => n.name));
     const server = await attempt('the introspection server', () =>
-      startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: intro?.address ?? '127.0.0.1', port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger }));
+      startIntrospectionServer({
+        agent: deps.agent, metrics: deps.metrics, host: introHost, port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness,
+        ...(guard ? { guard } : {}),
+      }));
     if (server) {
       introspectionUrl = server.url;
       closers.push(() => server.stop());
@@ -60,18 +81,30 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   const metricsPort = config.ports?.metrics;
   if (metricsPort && metricsPort.port > 0) {
     const server: IntrospectionServer | undefined = await attempt('the metrics server', () =>
-      startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: metricsPort.address ?? '0.0.0.0', port: metricsPort.port, logger: deps.logger }));
+      startIntrospectionServer({ agent: deps.agent, metrics: deps.metrics, host: metricsPort.address ?? '0.0.0.0', port: metricsPort.port, logger: deps.logger, extraReadiness, routes: 'probes' }));
     if (server) closers.push(() => server.stop());
   }
 
-  if (config.kubeletApi?.enabled !== false) {
+  if (kubeletApiOn) {
     const api = config.kubeletApi;
-    const reviewer = createAccessReviewer(loadKubeConfig(deps.host));
-    const clientCA = api?.clientCAFile ? await readFile(api.clientCAFile, 'utf8') : undefined;
-    const certificate = api?.certFile && api.keyFile ? await servingCertificateFiles(api.certFile, api.keyFile) : undefined;
-    for (const [i, node] of config.nodes.entries()) {
+    const reviewer = boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock });
+    const failed = (what: string) => (error: unknown): undefined => {
+      deps.logger.error(`${what}; the kubelet APIs do not start and /readyz fails`, { error: errorMessage(error) });
+      for (const [name, check] of kubeletApi) kubeletApi.set(name, { ...check, ok: false, reason: `${what}: ${errorMessage(error)}` });
+      return undefined;
+    };
+    const clientCA = api?.clientCAFile ? await readFile(api.clientCAFile, 'utf8').catch(failed(`kubeletApi.clientCAFile ${api.clientCAFile} cannot be read`)) : undefined;
+    const certificate = api?.certFile && api.keyFile
+      ? await servingCertificateFiles(api.certFile, api.keyFile).catch(failed(`kubeletApi.certFile/keyFile ${api.certFile}, ${api.keyFile} cannot be read`))
+      : undefined;
+    const filesOk = (!api?.clientCAFile || clientCA !== undefined) && (!(api?.certFile && api.keyFile) || certificate !== undefined);
+    for (const [i, node] of filesOk ? config.nodes.entries() : []) {
       const provider = deps.providers[i];
-      if (!provider) continue;
+      if (!provider) {
+        kubeletApi.delete(node.name);
+        continue;
+      }
+      const check = `node/${node.name}/kubelet-api`;
       const server: KubeletServer | undefined = await attempt(`the kubelet API of ${node.name}`, () =>
         startKubeletServer({
           nodeName: node.name,
@@ -83,17 +116,35 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           logger: deps.logger.child({ node: node.name }),
           ...(clientCA ? { clientCA } : {}),
           ...(certificate ? { certificate } : {}),
+        }).catch((error: unknown) => {
+          kubeletApi.set(node.name, { name: check, ok: false, reason: `did not start: ${errorMessage(error)}` });
+          throw error;
         }));
-      if (server) closers.push(() => server.stop());
+      if (server) {
+        kubeletApi.set(node.name, { name: check, ok: true });
+        closers.push(() => server.stop());
+      }
     }
   }
 
   const life = new LifecycleControl({
-    clock: deps.clock,
+    clock: deps.clock ?? systemClock,
     release: async () => {
       await Promise.all(closers.map((close) => close().catch(() => undefined)));
     },
   });
   life.markReady();
   return { introspectionUrl, ready: life.ready, done: life.done, stop: (options) => life.stop(options) };
+}
+
+/** The actor tree's guard when exposed: the kubelet API's decision, for each virtual node in turn. */
+export function actorTreeGuard(reviewer: AccessReviewer, nodeNames: readonly string[]) {
+  return async (req: IncomingMessage): Promise<GuardDecision> => {
+    if (nodeNames.length === 0) return { allowed: false, code: 403, message: 'Forbidden: no virtual node to authorize against' };
+    for (const name of nodeNames) {
+      const decision = await decideAccess(reviewer, name, req, '/actors');
+      if (!decision.allowed) return decision;
+    }
+    return { allowed: true };
+  };
 }

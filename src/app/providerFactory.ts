@@ -8,6 +8,7 @@ import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
+import { refusedCredentials } from './remoteKubeconfigPolicy.js';
 import { hostClusterIdFromUid, KubernetesProvider } from '../providers/kubernetes/index.js';
 import type { ClusterSource } from '../providers/kubernetes/index.js';
 import type { NodeResources, Provider } from '../providers/provider.js';
@@ -75,6 +76,7 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     host: ctx.host,
     log: ctx.logger.child({ provider: 'kubernetes' }),
     ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
+    ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),
     ...(config.offloadingPatch ? { offloadingPatch: config.offloadingPatch } : {}),
     ...(config.blankPodIPs !== undefined ? { blankPodIPs: config.blankPodIPs } : {}),
     ...(config.quota ? { quota: config.quota } : {}),
@@ -113,5 +115,8 @@ async function remoteSource(remote: KubernetesProviderConfig['remote'], ctx: Pro
   }
   const encoded = data?.[key];
   if (encoded === undefined) throw new ProviderSetupError(`node ${ctx.nodeName}: ${where} has no key '${key}' (keys: ${Object.keys(data ?? {}).join(', ') || 'none'})`);
-  return { kind: 'string', yaml: Buffer.from(encoded, 'base64').toString('utf8'), label: `kubeconfig from ${where} key ${key}`, ...context };
+  const yaml = Buffer.from(encoded, 'base64').toString('utf8');
+  const refused = refusedCredentials(yaml, remote.secret.allow ?? [], `node ${ctx.nodeName}: ${where} key ${key}`);
+  if (refused.length > 0) throw new ProviderSetupError(refused.join('\n'));
+  return { kind: 'string', yaml, label: `kubeconfig from ${where} key ${key}`, ...context };
 }

@@ -6,7 +6,7 @@
  */
 export { loadConfigFile, parseConfig, type LoadOptions, type LoadResult } from './load.js';
 export { configSchema, DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, type TetherConfig } from './schema.js';
-export { CONFIG_ENV, OVERRIDES, applyOverrides, type FlagValues, type OverrideSpec } from './overrides.js';
+export { CONFIG_ENV, NODE_INTERNAL_IP_ENV, OVERRIDES, applyOverrides, type FlagValues, type OverrideSpec } from './overrides.js';
 export { resolveRestartPolicies, type RestartPolicies } from './restartPolicies.js';
 export type { NodeFileConfig } from './node.js';
 export type { KubernetesProviderConfig, ProviderConfig, SimulatedProviderConfig } from './providers.js';

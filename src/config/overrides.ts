@@ -30,6 +30,13 @@ export const OVERRIDES: readonly OverrideSpec[] = [
   { field: ['leaderElection', 'retryPeriodMs'], flag: 'leader-election-retry-period-ms', env: 'TETHER_LEADER_ELECTION_RETRY_PERIOD_MS', kind: 'number', help: 'how often a holder renews and a candidate looks' },
 ];
 
+/**
+ * Every node's `internalIP` when the file leaves it out: the chart sets it from the pod's own IP
+ * (downward API, `status.podIP`), the address where the API server reaches this replica's kubelet
+ * API. A node that names an address in the file keeps it.
+ */
+export const NODE_INTERNAL_IP_ENV = 'TETHER_NODE_INTERNAL_IP';
+
 /** The config file's path from the environment, when `--config` is not given. */
 export const CONFIG_ENV = 'TETHER_CONFIG';
 
@@ -53,6 +60,16 @@ export function applyOverrides(raw: unknown, env: NodeJS.ProcessEnv, flags: Flag
     if (value === undefined) continue;
     setIn(out, spec.field, coerce(value, spec.kind));
     sources.set(spec.field.join('.'), source);
+  }
+  const internalIP = env[NODE_INTERNAL_IP_ENV];
+  if (internalIP !== undefined && internalIP !== '' && Array.isArray(out['nodes'])) {
+    out['nodes'].forEach((node: unknown, i) => {
+      if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+      const fields = node as Record<string, unknown>;
+      if (fields['internalIP'] !== undefined) return;
+      fields['internalIP'] = internalIP;
+      sources.set(`nodes[${i}].internalIP`, NODE_INTERNAL_IP_ENV);
+    });
   }
   return { raw: out, sources };
 }

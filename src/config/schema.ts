@@ -21,7 +21,12 @@ const server = z.strictObject({
   /** 0 turns the server off. */
   port: portOrOff,
   address: nonEmptyString.optional(),
-}, 'a mapping with port and optionally address');
+  /**
+   * Introspection only: serve the actor tree without a TokenReview/SubjectAccessReview even when
+   * bound beyond loopback (the sandbox's addresses, private to the machine). Default false.
+   */
+  anonymous: z.boolean('true or false').optional(),
+}, 'a mapping with port and optionally address and anonymous');
 
 export const configSchema = z.strictObject({
   host: hostSchema.optional(),

@@ -9,7 +9,7 @@
  *   // the Node advertises internalIP:10250; …; await kubelet.stop();
  */
 export type { AccessReviewer, NodeRequestAttributes, UserInfo, AccessDecision } from './access.js';
-export { decideAccess, requestAttributes, subresourceOf } from './access.js';
+export { boundedReviewer, decideAccess, requestAttributes, ReviewRateLimited, subresourceOf, type BoundedReviewerOptions } from './access.js';
 export type { KubeletServer, KubeletServerOptions } from './kubeletServer.js';
 export { startKubeletServer } from './kubeletServer.js';
 export { parseLogOptions, containerLogTarget } from './logQuery.js';

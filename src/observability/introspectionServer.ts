@@ -1,21 +1,29 @@
 /**
- * The operator's HTTP port (plain HTTP, 127.0.0.1 by default: it is for port-forwards, probes and
- * a Prometheus scraper on the pod network, never for the outside):
+ * The operator's HTTP ports (plain HTTP). With `routes: 'all'` (the introspection port, 127.0.0.1
+ * by default: reach it with kubectl port-forward):
  *   GET /          live page of the actor tree (actorTreePage.ts)
  *   GET /actors    the tree as JSON or NDJSON, selectable and paginated (actorsRoute.ts)
+ * and on every port, including `routes: 'probes'` (the metrics port, for the kubelet's probes and a
+ * Prometheus scraper on the pod network):
  *   GET /healthz   liveness;  GET /readyz  readiness (health.ts; `?verbose` lists the checks)
  *   GET /metrics   Prometheus text (metrics.ts)
  * Nothing here reads a pod spec, a Secret or a kubeconfig: what is served is the actors' state
  * summaries, which hold identities, phases and error messages only.
+ *
+ * Against DNS rebinding (a web page whose name resolves to 127.0.0.1 reading a workstation's
+ * port), a server bound to loopback answers only requests whose Host is a loopback name or
+ * address, or one listed in `allowedHosts`. A server exposed beyond loopback with the actor tree
+ * takes a `guard` (app/operatorServers.ts: the kubelet API's TokenReview and SubjectAccessReview).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listening } from '../adapters/http/listening.js';
+import { isIP } from 'node:net';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
 import type { AgentView } from './agentView.js';
-import { livenessChecks, readinessChecks, renderChecks } from './health.js';
+import { livenessChecks, readinessChecks, renderChecks, type Check } from './health.js';
 import type { TetherMetrics } from './metrics.js';
 
 export interface IntrospectionOptions {
@@ -26,6 +34,38 @@ export interface IntrospectionOptions {
   /** Default 10256; 0 picks a free port. */
   readonly port?: number;
   readonly logger?: Logger;
+  /** Readiness checks beyond the agent's own (the kubelet API servers, from app/operatorServers.ts). */
+  readonly extraReadiness?: () => readonly Check[];
+  /** 'all' (default): the actor tree, probes and metrics; 'probes': /healthz, /readyz, /metrics only. */
+  readonly routes?: 'all' | 'probes';
+  /** Host names (without port) accepted besides loopback ones when bound to loopback. */
+  readonly allowedHosts?: readonly string[];
+  /** Decides each request to the actor tree (/ and /actors) before it is served. */
+  readonly guard?: (req: IncomingMessage) => Promise<GuardDecision>;
+}
+
+export type GuardDecision = { readonly allowed: true } | { readonly allowed: false; readonly code: number; readonly message: string };
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+
+export function isLoopbackAddress(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || (isIP(host) === 4 && host.startsWith('127.')) || host === '::ffff:127.0.0.1';
+}
+
+/** The host part of a Host header: `name:port`, `[v6]:port`, or bare. */
+export function hostOf(header: string): string {
+  const value = header.trim().toLowerCase();
+  if (value.startsWith('[')) return value.slice(1, value.indexOf(']') === -1 ? undefined : value.indexOf(']'));
+  if (isIP(value) === 6) return value;
+  const colon = value.lastIndexOf(':');
+  return (colon === -1 ? value : value.slice(0, colon)).replace(/\.$/, '');
+}
+
+/** Whether a loopback-bound server may answer a request with this Host header. */
+export function hostAllowed(header: string | undefined, allowed: readonly string[] = []): boolean {
+  if (header === undefined || header === '') return false;
+  const host = hostOf(header);
+  return isLoopbackAddress(host) || host.endsWith('.localhost') || allowed.map((h) => h.toLowerCase()).includes(host);
 }
 
 export interface IntrospectionServer extends Lifecycle {
@@ -46,10 +86,22 @@ function text(res: ServerResponse, code: number, body: string): void {
   res.end(body);
 }
 
+const PROBE_ROUTES = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
+
 async function route(options: IntrospectionOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://introspection');
+  if (isLoopbackAddress(options.host ?? '127.0.0.1') && !hostAllowed(req.headers.host, options.allowedHosts)) {
+    return text(res, 421, 'this server answers only requests addressed to localhost\n');
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'only GET\n');
   const verbose = url.searchParams.has('verbose');
+  if (!PROBE_ROUTES.has(url.pathname)) {
+    if (options.routes === 'probes') return text(res, 404, `this port serves /metrics, /healthz and /readyz only, not ${url.pathname}\n`);
+    if (options.guard) {
+      const decision = await options.guard(req);
+      if (!decision.allowed) return text(res, decision.code, `${decision.message}\n`);
+    }
+  }
   switch (url.pathname) {
     case '/': {
       res.writeHead(200, PAGE_HEADERS);
@@ -66,7 +118,7 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
       return text(res, code, body);
     }
     case '/readyz': {
-      const { code, body } = renderChecks(readinessChecks(options.agent), verbose);
+      const { code, body } = renderChecks([...readinessChecks(options.agent), ...(options.extraReadiness?.() ?? [])], verbose);
       return text(res, code, body);
     }
     case '/metrics': {

@@ -32,8 +32,9 @@ export const introspectionUrl = (internalIP: string, which: keyof typeof PORTS):
 
 function servers(at: InstanceAddresses, which: keyof typeof PORTS): Pick<TetherConfig, 'ports' | 'kubeletApi'> {
   return {
-    // Listen on the node's address: inside a network namespace that is what the host reaches.
-    ports: { introspection: { port: PORTS[which].introspection, address: at.internalIP } },
+    // Listen on the node's address: inside a network namespace that is what the host reaches. That
+    // address is private to this machine, so the page is served without a token (docs/security.md).
+    ports: { introspection: { port: PORTS[which].introspection, address: at.internalIP, anonymous: true } },
     kubeletApi: { address: at.internalIP, clientCAFile: at.clusterCA },
   };
 }

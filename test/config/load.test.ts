@@ -122,3 +122,12 @@ t.test('leader election: a section of the file, checked field by field', async (
   t.match(problems, /leaderElection\.retryPeriodMs: expected a positive number/);
   t.match(problems, /leaderElection.*term/);
 });
+
+t.test('TETHER_NODE_INTERNAL_IP (the pod IP, in the chart) gives every node without an internalIP its address', async (t) => {
+  const text = 'nodes: [{ name: a, provider: { type: simulated } }, { name: b, internalIP: 10.0.0.9, provider: { type: simulated } }]\n';
+  const result = parseConfig(text, 'f.yaml', { env: { TETHER_NODE_INTERNAL_IP: '10.244.1.7' } });
+  t.ok(result.ok);
+  if (result.ok) t.match(result.config.nodes, [{ name: 'a', internalIP: '10.244.1.7' }, { name: 'b', internalIP: '10.0.0.9' }]);
+  const missing = parseConfig(text, 'f.yaml', { env: {} });
+  t.match(missing.ok ? [] : missing.problems, [/nodes\[0\]\.internalIP: missing/]);
+});

@@ -23,7 +23,7 @@ import { waitFor } from '../harness/waitFor.js';
 import { renderChart } from '../support/chart.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
 
-interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
+interface Rule { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }
 interface RbacObject { kind: string; metadata: { name: string; namespace?: string }; rules?: Rule[] }
 
 /** A running agent under the ServiceAccount, with its log lines captured. */
@@ -40,7 +40,12 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
   reportLogsOnFailure(t, [host]);
   const ns = await testNamespace(t, host, 'rbac');
   const release = `tether-rbac-${randomBytes(3).toString('hex')}`;
-  const rendered = await renderChart(ns, ['--set', 'rbac.kubernetesProviderReads=false',
+  // One node name per case, known before rendering: the chart narrows the Node, Lease and lock
+  // rules to the names in config.nodes.
+  const labels = ['all', 'patch-pods-sta', 'create-nodes', 'patch-nodes-st', 'list-pods', 'leases-in-kube', 'the-node-lock-',
+    'names-nodes', 'names-status', 'names-lease', 'names-lock'];
+  const nodeNames = new Map(labels.map((l) => [l, uniqueNamespace(`vn-rbac-${l}`)]));
+  const rendered = await renderChart(ns, ['--set-json', `config.nodes=${JSON.stringify([...nodeNames.values()].map((name) => ({ name, provider: { type: 'simulated' } })))}`,
     '--show-only', 'templates/serviceaccount.yaml', '--show-only', 'templates/clusterrole.yaml', '--show-only', 'templates/roles.yaml'], release);
   const objects = parseAllDocuments(rendered).map((d) => d.toJS() as RbacObject).filter(Boolean);
   const clusterRole = objects.find((o) => o.kind === 'ClusterRole')!;
@@ -62,7 +67,8 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
   const nodesToDelete: string[] = [];
   t.teardown(() => host.kubectl(['delete', 'node', ...nodesToDelete, '--ignore-not-found', '--wait=false']).catch(() => undefined));
   const start = (label: string): Run => {
-    const nodeName = uniqueNamespace(`vn-rbac-${label}`);
+    const nodeName = nodeNames.get(label);
+    if (nodeName === undefined) throw new Error(`no node name rendered into the chart for case ${label}`);
     nodesToDelete.push(nodeName);
     const lines: string[] = [];
     const provider = new SimulatedProvider({ startLatencyMs: 100, stopLatencyMs: 100 });
@@ -103,7 +109,7 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
 
   /** Takes one rule away (restored at the end), runs a fresh agent, and waits for the refusal. */
   const without = (
-    name: string,
+    { name, label }: { readonly name: string; readonly label: string },
     change: { role: RbacObject; rules: (rules: readonly Rule[]) => Rule[] },
     refusal: RegExp,
     check: (run: Run) => Promise<void> = async () => undefined,
@@ -112,7 +118,7 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
     t.test(`without ${name}`, async (t) => {
       await apply([{ ...change.role, rules: change.rules(change.role.rules ?? []) }]);
       t.teardown(() => apply([change.role]));
-      const run = start(name.replace(/[^a-z]+/gi, '-').slice(0, 14));
+      const run = start(label);
       t.teardown(() => stop(run));
       t.teardown(() => {
         if (!t.passing()) console.error(run.lines.filter((l) => /forbidden|failed/i.test(l)).slice(-10).join('\n'));
@@ -124,22 +130,31 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
     }).then(() => undefined);
   const dropVerb = (resource: string, verb: string) => (rules: readonly Rule[]): Rule[] =>
     rules.map((r) => (r.resources.includes(resource) ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r)).filter((r) => r.verbs.length > 0);
+  // A narrowed rule with another name in place of this node's: the name is what grants the right.
+  const otherName = (resource: string) => (rules: readonly Rule[]): Rule[] =>
+    rules.map((r) => (r.resources.includes(resource) && r.resourceNames ? { ...r, resourceNames: ['someone-else'] } : r));
 
-  await without('patch pods/status', { role: clusterRole, rules: dropVerb('pods/status', 'patch') }, /cannot patch resource \\?"pods\/status\\?"/, async (run) => {
+  await without({ name: 'patch pods/status', label: 'patch-pods-sta' }, { role: clusterRole, rules: dropVerb('pods/status', 'patch') }, /cannot patch resource \\?"pods\/status\\?"/, async (run) => {
     await waitFor('the pod Running at the provider', async () => (await run.provider.getPod(ns, 'blocked'))?.status?.phase === 'Running', { timeoutMs: 30_000 });
     await waitFor('a refused status write for it', async () => run.logged(/pod status write failed.*blocked|blocked.*pod status write failed/), { timeoutMs: 30_000 });
     t.not((await getJson<KubeObject>(host, ['pod', 'blocked', '-n', ns]))?.status?.phase, 'Running', 'the host never shows it Running');
     await host.kubectl(['delete', 'pod', 'blocked', '-n', ns, '--grace-period=0', '--force']).catch(() => undefined);
   }, (run) => host.kubectl(['apply', '-f', '-'], { input: podManifest('blocked', ns, run.nodeName) }));
-  await without('create nodes', { role: clusterRole, rules: dropVerb('nodes', 'create') }, /cannot create resource \\?"nodes\\?"/, async (run) => {
+  await without({ name: 'create nodes', label: 'create-nodes' }, { role: clusterRole, rules: dropVerb('nodes', 'create') }, /cannot create resource \\?"nodes\\?"/, async (run) => {
     t.equal(await getJson(host, ['node', run.nodeName]), undefined, 'no Node');
   });
-  await without('patch nodes/status', { role: clusterRole, rules: dropVerb('nodes/status', 'patch') }, /cannot patch resource \\?"nodes\/status\\?"/);
-  await without('list pods', { role: clusterRole, rules: dropVerb('pods', 'list') }, /cannot list resource \\?"pods\\?"/);
-  await without('leases in kube-node-lease', { role: nodeLeaseRole, rules: () => [] }, /cannot (get|create) resource \\?"leases\\?".*kube-node-lease/, async (run) => {
+  await without({ name: 'patch nodes/status', label: 'patch-nodes-st' }, { role: clusterRole, rules: dropVerb('nodes/status', 'patch') }, /cannot patch resource \\?"nodes\/status\\?"/);
+  await without({ name: 'list pods', label: 'list-pods' }, { role: clusterRole, rules: dropVerb('pods', 'list') }, /cannot list resource \\?"pods\\?"/);
+  await without({ name: 'leases in kube-node-lease', label: 'leases-in-kube' }, { role: nodeLeaseRole, rules: () => [] }, /cannot (get|create) resource \\?"leases\\?".*kube-node-lease/, async (run) => {
     t.equal(await getJson(host, ['lease', run.nodeName, '-n', 'kube-node-lease']), undefined, 'no heartbeat lease');
   });
-  await without('the node-lock Role', { role: lockRole, rules: () => [] }, /cannot (get|create) resource \\?"leases\\?"/, async (run) => {
+  await without({ name: 'the node-lock Role', label: 'the-node-lock-' }, { role: lockRole, rules: () => [] }, /cannot (get|create) resource \\?"leases\\?"/, async (run) => {
+    t.equal(await getJson(host, ['node', run.nodeName]), undefined, 'without its lock the node is never started');
+  });
+  await without({ name: 'this node\'s name in the nodes rule', label: 'names-nodes' }, { role: clusterRole, rules: otherName('nodes') }, /cannot (get|list|watch|patch) resource \\?"nodes\\?"/);
+  await without({ name: 'this node\'s name in the nodes/status rule', label: 'names-status' }, { role: clusterRole, rules: otherName('nodes/status') }, /cannot patch resource \\?"nodes\/status\\?"/);
+  await without({ name: 'this node\'s name in the heartbeat-lease rule', label: 'names-lease' }, { role: nodeLeaseRole, rules: otherName('leases') }, /cannot (get|update) resource \\?"leases\\?".*kube-node-lease/);
+  await without({ name: 'this lock\'s name in the lock rule', label: 'names-lock' }, { role: lockRole, rules: otherName('leases') }, /cannot (get|update) resource \\?"leases\\?"/, async (run) => {
     t.equal(await getJson(host, ['node', run.nodeName]), undefined, 'without its lock the node is never started');
   });
 });

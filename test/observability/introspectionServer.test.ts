@@ -3,7 +3,8 @@
  * /actors (JSON and NDJSON), the probes, the page, and the metrics derived from the tree.
  */
 import t, { type Test } from 'tap';
-import { startIntrospectionServer, type IntrospectionServer } from '../../src/observability/introspectionServer.js';
+import { request as httpRequest } from 'node:http';
+import { hostAllowed, hostOf, startIntrospectionServer, type IntrospectionServer } from '../../src/observability/introspectionServer.js';
 import { TetherMetrics } from '../../src/observability/metrics.js';
 import type { ActorSnapshot } from '../../src/runtime/actorRegistry.js';
 import { ManualClock } from '../support/manualClock.js';
@@ -185,4 +186,71 @@ t.test('/metrics: tree gauges computed at scrape time move with the tree', async
   body = await scrape();
   t.match(body, /tether_pods\{node="vk-a",phase="Running"\} 1/);
   t.notMatch(body, /status="restarting"/);
+});
+
+function getWithHost(server: IntrospectionServer, path: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${server.url}${path}`, { headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('the metrics port serves /metrics, /healthz and /readyz, and never the actor tree', async (t) => {
+  const tree = sampleTree();
+  const server = await startIntrospectionServer({ agent: tree.agent(), port: 0, metrics: new TetherMetrics({ processMetrics: false }), routes: 'probes' });
+  t.teardown(() => server.stop());
+  for (const path of ['/metrics', '/healthz', '/readyz']) t.equal((await fetch(`${server.url}${path}`)).status, 200, path);
+  for (const path of ['/', '/actors', '/actors?format=ndjson']) {
+    const res = await fetch(`${server.url}${path}`);
+    t.equal(res.status, 404, path);
+    t.notMatch(await res.text(), /tether\/node-vk-a/, `${path} shows no actor`);
+  }
+});
+
+t.test('bound to loopback, only requests addressed to a loopback name are answered (DNS rebinding)', async (t) => {
+  const server = await serve(t, sampleTree());
+  const port = server.port;
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'localhost', `app.localhost:${port}`]) {
+    t.equal((await getWithHost(server, '/actors', host)).status, 200, `Host: ${host}`);
+  }
+  for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, '127.evil.example']) {
+    const res = await getWithHost(server, '/actors', host);
+    t.equal(res.status, 421, `Host: ${host}`);
+    t.notMatch(res.body, /tether/, 'nothing of the tree');
+  }
+  const named = await startIntrospectionServer({ agent: sampleTree().agent(), port: 0, allowedHosts: ['tether.internal'] });
+  t.teardown(() => named.stop());
+  t.equal((await getWithHost(named, '/healthz', `tether.internal:${named.port}`)).status, 200, 'a listed name is answered');
+});
+
+t.test('hostOf reads names, IPv4 and IPv6 hosts with or without a port', async (t) => {
+  t.equal(hostOf('LocalHost:8080'), 'localhost');
+  t.equal(hostOf('[::1]:10256'), '::1');
+  t.equal(hostOf('::1'), '::1');
+  t.equal(hostOf('10.0.0.1'), '10.0.0.1');
+  t.ok(hostAllowed('127.0.0.2:1'));
+  t.notOk(hostAllowed(undefined));
+});
+
+t.test('a guard decides every request for the actor tree, and never the probes', async (t) => {
+  const seen: string[] = [];
+  const server = await startIntrospectionServer({
+    agent: sampleTree().agent(), port: 0,
+    guard: async (req) => {
+      seen.push(req.url ?? '');
+      return req.headers.authorization === 'Bearer ok' ? { allowed: true } : { allowed: false, code: 401, message: 'Unauthorized' };
+    },
+  });
+  t.teardown(() => server.stop());
+  t.equal((await fetch(`${server.url}/actors`)).status, 401);
+  t.equal((await fetch(`${server.url}/`)).status, 401);
+  t.equal((await fetch(`${server.url}/actors`, { headers: { authorization: 'Bearer ok' } })).status, 200);
+  t.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  t.same(seen, ['/actors', '/', '/actors']);
 });

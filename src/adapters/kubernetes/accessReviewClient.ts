@@ -50,7 +50,10 @@ export function createAccessReviewer(kubeConfig: KubeConfig, cache: AccessReview
       return user;
     },
     async authorize(user: UserInfo, attributes: NodeRequestAttributes) {
-      const key = JSON.stringify([user.username, user.uid, user.groups, attributes]);
+      // Every field the API server decides on is in the key: two users differing only in `extra`
+      // (scopes, say) must not share a verdict.
+      const extra = user.extra ? Object.keys(user.extra).sort().map((k) => [k, user.extra?.[k]]) : [];
+      const key = JSON.stringify([user.username, user.uid, user.groups, extra, attributes]);
       const known = verdicts.get(key);
       if (known) return known;
       const review = await translateErrors('create subjectaccessreview', () => bounded((o) => authz.createSubjectAccessReview({

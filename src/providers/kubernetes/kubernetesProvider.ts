@@ -21,6 +21,7 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../errors.js';
+import { namespaceRefusal, podSecurityLabels, policyViolations } from './podPolicy.js';
 import type {
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
 } from '../provider.js';
@@ -71,7 +72,7 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     this.host = new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
-    this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId);
+    this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
     const common = { clock: this.clock, log: this.log, ...(o.watch ? { watch: o.watch } : {}) };
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
@@ -157,6 +158,11 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
 
   private async create(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {})]
+      .filter((r): r is string => r !== undefined);
+    if (refusals.length > 0) {
+      throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
+    }
     const remotePod = toRemotePod(pod, this.translation(remoteNamespace));
     const name = remotePod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;

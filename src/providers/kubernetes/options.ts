@@ -10,6 +10,7 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ProviderNodeInfo, ResourceList } from '../provider.js';
 import type { ClusterSource } from './clusterClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
+import type { PodPolicy } from './podPolicy.js';
 import type { OffloadingPatch } from './podTranslation.js';
 import type { RemoteEventCallback } from './remoteEvents.js';
 
@@ -24,6 +25,8 @@ export interface KubernetesProviderOptions {
   readonly host: ClusterSource;
   /** Default 'suffix': `<namespace>-<hostClusterId>`. */
   readonly namespaceStrategy?: NamespaceStrategy;
+  /** Pod Security level of the namespaces Tether creates, and what is refused before sending (podPolicy.ts). */
+  readonly podPolicy?: PodPolicy;
   /** Added to every offloaded pod: remote nodeSelector and tolerations. */
   readonly offloadingPatch?: OffloadingPatch;
   /** Report pods without podIP/podIPs (default false: the remote IPs as reported). */

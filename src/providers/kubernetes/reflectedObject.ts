@@ -5,8 +5,9 @@
  * and kubectl's last-applied-configuration). Added: the ownership labels and the
  * `tether.dev/host-namespace` annotation. Dropped: `immutable` (so later host changes can still
  * be applied), ownerReferences, finalizers and server-set fields. A Secret of type
- * `kubernetes.io/service-account-token` becomes Opaque, so the remote token controller leaves it
- * alone. Secret data is copied, never logged: nothing here describes values.
+ * `kubernetes.io/service-account-token` is never copied (`isServiceAccountToken`; the reflector
+ * refuses it): it is a credential of the host cluster, and the remote's users could read it.
+ * Secret data is copied, never logged: nothing here describes values.
  */
 import { createHash } from 'node:crypto';
 import type { ConfigMap, Secret } from '../../adapters/kubernetes/model.js';
@@ -16,6 +17,13 @@ import type { ReferencedKind } from './references.js';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export type HostObject = ConfigMap | Secret;
+
+export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';
+
+/** A host ServiceAccount token: never reflected to the remote cluster. */
+export function isServiceAccountToken(kind: ReferencedKind, object: HostObject): boolean {
+  return kind === 'Secret' && (object as Secret).type === SERVICE_ACCOUNT_TOKEN_TYPE;
+}
 
 export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespace: string, hostClusterId: string): HostObject {
   const meta = host.metadata ?? {};
@@ -36,7 +44,8 @@ export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespa
     };
   }
   const secret = host as Secret;
-  const type = secret.type === 'kubernetes.io/service-account-token' ? 'Opaque' : secret.type;
+  if (secret.type === SERVICE_ACCOUNT_TOKEN_TYPE) throw new Error(`secret ${meta.namespace ?? ''}/${meta.name ?? ''} is a ServiceAccount token: never copied to a remote cluster`);
+  const type = secret.type;
   return {
     apiVersion: 'v1', kind: 'Secret', metadata,
     ...(type ? { type } : {}),

@@ -18,6 +18,9 @@
  *   the pod's creation fails (transient) saying so.
  * - The remote copies are watched too (this host cluster's, all namespaces): a copy deleted or
  *   edited in the remote cluster while a pod still references it is put back from the host.
+ * - A ServiceAccount token Secret (`kubernetes.io/service-account-token`) is never copied: a pod
+ *   that references one is refused (invalid input: annotation and Event on the host pod), since
+ *   the remote's users would hold a credential of the host cluster.
  */
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../lib/clock.js';
@@ -25,12 +28,12 @@ import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../adapt
 import { describeApiError, isApiErrorKind } from '../../adapters/kubernetes/errors.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod } from '../../adapters/kubernetes/model.js';
-import { transient } from '../errors.js';
+import { invalidInput, transient } from '../errors.js';
 import type { ClusterClient } from './clusterClient.js';
 import type { Subscription } from 'rxjs';
 import { hostClusterSelector, hostNamespaceAnnotation, isOwned } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
-import { contentDigest, remoteCopy, type HostObject } from './reflectedObject.js';
+import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
 import { referencedObjects, referenceKey, type ObjectReference, type ReferencedKind } from './references.js';
 import { toProviderError } from './remoteErrors.js';
@@ -103,6 +106,9 @@ export class Reflector {
     try {
       for (const ref of refs) {
         const found = await this.readHost(namespace, ref);
+        if (found && isServiceAccountToken(ref.kind, found)) {
+          throw invalidInput(`secret ${namespace}/${ref.name} (referenced by ${ref.where}) is a ServiceAccount token (type ${SERVICE_ACCOUNT_TOKEN_TYPE}): Tether never copies host credentials to the remote cluster`);
+        }
         if (found) await this.writeRemote(ref.kind, remoteCopy(ref.kind, found, remoteNamespace, this.o.hostClusterId));
       }
     } catch (err) {
@@ -320,7 +326,8 @@ export class Reflector {
       : [event.object.metadata?.name ?? ''];
     for (const name of names) {
       if (!this.index.isReferenced(namespace, referenceKey(kind, name))) continue;
-      const current = this.watches[kind].get(namespace, name);
+      const watched = this.watches[kind].get(namespace, name);
+      const current = watched && isServiceAccountToken(kind, watched) ? undefined : watched;
       const remoteNamespace = this.o.remoteNamespaceOf(namespace);
       const pending = current
         ? this.writeRemote(kind, remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId))

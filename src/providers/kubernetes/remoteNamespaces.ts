@@ -1,5 +1,5 @@
 /**
- * Remote namespaces, created on demand with Tether's marks. Idempotent: AlreadyExists is success
+ * Remote namespaces, created on demand with Tether's marks and a Pod Security level. Idempotent: AlreadyExists is success
  * (whoever created it). Namespaces are never deleted by Tether: other virtual nodes, or the
  * remote cluster's owner, may use them, and deleting one deletes everything in it.
  */
@@ -14,6 +14,8 @@ export class RemoteNamespaces {
   constructor(
     private readonly remote: ClusterClient,
     private readonly hostClusterId: string,
+    /** Extra labels of the namespaces Tether creates (the Pod Security level). */
+    private readonly labels: Readonly<Record<string, string>> = {},
   ) {}
 
   /** Makes sure `name` exists. Rejects with KubeApiError. */
@@ -35,7 +37,7 @@ export class RemoteNamespaces {
   private async create(name: string): Promise<void> {
     try {
       await this.remote.call('other', `create remote namespace ${name}`, (core) =>
-        core.createNamespace({ body: { metadata: { name, labels: ownershipLabels(this.hostClusterId) } } }),
+        core.createNamespace({ body: { metadata: { name, labels: { ...this.labels, ...ownershipLabels(this.hostClusterId) } } } }),
       );
     } catch (err) {
       if (!isApiErrorKind(err, 'alreadyExists')) throw err;

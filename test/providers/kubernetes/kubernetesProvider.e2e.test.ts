@@ -241,6 +241,37 @@ t.test('a remote ResourceQuota rejection is transient and names the quota', asyn
   t.match(error.message, /403 Forbidden: .*exceeded quota: tight/);
 });
 
+t.test('pod policy: the remote namespace carries Pod Security baseline; a hostPath pod is refused before sending', async (t) => {
+  const { namespace, remoteNamespace, provider } = await setUp(t, 'kprov-policy');
+  await hostApi.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'app-config' }, data: { a: '1' } } });
+  await hostApi.createNamespacedSecret({ namespace, body: { metadata: { name: 'app-secret' }, stringData: { b: '2' } } });
+  await createEventually(provider, hostPod(namespace, 'fine'));
+  const labels = (await remoteApi.readNamespace({ name: remoteNamespace })).metadata?.labels ?? {};
+  t.equal(labels['pod-security.kubernetes.io/enforce'], 'baseline', 'the namespace Tether created enforces baseline');
+  const risky = hostPod(namespace, 'rooted');
+  risky.spec!.volumes = [...risky.spec!.volumes!, { name: 'host', hostPath: { path: '/etc' } }];
+  const error = await provider.createPod(risky).then(() => undefined, (e: unknown) => e as Error);
+  t.equal(classify(error), 'invalid-input', 'rejected for good: annotation and Event on the host pod');
+  t.match(error?.message, /refused by the pod policy of node .*spec\.volumes\[host\]\.hostPath \(\/etc\)/);
+  t.equal(await remoteApi.readNamespacedPod({ name: 'rooted', namespace: remoteNamespace }).then(() => 'exists', () => 'absent'), 'absent', 'nothing was sent');
+});
+
+t.test('pod policy: with same-name, a pod of kube-system or default is refused, and nothing is created there', async (t) => {
+  const hostClusterId = `h${randomBytes(3).toString('hex')}`;
+  const provider = new KubernetesProvider({
+    nodeName: `vk-${hostClusterId}`, hostClusterId, namespaceStrategy: 'same-name',
+    host: { kind: 'file', path: shared.host.kubeconfigPath }, remote: { kind: 'file', path: shared.remote.kubeconfigPath },
+  });
+  provider.notifyPods(() => undefined);
+  t.teardown(() => provider.stop());
+  for (const ns of ['kube-system', 'default']) {
+    const error = await provider.createPod(hostPod(ns, 'sneaky')).then(() => undefined, (e: unknown) => e as Error);
+    t.equal(classify(error), 'invalid-input', ns);
+    t.match(error?.message, ns === 'default' ? /allowDefaultNamespace/ : /system namespace/);
+    t.equal(await remoteApi.readNamespacedPod({ name: 'sneaky', namespace: ns }).then(() => 'exists', () => 'absent'), 'absent');
+  }
+});
+
 t.test('capacity and nodeInfo answer from the remote cluster', async (t) => {
   const { provider } = await setUp(t, 'kprov-capacity', { quota: { cpu: '8', memory: '16Gi', pods: '20' } });
   t.same(await provider.capacity(), { capacity: { cpu: '8', memory: '16Gi', pods: '20' }, allocatable: { cpu: '8', memory: '16Gi', pods: '20' } });

@@ -7,7 +7,7 @@ import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { labelValue } from '../../../src/providers/kubernetes/marks.js';
 import { fitDnsLabel, remoteNamespaceFor } from '../../../src/providers/kubernetes/namespaceMapping.js';
 import { formatQuantity, parseQuantity } from '../../../src/providers/kubernetes/quantity.js';
-import { contentDigest, remoteCopy } from '../../../src/providers/kubernetes/reflectedObject.js';
+import { contentDigest, isServiceAccountToken, remoteCopy } from '../../../src/providers/kubernetes/reflectedObject.js';
 import { ReferenceIndex } from '../../../src/providers/kubernetes/referenceIndex.js';
 import { referencedObjects } from '../../../src/providers/kubernetes/references.js';
 
@@ -95,8 +95,11 @@ t.test('reflected copies: data kept, marks added, immutability and Tether keys d
     },
     data: { a: '1' }, binaryData: { b: 'AA==' },
   });
-  const secret = remoteCopy('Secret', { metadata: { name: 's', namespace: 'shop' }, type: 'kubernetes.io/service-account-token', data: { t: 'eA==' } }, 'shop-home', 'home');
-  t.equal((secret as { type?: string }).type, 'Opaque');
+  const token = { metadata: { name: 's', namespace: 'shop' }, type: 'kubernetes.io/service-account-token', data: { t: 'eA==' } };
+  t.ok(isServiceAccountToken('Secret', token), 'a ServiceAccount token is recognised');
+  t.throws(() => remoteCopy('Secret', token, 'shop-home', 'home'), /ServiceAccount token: never copied/, 'and never copied');
+  const tls = remoteCopy('Secret', { metadata: { name: 't', namespace: 'shop' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'eA==' } }, 'shop-home', 'home');
+  t.equal((tls as { type?: string }).type, 'kubernetes.io/tls', 'other types are kept');
   t.equal(contentDigest(cm), contentDigest(structuredClone(cm)), 'digest is stable');
   t.not(contentDigest(cm), contentDigest({ ...cm, data: { a: '2' } }), 'digest follows the data');
 });

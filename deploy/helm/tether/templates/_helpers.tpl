@@ -18,3 +18,26 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
+
+{{/* "true" when some configured node uses the Kubernetes provider (it reads Secrets and ConfigMaps). */}}
+{{- define "tether.kubernetesProvider" -}}
+{{- $found := false -}}
+{{- range .Values.config.nodes -}}
+{{- if eq (toString (dig "provider" "type" "" .)) "kubernetes" -}}{{- $found = true -}}{{- end -}}
+{{- end -}}
+{{- if $found }}true{{ end -}}
+{{- end -}}
+
+{{/* The virtual nodes' names, as a YAML flow list (resourceNames of their Nodes and Leases). */}}
+{{- define "tether.nodeNames" -}}
+{{- $names := list -}}
+{{- range .Values.config.nodes -}}{{- $names = append $names .name -}}{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
+
+{{/* The leader-election locks' names: tether-node-<node> (src/app/leaderElection.ts). */}}
+{{- define "tether.lockNames" -}}
+{{- $names := list -}}
+{{- range .Values.config.nodes -}}{{- $names = append $names (printf "tether-node-%s" .name) -}}{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
