@@ -71,7 +71,9 @@ function documentedRules(nodes: readonly string[], kubernetesProvider: boolean):
     const [where, group, resources, verbs, names, onlyK8s] = cells as [string, string, string, string, string, string];
     if (onlyK8s === 'yes' && !kubernetesProvider) continue;
     const list = (v: string) => v.split(',').map((x) => x.trim());
-    const spelled = names === 'any' ? undefined : names === 'the virtual nodes' ? nodes : names === 'the lock leases' ? nodes.map((n) => `tether-node-${n}`) : [`unknown names: ${names}`];
+    // Named objects: 'any', the nodes' own names, their locks, or literal names in backquotes.
+    const literal = /^`([^`]+)`$/.exec(names)?.[1];
+    const spelled = names === 'any' ? undefined : names === 'the virtual nodes' ? nodes : names === 'the lock leases' ? nodes.map((n) => `tether-node-${n}`) : literal !== undefined ? list(literal) : [`unknown names: ${names}`];
     out.push(ruleKey(where, group, list(resources), list(verbs), spelled));
   }
   return out.sort();
