@@ -28,7 +28,7 @@ export interface OperatorServerDeps {
   readonly agent: TetherAgent;
   readonly metrics: TetherMetrics;
   readonly host: KubeconfigSource;
-  readonly providers: readonly Pick<LegacyPodProvider, 'listPods'>[];
+  readonly providers: readonly Pick<LegacyPodProvider, 'listPods' | 'getPod'>[];
   readonly logger: Logger;
 }
 

@@ -1,11 +1,12 @@
 /**
  * The kubelet API of one virtual node: HTTPS on the port the Node advertises
- * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs` (and,
- * later, exec, attach and port-forward).
+ * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs`, exec,
+ * attach and port-forward.
  *   GET /containerLogs/{namespace}/{pod}/{container}   streamed from the provider (logQuery.ts)
  *   GET /pods                                          the provider's pods on this node, a PodList
  *   GET /healthz                                       "ok"
- *   /exec, /attach, /portForward, /run                 501: not supported yet
+ *   /exec, /attach, /portForward (WebSocket upgrades)  streamRoutes.ts; a plain request gets 400
+ *   /run, /cri                                         501: not supported
  * Every request is authenticated and authorized first (access.ts): anonymous callers get 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,12 +18,18 @@ import { isLogsProvider, type LegacyPodProvider } from '../providers/provider.js
 import { decideAccess, type AccessReviewer } from './access.js';
 import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
 import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
+import { createStreamRoutes, type StreamRouteOptions } from './streamRoutes.js';
 import { writeChunk } from '../adapters/http/writeChunk.js';
 
 export interface KubeletServerOptions {
   readonly nodeName: string;
-  /** The node's provider: logs if it has them (`isLogsProvider`), and `listPods` for /pods. */
-  readonly provider: Pick<LegacyPodProvider, 'listPods'>;
+  /**
+   * The node's provider: logs, exec, attach if it has them (`isLogsProvider`, `isExecProvider`,
+   * `isAttachProvider`), `listPods` for /pods and `getPod` to check a stream's target.
+   */
+  readonly provider: Pick<LegacyPodProvider, 'listPods' | 'getPod'>;
+  /** Bounds of the streaming endpoints (streamRoutes.ts). */
+  readonly streams?: Pick<StreamRouteOptions, 'maxConcurrentStreams' | 'streamIdleTimeoutMs' | 'maxMessageBytes'>;
   readonly reviewer: AccessReviewer;
   /** PEM of the CA whose client certificates are accepted (the API server's kubelet client cert). */
   readonly clientCA?: string;
@@ -45,7 +52,8 @@ export interface KubeletServer {
   close(): Promise<void>;
 }
 
-const NOT_SUPPORTED = new Set(['exec', 'attach', 'portForward', 'run', 'cri']);
+const NOT_SUPPORTED = new Set(['run', 'cri']);
+const STREAMING = new Set(['exec', 'attach', 'portForward']);
 
 function text(res: ServerResponse, code: number, body: string): void {
   if (res.headersSent) {
@@ -87,8 +95,9 @@ async function route(options: KubeletServerOptions, req: IncomingMessage, res: S
   if (!access.allowed) return text(res, access.code, access.message);
   const first = url.pathname.split('/')[1] ?? '';
   if (NOT_SUPPORTED.has(first)) {
-    return text(res, 501, `${first} is not supported yet by Tether (virtual node ${options.nodeName}); only logs are served`);
+    return text(res, 501, `${first} is not supported by Tether (virtual node ${options.nodeName})`);
   }
+  if (STREAMING.has(first)) return text(res, 400, `${first} needs a WebSocket upgrade request (Upgrade: websocket, subprotocol v5.channel.k8s.io)`);
   if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, `${req.method ?? ''} is not allowed on ${url.pathname}`);
   if (url.pathname === '/healthz') return text(res, 200, 'ok');
   if (url.pathname === '/pods' || url.pathname === '/pods/') {
@@ -119,6 +128,14 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
       text(res, code, error instanceof Error ? error.message : String(error));
     });
   });
+  const streams = createStreamRoutes({
+    nodeName: options.nodeName,
+    provider: options.provider,
+    reviewer: options.reviewer,
+    ...options.streams,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => streams.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 10250, address, () => {
@@ -131,9 +148,12 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     port,
     address,
     certificate: certificate.cert,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: async () => {
+      await streams.close();
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
   };
 }
