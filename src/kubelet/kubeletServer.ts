@@ -49,6 +49,8 @@ export interface KubeletServer {
   readonly address: string;
   /** PEM of the serving certificate, for clients that want to verify it. */
   readonly certificate: string;
+  /** exec/attach/port-forward streams in progress or being set up. */
+  activeStreams(): number;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     port,
     address,
     certificate: certificate.cert,
+    activeStreams: () => streams.active(),
     close: async () => {
       await streams.close();
       await new Promise<void>((resolve) => {
