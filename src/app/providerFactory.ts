@@ -3,7 +3,8 @@
  * after the agent has shut down (a Kubernetes provider closes its remote watches; its remote pods
  * keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
  */
-import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import { createConfigObjectReader } from '../adapters/kubernetes/configObjects.js';
+import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
 import { KubernetesProvider } from '../providers/kubernetes/index.js';
@@ -57,6 +58,8 @@ function simulated(config: SimulatedProviderConfig, ctx: ProviderContext): Provi
     ...(config.logIntervalMs !== undefined ? { logIntervalMs: config.logIntervalMs } : {}),
     ...(config.podCIDR !== undefined ? { podCIDR: config.podCIDR } : {}),
     ...(config.faults ? { faults: { ...config.faults } } : {}),
+    // exec sees the ConfigMaps and Secrets of the cluster whose pods this node runs.
+    configSource: createConfigObjectReader(loadKubeConfig(ctx.host)),
   });
   return { provider, stop: async () => provider.stop() };
 }
