@@ -157,10 +157,11 @@ t.test('exec -t: a terminal gets \\r\\n, resizes are taken, stderr goes to the t
   await s.opened;
   send(s.socket, 4, '{"Width":120,"Height":40}');
   send(s.socket, 0, 'echo hi\r');
+  send(s.socket, 0, 'stty size\r');
   send(s.socket, 0, 'nope\r');
   send(s.socket, 0, 'exit 4\r');
   const end = await s.ended;
-  t.match(s.stdout(), /^# echo hi\r\nhi\r\n# nope\r\nsh: nope: not found\r\n# exit 4\r\n$/);
+  t.match(s.stdout(), /^# echo hi\r\nhi\r\n# stty size\r\n40 120\r\n# nope\r\nsh: nope: not found\r\n# exit 4\r\n$/);
   t.equal(s.stderr(), '');
   t.match(end.status, { details: { causes: [{ message: '4' }] } });
 });

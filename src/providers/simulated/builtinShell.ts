@@ -1,11 +1,13 @@
 /**
  * The commands a simulated container can run, for demos and tests of exec: `echo`, `env`,
  * `printenv`, `cat` (files of the container's ConfigMap, Secret and downward-API volumes, or
- * stdin), `ls`, `hostname`, `pwd`, `sleep`, `true`, `false`, `exit N`, and `sh -c SCRIPT` (or
+ * stdin), `ls`, `hostname`, `pwd`, `sleep`, `true`, `false`, `exit N`, `stty size` (the
+ * terminal's last reported size, to see resizes), and `sh -c SCRIPT` (or
  * `sh` reading lines from stdin) over those, with `;`, `&&`, `||`, quotes and `$VAR`/`${VAR}`/`$?`.
  * Everything else exits 127 with the shell's "not found" message; there is no `tar`, so `kubectl
  * cp` fails with a message saying so. No pipes, redirections or globs: a simulator, not a shell.
  */
+import type { TerminalSize } from '../provider.js';
 import type { ContainerView } from './containerView.js';
 
 export interface ShellIO {
@@ -14,6 +16,8 @@ export interface ShellIO {
   readonly stdout: (chunk: string) => Promise<void>;
   readonly stderr: (chunk: string) => Promise<void>;
   readonly tty: boolean;
+  /** The terminal's latest size (from the client's resizes), if any. */
+  readonly terminalSize?: () => TerminalSize | undefined;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly signal?: AbortSignal;
@@ -26,7 +30,7 @@ class ExitRequest {
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', '/bin/sh', '/bin/bash', '/bin/ash', '/usr/bin/bash']);
 
-export const BUILTIN_COMMANDS = ['echo', 'env', 'printenv', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', 'exit', 'sh -c'] as const;
+export const BUILTIN_COMMANDS = ['echo', 'env', 'printenv', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', 'exit', 'stty size', 'sh -c'] as const;
 
 type Connector = ';' | '&&' | '||';
 interface Step {
@@ -273,6 +277,15 @@ export class BuiltinShell {
           throw new ExitRequest(2);
         }
         throw new ExitRequest(((code % 256) + 256) % 256);
+      }
+      case 'stty': {
+        const size = io.tty ? io.terminalSize?.() : undefined;
+        if (!io.tty) {
+          await io.stderr('stty: standard input: Not a tty\n');
+          return 1;
+        }
+        if (args[0] === 'size') await io.stdout(`${size?.height ?? 0} ${size?.width ?? 0}\n`);
+        return 0;
       }
       case 'tar':
         await io.stderr('sh: tar: not found (the simulated provider has no tar, so kubectl cp cannot copy files)\n');

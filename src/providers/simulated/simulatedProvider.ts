@@ -29,6 +29,7 @@ import type {
   ProviderNodeInfo,
   StatsProvider,
   StatsSummary,
+  TerminalSize,
 } from '../provider.js';
 import { podIdentity, podKey } from '../provider.js';
 import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
@@ -308,8 +309,13 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
     // A terminal turns "\n" into "\r\n" (onlcr); without one the bytes go as they are.
     const out = (write: ContainerStreams['stdout']) => (chunk: string): Promise<void> =>
       write ? write(streams.tty ? chunk.replace(/\r?\n/g, '\r\n') : chunk) : Promise.resolve();
+    let size: TerminalSize | undefined;
+    if (streams.resize) void (async () => {
+      for await (const next of streams.resize ?? []) size = next;
+    })().catch(() => undefined);
     const shell = new BuiltinShell({
       view,
+      terminalSize: () => size,
       ...(streams.stdin ? { stdin: streams.stdin } : {}),
       stdout: out(streams.stdout),
       // With a terminal there is one output: stderr goes to it too.
