@@ -1,8 +1,10 @@
 /**
  * The target and options of `/exec`, `/attach` and `/portForward` requests as the API server
  * forwards them (pod.ExecLocation, AttachLocation, PortForwardLocation in k8s.io/kubernetes):
- *   /exec/{namespace}/{pod}[/{uid}]/{container}?command=…&command=…&stdin=true&stdout=true&stderr=true&tty=true
- *   /attach/{namespace}/{pod}[/{uid}]/{container}?stdin=…
+ *   /exec/{namespace}/{pod}[/{uid}]/{container}?command=…&command=…&input=1&output=1&error=1&tty=1
+ *   /attach/{namespace}/{pod}[/{uid}]/{container}?input=1&output=1…
+ * `input`, `output` and `error` are the kubelet's names (api.ExecStdinParam…); `stdin`, `stdout`
+ * and `stderr`, the API's own names, are taken too, for callers that reach the kubelet directly.
  *   /portForward/{namespace}/{pod}[/{uid}]?port=…
  */
 export class InvalidStreamRequest extends Error {}
@@ -62,10 +64,10 @@ function flag(params: URLSearchParams, name: string): boolean {
 export function parseStreamOptions(kind: 'exec' | 'attach', params: URLSearchParams): StreamOptions {
   const tty = flag(params, 'tty');
   const options = {
-    stdin: flag(params, 'stdin'),
-    stdout: flag(params, 'stdout'),
+    stdin: flag(params, 'input') || flag(params, 'stdin'),
+    stdout: flag(params, 'output') || flag(params, 'stdout'),
     // A terminal has one output: stderr is dropped with tty, as the kubelet does.
-    stderr: flag(params, 'stderr') && !tty,
+    stderr: (flag(params, 'error') || flag(params, 'stderr')) && !tty,
     tty,
     command: kind === 'exec' ? params.getAll('command') : [],
   };

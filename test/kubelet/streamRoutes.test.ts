@@ -99,7 +99,7 @@ async function refusal(session: Session): Promise<{ status?: number; message: st
   }
 }
 
-const exec = (command: string[], query = 'stdout=true&stderr=true'): string =>
+const exec = (command: string[], query = 'output=1&error=1'): string =>
   `/exec/shop/web/app?${command.map((c) => `command=${encodeURIComponent(c)}`).join('&')}&${query}`;
 
 function send(socket: WebSocket, channel: number, data: string | Buffer): void {
@@ -153,7 +153,7 @@ t.test('exec -i: stdin reaches the command and the v5 half-close ends it', async
 
 t.test('exec -t: a terminal gets \\r\\n, resizes are taken, stderr goes to the terminal', async (t) => {
   const { server } = await setup(t);
-  const s = open(server, exec(['sh'], 'stdin=true&stdout=true&tty=true'));
+  const s = open(server, exec(['sh'], 'input=1&output=1&tty=1'));
   await s.opened;
   send(s.socket, 4, '{"Width":120,"Height":40}');
   send(s.socket, 0, 'echo hi\r');
@@ -168,7 +168,7 @@ t.test('exec -t: a terminal gets \\r\\n, resizes are taken, stderr goes to the t
 
 t.test('attach streams the container\'s log lines until the client leaves; the session is released', async (t) => {
   const { server } = await setup(t);
-  const s = open(server, '/attach/shop/web/app?stdout=true&stderr=true');
+  const s = open(server, '/attach/shop/web/app?output=1&error=1');
   await s.opened;
   await waitFor('two new lines', () => s.stdout().split('\n').length > 2, { timeoutMs: 5_000, intervalMs: 10 });
   t.match(s.stdout(), /^web\/app line \d+\nweb\/app line \d+\n/);
