@@ -14,6 +14,8 @@ import { silentLogger } from '../../src/adapters/logger.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { KubectlError } from '../../src/harness/clusterAccess.js';
+import { classify } from '../../src/providers/errors.js';
+import { relayRemoteStream } from '../../src/providers/kubernetes/remoteStreams.js';
 import { createNetworkNamespace, networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { startKubeletServer } from '../../src/kubelet/kubeletServer.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
@@ -135,6 +137,27 @@ t.test('kubectl exec and attach reach the virtual node over WebSockets through t
     const end = await s.ended;
     t.match(s.stdout(), /43 132\r\n[^]*30 100\r\n/);
     t.same(end.status, { metadata: {}, status: 'Success' });
+  });
+
+  await t.test('the Kubernetes provider\'s relay (how a host Tether execs in a remote pod) brings output, exit code and errors back', async (t) => {
+    // The virtual node of this test stands in for a remote cluster's pod: the relay talks to its API server.
+    let stdout = '';
+    let stderr = '';
+    const streams = {
+      tty: false,
+      stdout: async (c: string | Buffer) => void (stdout += c.toString()),
+      stderr: async (c: string | Buffer) => void (stderr += c.toString()),
+      stdin: (async function* () { yield Buffer.from('piped\n'); })(),
+    };
+    const query = new URLSearchParams([['container', 'app'], ['command', 'sh'], ['command', '-c'], ['command', 'cat; echo $COLOR; nope; exit 3'], ['stdin', 'true'], ['stdout', 'true'], ['stderr', 'true']]);
+    const code = await relayRemoteStream(host.kubeConfig(), `${podPath}/exec?${query.toString()}`, streams, 'exec');
+    t.equal(code, 3);
+    t.equal(stdout, 'piped\nblue\n');
+    t.equal(stderr, 'sh: nope: not found\n');
+    const missing = await relayRemoteStream(host.kubeConfig(), `/api/v1/namespaces/${namespace}/pods/ghost/exec?command=ls&stdout=true`, { tty: false, stdout: async () => undefined }, 'exec')
+      .then(() => undefined, (e: unknown) => e);
+    t.equal(classify(missing), 'not-found');
+    t.match(String(missing), /pods "ghost" not found/, 'the remote\'s message unchanged');
   });
 
   await t.test('attach streams the container\'s output', async (t) => {
