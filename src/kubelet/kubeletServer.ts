@@ -3,7 +3,8 @@
  * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs`, exec,
  * attach and port-forward.
  *   GET /containerLogs/{namespace}/{pod}/{container}   streamed from the provider (logQuery.ts)
- *   GET /pods                                          the provider's pods on this node, a PodList
+ *   GET /pods, /runningpods/                           this node's pods in host terms (podListing.ts)
+ *   GET /stats/summary, /metrics/resource              usage, if the provider has stats (resourceMetrics.ts)
  *   GET /healthz                                       "ok"
  *   /exec, /attach, /portForward (WebSocket upgrades)  streamRoutes.ts; a plain request gets 400
  *   /run, /cri                                         501: not supported
@@ -14,7 +15,9 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../adapters/logger.js';
 import { classify, isClassified } from '../providers/errors.js';
-import { isLogsProvider, type LegacyPodProvider } from '../providers/provider.js';
+import { isLogsProvider, isStatsProvider, type LegacyPodProvider } from '../providers/provider.js';
+import { nodePods, runningPods } from './podListing.js';
+import { resourceMetricsText, summaryForNode } from './resourceMetrics.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
 import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
@@ -66,6 +69,11 @@ function text(res: ServerResponse, code: number, body: string): void {
   res.end(body.endsWith('\n') ? body : `${body}\n`);
 }
 
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
 function providerErrorCode(error: unknown): number {
   if (!isClassified(error)) return 500;
   const kind = classify(error);
@@ -102,10 +110,15 @@ async function route(options: KubeletServerOptions, req: IncomingMessage, res: S
   if (STREAMING.has(first)) return text(res, 400, `${first} needs a WebSocket upgrade request (Upgrade: websocket, subprotocol v5.channel.k8s.io)`);
   if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, `${req.method ?? ''} is not allowed on ${url.pathname}`);
   if (url.pathname === '/healthz') return text(res, 200, 'ok');
-  if (url.pathname === '/pods' || url.pathname === '/pods/') {
-    const items = await options.provider.listPods();
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items }));
+  if (url.pathname === '/pods' || url.pathname === '/pods/') return json(res, nodePods(await options.provider.listPods(), options.nodeName));
+  if (url.pathname === '/runningpods' || url.pathname === '/runningpods/') return json(res, runningPods(await options.provider.listPods()));
+  if (url.pathname === '/stats/summary' || url.pathname === '/metrics/resource') {
+    const provider = options.provider;
+    if (!isStatsProvider(provider)) return text(res, 501, `the provider of node ${options.nodeName} reports no usage statistics`);
+    const summary = await provider.getStatsSummary();
+    if (url.pathname === '/stats/summary') return json(res, summaryForNode(summary, options.nodeName));
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(resourceMetricsText(summary));
     return;
   }
   if (first === 'containerLogs') return serveLogs(options, req, res, url);

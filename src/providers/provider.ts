@@ -173,6 +173,8 @@ export interface UsageStats {
   /** RFC 3339 time of the sample. */
   readonly time: string;
   readonly usageNanoCores: number;
+  /** Cumulative CPU time since start, if the provider knows it (else /metrics/resource derives it). */
+  readonly usageCoreNanoSeconds?: number;
   readonly workingSetBytes: number;
 }
 
