@@ -160,6 +160,20 @@ t.test('kubectl exec and attach reach the virtual node over WebSockets through t
     t.match(String(missing), /pods "ghost" not found/, 'the remote\'s message unchanged');
   });
 
+  await t.test('/pods, /runningpods/, /stats/summary and /metrics/resource through the node proxy, in host terms', async (t) => {
+    const hostPod = await getJson<KubeObject & { metadata: { uid: string } }>(host, ['pod', 'shell', '-n', namespace]);
+    const proxy = `/api/v1/nodes/${nodeName}/proxy`;
+    const pods = JSON.parse(await host.kubectl(['get', '--raw', `${proxy}/pods`])) as { items: Array<{ metadata: { name: string; namespace: string; uid: string }; spec: { nodeName: string } }> };
+    t.match(pods.items.find((p) => p.metadata.name === 'shell'), { metadata: { namespace, uid: hostPod?.metadata.uid }, spec: { nodeName } });
+    const runningPods = JSON.parse(await host.kubectl(['get', '--raw', `${proxy}/runningpods/`])) as { items: unknown[] };
+    t.same(runningPods.items, [{ metadata: { name: 'shell', namespace, uid: hostPod?.metadata.uid }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }]);
+    const summary = JSON.parse(await host.kubectl(['get', '--raw', `${proxy}/stats/summary`])) as Record<string, unknown>;
+    t.match(summary, { node: { nodeName }, pods: [{ podRef: { name: 'shell', namespace } }] });
+    const metrics = await host.kubectl(['get', '--raw', `${proxy}/metrics/resource`]);
+    t.match(metrics, new RegExp(`container_memory_working_set_bytes\\{container="app",namespace="${namespace}",pod="shell"\\} \\d+ \\d+`));
+    t.equal(await host.kubectl(['get', '--raw', `${proxy}/healthz`]), 'ok\n');
+  });
+
   await t.test('attach streams the container\'s output', async (t) => {
     const s = apiStream(host.server, ca, adminToken, `${podPath}/attach?container=app&stdout=true`);
     await s.opened;
