@@ -36,6 +36,8 @@ export interface PollingOptions {
   readonly onPollError?: (err: unknown, namespace: string, name: string) => void;
 }
 
+const OPTIONAL_ABILITIES = ['getContainerLogs', 'getStatsSummary', 'runInContainer', 'attachToContainer', 'portForward'] as const;
+
 interface Tracked {
   /** The pod as Tether last gave it (or as listed at start); status comes from polling. */
   pod: Pod;
@@ -68,6 +70,12 @@ export class PollingPodProvider implements PodProvider {
     this.concurrency = options.concurrency ?? 16;
     this.callTimeoutMs = options.callTimeoutMs ?? this.intervalMs;
     this.onPollError = options.onPollError ?? ((): void => undefined);
+    // The legacy provider's optional abilities (logs, stats, exec, attach, port-forward) stay
+    // visible through the wrapper, bound to it, so `isExecProvider(polling)` tells the truth.
+    for (const name of OPTIONAL_ABILITIES) {
+      const method: unknown = Reflect.get(legacy, name);
+      if (typeof method === 'function') Object.defineProperty(this, name, { value: method.bind(legacy), enumerable: false });
+    }
   }
 
   /**
