@@ -22,6 +22,7 @@ import type {
   ContainerStreams,
   ExecProvider,
   LogsProvider,
+  PortForwardProvider,
   NodeResources,
   PodNotification,
   PodNotificationCallback,
@@ -39,6 +40,7 @@ import { simulatedStats } from './stats.js';
 import { BuiltinShell } from './builtinShell.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { containerView, MissingReference } from './containerView.js';
+import { servePortConnection, type PortConnection } from './portResponder.js';
 
 export interface SimulatedProviderOptions {
   readonly clock?: Clock;
@@ -95,7 +97,7 @@ function latency(value: number | ((pod: Pod) => number) | undefined, pod: Pod, f
   return typeof value === 'number' ? value : value(pod);
 }
 
-export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider {
+export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider, PortForwardProvider {
   readonly name = 'simulated';
   /** Failure injection; change it at any time. */
   readonly faults: SimulatedFaults;
@@ -341,6 +343,23 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
     const logs = await this.getContainerLogs(namespace, podName, containerName, { follow: true, tailLines: 0 }, signal);
     for await (const line of logs) await streams.stdout?.(streams.tty ? line.replace(/\n/g, '\r\n') : line);
     return signal?.aborted ? undefined : 0;
+  }
+
+  /**
+   * One forwarded connection to a declared `containerPort`: a small HTTP server answers, naming
+   * the pod, container and port (portResponder.ts). Rejects `invalidInput` for a port no
+   * container declares (nothing listens there).
+   */
+  async portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const key = podKey(namespace, podName);
+    this.faults.takeCrash(key, 'portForward');
+    const record = this.pods.get(key);
+    if (record === undefined) throw notFound(`pod ${key} not found`);
+    if (record.stage !== 'running') throw invalidInput(`pod ${key} is not running`);
+    const container = (record.pod.spec?.containers ?? []).find((c) => (c.ports ?? []).some((p) => p.containerPort === port));
+    if (!container) throw invalidInput(`nothing listens on port ${port} of pod ${key}: no container declares it`);
+    await servePortConnection({ namespace, pod: podName, container: container.name, port }, connection, signal);
   }
 
   private runningContainer(namespace: string, podName: string, containerName: string, operation: string): SimPod {
