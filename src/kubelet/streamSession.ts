@@ -69,7 +69,7 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     if (status) socket.send(encodeFrame(ERROR, JSON.stringify(status)), { binary: true });
     socket.close(code, reason);
   };
-  let idle = setTimeout(() => undefined, 0);
+  let idle: NodeJS.Timeout | undefined;
   const touch = (): void => {
     clearTimeout(idle);
     if (ended) return;
