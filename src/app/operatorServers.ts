@@ -36,7 +36,7 @@ export interface OperatorServerDeps {
   readonly agent: AgentView;
   readonly metrics: TetherMetrics;
   readonly host: KubeconfigSource;
-  readonly providers: readonly Pick<LegacyPodProvider, 'listPods'>[];
+  readonly providers: readonly Pick<LegacyPodProvider, 'listPods' | 'getPod'>[];
   readonly logger: Logger;
   readonly clock?: Clock;
 }

@@ -4,7 +4,8 @@
  * remote pods keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
  */
 import { readClusterUid } from '../adapters/kubernetes/clusterUid.js';
-import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import { createConfigObjectReader } from '../adapters/kubernetes/configObjects.js';
+import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
@@ -59,6 +60,8 @@ function simulated(config: SimulatedProviderConfig, ctx: ProviderContext): Provi
     ...(config.logIntervalMs !== undefined ? { logIntervalMs: config.logIntervalMs } : {}),
     ...(config.podCIDR !== undefined ? { podCIDR: config.podCIDR } : {}),
     ...(config.faults ? { faults: { ...config.faults } } : {}),
+    // exec sees the ConfigMaps and Secrets of the cluster whose pods this node runs.
+    configSource: createConfigObjectReader(loadKubeConfig(ctx.host)),
   });
   return handleOf(provider, provider);
 }

@@ -1,11 +1,13 @@
 /**
  * The kubelet API of one virtual node: HTTPS on the port the Node advertises
- * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs` (and,
- * later, exec, attach and port-forward).
+ * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs`, exec,
+ * attach and port-forward.
  *   GET /containerLogs/{namespace}/{pod}/{container}   streamed from the provider (logQuery.ts)
- *   GET /pods                                          the provider's pods on this node, a PodList
+ *   GET /pods, /runningpods/                           this node's pods in host terms (podListing.ts)
+ *   GET /stats/summary, /metrics/resource              usage, if the provider has stats (resourceMetrics.ts)
  *   GET /healthz                                       "ok"
- *   /exec, /attach, /portForward, /run                 501: not supported yet
+ *   /exec, /attach, /portForward (WebSocket upgrades)  streamRoutes.ts; a plain request gets 400
+ *   /run, /cri                                         501: not supported
  * Every request is authenticated and authorized first (access.ts): anonymous callers get 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,16 +17,24 @@ import { listening } from '../adapters/http/listening.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import { classify, isClassified } from '../providers/errors.js';
-import { isLogsProvider, type LegacyPodProvider } from '../providers/provider.js';
+import { isLogsProvider, isStatsProvider, type LegacyPodProvider } from '../providers/provider.js';
+import { nodePods, runningPods } from './podListing.js';
+import { resourceMetricsText, summaryForNode } from './resourceMetrics.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
 import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
+import { createStreamRoutes, type StreamRouteOptions } from './streamRoutes.js';
 import { writeChunk } from '../adapters/http/writeChunk.js';
 
 export interface KubeletServerOptions {
   readonly nodeName: string;
-  /** The node's provider: logs if it has them (`isLogsProvider`), and `listPods` for /pods. */
-  readonly provider: Pick<LegacyPodProvider, 'listPods'>;
+  /**
+   * The node's provider: logs, exec, attach if it has them (`isLogsProvider`, `isExecProvider`,
+   * `isAttachProvider`), `listPods` for /pods and `getPod` to check a stream's target.
+   */
+  readonly provider: Pick<LegacyPodProvider, 'listPods' | 'getPod'>;
+  /** Bounds of the streaming endpoints (streamRoutes.ts). */
+  readonly streams?: Pick<StreamRouteOptions, 'maxConcurrentStreams' | 'streamIdleTimeoutMs' | 'maxMessageBytes'>;
   readonly reviewer: AccessReviewer;
   /** PEM of the CA whose client certificates are accepted (the API server's kubelet client cert). */
   readonly clientCA?: string;
@@ -44,9 +54,12 @@ export interface KubeletServer extends Lifecycle {
   readonly address: string;
   /** PEM of the serving certificate, for clients that want to verify it. */
   readonly certificate: string;
+  /** exec/attach/port-forward streams in progress or being set up. */
+  activeStreams(): number;
 }
 
-const NOT_SUPPORTED = new Set(['exec', 'attach', 'portForward', 'run', 'cri']);
+const NOT_SUPPORTED = new Set(['run', 'cri']);
+const STREAMING = new Set(['exec', 'attach', 'portForward']);
 
 function text(res: ServerResponse, code: number, body: string): void {
   if (res.headersSent) {
@@ -55,6 +68,11 @@ function text(res: ServerResponse, code: number, body: string): void {
   }
   res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8' });
   res.end(body.endsWith('\n') ? body : `${body}\n`);
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
 }
 
 function providerErrorCode(error: unknown): number {
@@ -88,14 +106,20 @@ async function route(options: KubeletServerOptions, req: IncomingMessage, res: S
   if (!access.allowed) return text(res, access.code, access.message);
   const first = url.pathname.split('/')[1] ?? '';
   if (NOT_SUPPORTED.has(first)) {
-    return text(res, 501, `${first} is not supported yet by Tether (virtual node ${options.nodeName}); only logs are served`);
+    return text(res, 501, `${first} is not supported by Tether (virtual node ${options.nodeName})`);
   }
+  if (STREAMING.has(first)) return text(res, 400, `${first} needs a WebSocket upgrade request (Upgrade: websocket, subprotocol v5.channel.k8s.io)`);
   if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, `${req.method ?? ''} is not allowed on ${url.pathname}`);
   if (url.pathname === '/healthz') return text(res, 200, 'ok');
-  if (url.pathname === '/pods' || url.pathname === '/pods/') {
-    const items = await options.provider.listPods();
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items }));
+  if (url.pathname === '/pods' || url.pathname === '/pods/') return json(res, nodePods(await options.provider.listPods(), options.nodeName));
+  if (url.pathname === '/runningpods' || url.pathname === '/runningpods/') return json(res, runningPods(await options.provider.listPods()));
+  if (url.pathname === '/stats/summary' || url.pathname === '/metrics/resource') {
+    const provider = options.provider;
+    if (!isStatsProvider(provider)) return text(res, 501, `the provider of node ${options.nodeName} reports no usage statistics`);
+    const summary = await provider.getStatsSummary();
+    if (url.pathname === '/stats/summary') return json(res, summaryForNode(summary, options.nodeName));
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(resourceMetricsText(summary));
     return;
   }
   if (first === 'containerLogs') return serveLogs(options, req, res, url);
@@ -120,6 +144,15 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
       text(res, code, error instanceof Error ? error.message : String(error));
     });
   });
-  const life = await listening(server, options.port ?? DEFAULT_KUBELET_PORT, address);
-  return { ...life, address, certificate: certificate.cert };
+  const streams = createStreamRoutes({
+    nodeName: options.nodeName,
+    provider: options.provider,
+    reviewer: options.reviewer,
+    ...options.streams,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => streams.handleUpgrade(req, socket, head));
+  // Streams end first (each with a Status its client understands), then the listener.
+  const life = await listening(server, options.port ?? DEFAULT_KUBELET_PORT, address, { beforeClose: () => streams.close() });
+  return { ...life, address, certificate: certificate.cert, activeStreams: () => streams.active() };
 }

@@ -37,6 +37,8 @@ export interface PollingOptions {
   readonly onPollError?: (err: unknown, namespace: string, name: string) => void;
 }
 
+const OPTIONAL_ABILITIES = ['getContainerLogs', 'getStatsSummary', 'runInContainer', 'attachToContainer', 'portForward'] as const;
+
 interface Tracked {
   /** The pod as Tether last gave it (or as listed at start); status comes from polling. */
   pod: Pod;
@@ -76,6 +78,12 @@ export class PollingPodProvider implements PodProvider, Lifecycle {
     this.life = new LifecycleControl({ clock: this.clock, release: () => this.cancel() });
     this.ready = this.life.ready;
     this.done = this.life.done;
+    // The legacy provider's optional abilities (logs, stats, exec, attach, port-forward) stay
+    // visible through the wrapper, bound to it, so `isExecProvider(polling)` tells the truth.
+    for (const name of OPTIONAL_ABILITIES) {
+      const method: unknown = Reflect.get(legacy, name);
+      if (typeof method === 'function') Object.defineProperty(this, name, { value: method.bind(legacy), enumerable: false });
+    }
   }
 
   /**

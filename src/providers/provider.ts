@@ -173,6 +173,8 @@ export interface UsageStats {
   /** RFC 3339 time of the sample. */
   readonly time: string;
   readonly usageNanoCores: number;
+  /** Cumulative CPU time since start, if the provider knows it (else /metrics/resource derives it). */
+  readonly usageCoreNanoSeconds?: number;
   readonly workingSetBytes: number;
 }
 
@@ -199,6 +201,74 @@ export interface StatsProvider {
   getStatsSummary(signal?: AbortSignal): Promise<StatsSummary>;
 }
 
+/** A terminal's size in character cells, as `kubectl exec -t` reports it on resize. */
+export interface TerminalSize {
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * The streams of one exec or attach session, as the kubelet API hands them to a provider
+ * (virtual-kubelet's `AttachIO`, made async). Absent streams were not requested by the client.
+ * - `stdin` yields the client's input and ends when the client closes it (or goes away);
+ * - `stdout`/`stderr` write one chunk each and resolve when the chunk has been handed to the
+ *   client's connection (backpressure), rejecting once the client has gone;
+ * - with `tty`, stderr is merged into stdout by the client's terminal and `resize` yields each new
+ *   terminal size (the first one right after the session starts).
+ */
+export interface ContainerStreams {
+  readonly stdin?: AsyncIterable<Buffer>;
+  readonly stdout?: (chunk: string | Buffer) => Promise<void>;
+  readonly stderr?: (chunk: string | Buffer) => Promise<void>;
+  readonly tty: boolean;
+  readonly resize?: AsyncIterable<TerminalSize>;
+}
+
+/** The container an exec or attach is for. */
+export interface ContainerRef {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+}
+
+export interface ExecProvider {
+  /**
+   * Runs `command` in the container and resolves with its exit code once it has ended and its
+   * output has been written. Rejects before any output when the pod is unknown (`notFound`) or
+   * the container cannot run commands (`invalidInput`: no such container, not running); the
+   * kubelet API answers those as HTTP errors or as a Failure Status on the error channel. When
+   * `signal` aborts (the client went away, the stream timed out) the command is stopped and the
+   * promise settles soon after. A command that is not found is exit code 127, not a rejection.
+   */
+  runInContainer(target: ContainerRef, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number>;
+}
+
+export interface AttachProvider {
+  /**
+   * Attaches to the container's main process: its output from now on goes to `stdout`/`stderr`
+   * and `stdin` goes to it (if it reads stdin). Resolves with the process's exit code when it
+   * ends, or with undefined when the attach ends first (`signal` aborted). Rejects like
+   * `runInContainer` when there is nothing to attach to.
+   */
+  attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined>;
+}
+
+/**
+ * One forwarded connection to a port of a pod (virtual-kubelet's `PortForward`): the bytes the
+ * client sends arrive on `input` (ending when the client half-closes), the pod's answer is written
+ * with `write`. Resolves when the pod side has closed; rejects `notFound` for an unknown pod and
+ * `invalidInput` for a port nothing listens on.
+ */
+export interface PortForwardProvider {
+  portForward(
+    namespace: string,
+    podName: string,
+    port: number,
+    connection: { readonly input: AsyncIterable<Buffer>; readonly write: (chunk: Buffer) => Promise<void> },
+    signal?: AbortSignal,
+  ): Promise<void>;
+}
+
 function hasMethod(value: object, name: string): boolean {
   return typeof (value as Record<string, unknown>)[name] === 'function';
 }
@@ -209,6 +279,18 @@ export function isLogsProvider<P extends object>(provider: P): provider is P & L
 
 export function isStatsProvider<P extends object>(provider: P): provider is P & StatsProvider {
   return hasMethod(provider, 'getStatsSummary');
+}
+
+export function isExecProvider<P extends object>(provider: P): provider is P & ExecProvider {
+  return hasMethod(provider, 'runInContainer');
+}
+
+export function isAttachProvider<P extends object>(provider: P): provider is P & AttachProvider {
+  return hasMethod(provider, 'attachToContainer');
+}
+
+export function isPortForwardProvider<P extends object>(provider: P): provider is P & PortForwardProvider {
+  return hasMethod(provider, 'portForward');
 }
 
 /** Does this pod provider push status itself, or must it be polled? */

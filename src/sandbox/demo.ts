@@ -13,6 +13,9 @@ export interface Demo {
   readonly replicas: number;
 }
 
+/** Where the demo's ConfigMap is mounted in its pods. */
+export const DEMO_CONFIG_DIR = '/etc/hello';
+
 export const DEMO: Demo = { namespace: 'demo', deployment: 'hello', service: 'hello', replicas: 3 };
 
 export function demoManifest(demo: Demo = DEMO): string {
@@ -22,6 +25,13 @@ export function demoManifest(demo: Demo = DEMO): string {
     kind: 'List',
     items: [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: demo.namespace } },
+      // Mounted in every replica: `kubectl exec deploy/hello -- cat /etc/hello/greeting` shows it,
+      // through both Tethers, and shows a change after `kubectl edit configmap`.
+      {
+        apiVersion: 'v1', kind: 'ConfigMap',
+        metadata: { name: `${demo.deployment}-config`, namespace: demo.namespace },
+        data: { greeting: 'Hello from the host cluster\n' },
+      },
       {
         apiVersion: 'apps/v1', kind: 'Deployment',
         metadata: { name: demo.deployment, namespace: demo.namespace },
@@ -34,7 +44,12 @@ export function demoManifest(demo: Demo = DEMO): string {
               nodeSelector: { type: 'virtual-kubelet' },
               tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
               terminationGracePeriodSeconds: 5,
-              containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }],
+              containers: [{
+                name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }],
+                env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: `${demo.deployment}-config`, key: 'greeting' } } }],
+                volumeMounts: [{ name: 'config', mountPath: DEMO_CONFIG_DIR }],
+              }],
+              volumes: [{ name: 'config', configMap: { name: `${demo.deployment}-config` } }],
             },
           },
         },

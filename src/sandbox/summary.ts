@@ -1,6 +1,7 @@
 /** What the sandbox prints once it is up: where things are and what to paste. */
 import { relative } from 'node:path';
 import type { SandboxState } from './state.js';
+import { DEMO_CONFIG_DIR } from './demo.js';
 import { REMOTE_WORKER, VIRTUAL_NODE } from './topology.js';
 
 export function summary(state: SandboxState, how: { detached: boolean; stateDirArg: string }): string {
@@ -37,9 +38,15 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
     '',
     `Introspection: ${state.introspectionUrl ?? `unavailable (${state.introspectionUnavailable ?? 'not configured'})`}`,
     `${netns}`,
-    state.netns && state.netns.length > 0
-      ? `Logs through the API server: ${hostK} logs -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} --tail=5   (exec/attach/port-forward: not supported yet)`
-      : 'kubectl logs: unavailable: the API server refuses to proxy to a loopback node address, and network namespaces need root.',
+    ...(state.netns && state.netns.length > 0
+      ? [
+          'Through the API server to the kubelet API (host Tether → remote API server → remote Tether):',
+          `  ${hostK} logs -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} --tail=5`,
+          `  ${hostK} exec -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- cat ${DEMO_CONFIG_DIR}/greeting`,
+          `  ${hostK} exec -it -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- sh     (a simulated shell: echo, env, cat, ls, hostname, exit)`,
+          '  (port-forward and kubectl top: not yet)',
+        ]
+      : ['kubectl logs and exec: unavailable: the API server refuses to proxy to a loopback node address, and network namespaces need root.']),
     `State: ${rel(state.stateDir)}/state.json   Tether logs: ${rel(state.tether?.host?.log)}, ${rel(state.tether?.remote?.log)}`,
     '',
     stop,

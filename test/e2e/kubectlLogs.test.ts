@@ -137,7 +137,7 @@ t.test('kubectl logs reaches the virtual node\'s kubelet API through the host AP
     t.equal(admin.status, 200);
     t.match(JSON.parse(admin.body), { kind: 'PodList' });
     const exec = await get(`${base}/exec/${namespace}/talker/app?command=sh`, { authorization: `Bearer ${host.describe().adminToken}` });
-    t.equal(exec.status, 501);
-    t.match(exec.body, /not supported yet/);
+    t.equal(exec.status, 400, 'exec needs a WebSocket upgrade (test/e2e/kubectlExec.test.ts)');
+    t.match(exec.body, /needs a WebSocket upgrade request/);
   });
 });

@@ -50,6 +50,13 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
   const remote = await sh('sh', ['-c', command?.replace(state.clusters?.host?.kubeconfig ?? '', state.clusters?.remote?.kubeconfig ?? '').replace('-n demo', '-A') ?? 'false']);
   t.match(remote.stdout, /demo-sandbox\s+hello-\S+\s+1\/1\s+Running.*sandbox-worker/, 'the pods run in the remote cluster, on its Tether node');
 
+  if (state.netns && state.netns.length > 0) {
+    const exec = up.stdout.split('\n').map((l) => l.trim()).find((l) => / exec -n demo deploy\/hello -- cat /.test(l));
+    t.ok(exec, 'a ready-to-paste kubectl exec command is printed');
+    const shown = await sh('sh', ['-c', exec ?? 'false']);
+    t.equal(shown.stdout, 'Hello from the host cluster\n', 'exec goes host API server → host Tether → remote API server → remote Tether → simulated provider');
+  }
+
   const pids = recordedPids(state);
   const down = await runCli(['sandbox', '--down', '--state-dir', stateDir]);
   t.equal(down.code, 0, down.stderr);

@@ -92,16 +92,17 @@ t.test('logs: follow streams new lines until the client goes away', async (t) =>
   t.ok(numbers.every((n, i) => i === 0 || n === numbers[i - 1]! + 1), 'consecutive');
 });
 
-t.test('/pods, /healthz, exec/attach/portForward not supported yet, unknown paths 404', async (t) => {
+t.test('/pods, /healthz; exec/attach/portForward without an upgrade get 400, /run 501, unknown paths 404', async (t) => {
   const { server } = await setup(t);
   const pods = await get(server, '/pods', 'good');
   t.match(JSON.parse(pods.body), { kind: 'PodList', items: [{ metadata: { name: 'web' } }] });
   t.equal((await get(server, '/healthz', 'good')).body, 'ok\n');
   for (const path of ['/exec/shop/web/app?command=sh', '/attach/shop/web/app', '/portForward/shop/web']) {
     const res = await get(server, path, 'good');
-    t.equal(res.status, 501, path);
-    t.match(res.body, /not supported yet/);
+    t.equal(res.status, 400, path);
+    t.match(res.body, /needs a WebSocket upgrade request/);
   }
+  t.equal((await get(server, '/run/shop/web/app', 'good')).status, 501);
   t.equal((await get(server, '/nope', 'good')).status, 404);
 });
 

@@ -254,3 +254,18 @@ void t.test('a callback that throws does not stop polling of other pods', async 
   await poller.pollOnce();
   t.same(names.sort(), ['a', 'b']);
 });
+
+t.test('optional abilities of the polled provider (exec, logs…) show through the wrapper, and only those it has', async (t) => {
+  class ExecLegacy extends FakeLegacy {
+    async runInContainer(): Promise<number> {
+      return this === (legacy as unknown) ? 7 : -1;
+    }
+  }
+  const legacy = new ExecLegacy();
+  const polling = new PollingPodProvider(legacy);
+  const { isExecProvider, isLogsProvider } = await import('../../src/providers/provider.js');
+  t.ok(isExecProvider(polling));
+  t.notOk(isLogsProvider(polling), 'no logs ability invented');
+  if (isExecProvider(polling)) t.equal(await polling.runInContainer({ namespace: 'a', pod: 'b', container: 'c' }, ['ls'], { tty: false }), 7, 'called on the polled provider');
+  t.notOk(isExecProvider(new PollingPodProvider(new FakeLegacy())));
+});

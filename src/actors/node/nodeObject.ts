@@ -85,10 +85,19 @@ function nodeInfo(settings: NodeSettings, facts: NodeFacts): NodeSystemInfo {
   };
 }
 
+/**
+ * What the node declares it can do (`status.declaredFeatures`, sorted, as the API server
+ * validates it): `ExtendWebSocketsToKubelet` makes a 1.36+ API server hand exec, attach and
+ * port-forward WebSockets straight to Tether's kubelet API instead of translating them to SPDY.
+ * client-node's NodeStatus predates the field, hence the wider type.
+ */
+export const DECLARED_FEATURES: readonly string[] = ['ExtendWebSocketsToKubelet'];
+
 /** The status fields that do not depend on health. */
-function staticStatus(settings: NodeSettings, facts: NodeFacts | undefined): Partial<NodeStatus> {
+function staticStatus(settings: NodeSettings, facts: NodeFacts | undefined): Partial<NodeStatus> & { declaredFeatures: string[] } {
   const { config } = settings;
   return {
+    declaredFeatures: [...DECLARED_FEATURES],
     // Only the InternalIP: API servers try a Hostname address first by default, and a virtual
     // node's name resolves nowhere, so `kubectl logs` would fail before reaching the kubelet API.
     addresses: [{ type: 'InternalIP', address: config.internalIP }],

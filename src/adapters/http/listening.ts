@@ -6,10 +6,16 @@ import { systemClock } from '../clock.js';
 
 /**
  * Starts `server` listening and gives it the one lifecycle: `listen` resolves once it is bound
- * (rejects if it cannot bind), `stop()` closes every connection (long log follows and watches of
- * the actor tree included) and the listener. Shared by the kubelet API and the operator servers.
+ * (rejects if it cannot bind), `stop()` runs `beforeClose` (streams that end with a message of
+ * their own), then closes every connection (long log follows and watches of the actor tree
+ * included) and the listener. Shared by the kubelet API and the operator servers.
  */
-export async function listening(server: Server, port: number, host: string, clock: Clock = systemClock): Promise<Lifecycle & { readonly port: number }> {
+export async function listening(
+  server: Server,
+  port: number,
+  host: string,
+  options: { readonly clock?: Clock; readonly beforeClose?: () => Promise<void> } = {},
+): Promise<Lifecycle & { readonly port: number }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -18,11 +24,14 @@ export async function listening(server: Server, port: number, host: string, cloc
     });
   });
   const life = new LifecycleControl({
-    clock,
-    release: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    clock: options.clock ?? systemClock,
+    release: async () => {
+      await options.beforeClose?.();
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
   });
   life.markReady();
   return { port: (server.address() as AddressInfo).port, ready: life.ready, done: life.done, stop: (options) => life.stop(options) };

@@ -23,6 +23,10 @@ import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../errors.js';
 import { namespaceRefusal, podSecurityLabels, policyViolations } from './podPolicy.js';
 import type {
+  AttachProvider,
+  ContainerRef,
+  ContainerStreams,
+  ExecProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
 } from '../provider.js';
 import { ClusterClient } from './clusterClient.js';
@@ -36,11 +40,12 @@ import { Reflector } from './reflector.js';
 import { RemoteEvents } from './remoteEvents.js';
 import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
 import { streamRemoteLogs } from './remoteLogs.js';
+import { relayRemoteStream } from './remoteStreams.js';
 import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
+export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -310,6 +315,32 @@ export class KubernetesProvider implements Provider, LogsProvider, Lifecycle {
     }
     const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, container: containerName };
     return streamRemoteLogs(this.remote, target, options, signal);
+  }
+
+  /** exec in the remote pod through the remote API server; its output, exit code and errors come back unchanged. */
+  async runInContainer(target: ContainerRef, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number> {
+    const path = await this.remoteStreamPath(target, 'exec', streams, command.map((c) => ['command', c] as const), signal);
+    const code = await relayRemoteStream(this.remote.kubeConfig, path, streams, `exec in remote pod of ${target.namespace}/${target.pod}`, signal);
+    return code ?? 0;
+  }
+
+  /** attach to the remote pod's container through the remote API server. */
+  async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
+    const path = await this.remoteStreamPath(target, 'attach', streams, [], signal);
+    return relayRemoteStream(this.remote.kubeConfig, path, streams, `attach to remote pod of ${target.namespace}/${target.pod}`, signal);
+  }
+
+  private async remoteStreamPath(
+    target: ContainerRef, kind: 'exec' | 'attach', streams: ContainerStreams, extra: ReadonlyArray<readonly [string, string]>, signal?: AbortSignal,
+  ): Promise<string> {
+    const pod = await this.getPod(target.namespace, target.pod, signal);
+    if (!pod) throw notFound(`pod ${target.namespace}/${target.pod} is not offloaded by virtual node ${this.o.nodeName}`);
+    const query = new URLSearchParams({ container: target.container });
+    for (const [k, v] of extra) query.append(k, v);
+    for (const name of ['stdin', 'stdout', 'stderr'] as const) if (streams[name]) query.append(name, 'true');
+    if (streams.tty) query.append('tty', 'true');
+    const namespace = encodeURIComponent(this.remoteNamespaceOf(target.namespace));
+    return `/api/v1/namespaces/${namespace}/pods/${encodeURIComponent(target.pod)}/${kind}?${query.toString()}`;
   }
 
   private translation(remoteNamespace: string): TranslationContext {

@@ -15,9 +15,15 @@ import { deepCopy, deepCopyPod, deepCopyPodsYielding } from '../deepCopy.js';
 import { invalidInput, notFound, transient } from '../errors.js';
 import { IpAllocator } from './ipAllocator.js';
 import { terminatedStatus } from '../podStatus.js';
+import { sleep } from '../../lib/clock.js';
 import type {
+  AttachProvider,
   ContainerLogOptions,
+  ContainerRef,
+  ContainerStreams,
+  ExecProvider,
   LogsProvider,
+  PortForwardProvider,
   NodeResources,
   PodNotification,
   PodNotificationCallback,
@@ -25,12 +31,17 @@ import type {
   ProviderNodeInfo,
   StatsProvider,
   StatsSummary,
+  TerminalSize,
 } from '../provider.js';
 import { podIdentity, podKey } from '../provider.js';
 import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
 import { SimulatedFaults, type SimulatedFaultOptions } from './faults.js';
 import { syntheticLogs, type LogSource } from './syntheticLogs.js';
 import { simulatedStats } from './stats.js';
+import { BuiltinShell } from './builtinShell.js';
+import { emptyConfigSource, type ConfigSource } from './configSource.js';
+import { containerView, MissingReference } from './containerView.js';
+import { servePortConnection, type PortConnection } from './portResponder.js';
 
 export interface SimulatedProviderOptions {
   readonly clock?: Clock;
@@ -49,6 +60,11 @@ export interface SimulatedProviderOptions {
   readonly resources?: NodeResources;
   readonly nodeInfo?: Partial<ProviderNodeInfo>;
   readonly faults?: SimulatedFaultOptions;
+  /**
+   * Where exec finds the ConfigMaps and Secrets the pods name (env, envFrom, volumes). Default:
+   * none exist, so only optional references and literal values resolve.
+   */
+  readonly configSource?: ConfigSource;
 }
 
 type Stage = 'starting' | 'running' | 'stopping' | 'ended';
@@ -82,7 +98,7 @@ function latency(value: number | ((pod: Pod) => number) | undefined, pod: Pod, f
   return typeof value === 'number' ? value : value(pod);
 }
 
-export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, Lifecycle {
+export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider, PortForwardProvider, Lifecycle {
   readonly name = 'simulated';
   /** Failure injection; change it at any time. */
   readonly faults: SimulatedFaults;
@@ -288,6 +304,90 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
     const current = (): LogSource | undefined =>
       this.pods.get(key) === record ? this.logSource(record, containerName, label, isInit, options.previous === true) : undefined;
     return syntheticLogs({ clock: this.clock, intervalMs: this.logIntervalMs, options, source: current, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * Runs a command of the built-in set (builtinShell.ts) against the container's current env and
+   * volume files. Rejects `notFound` for an unknown pod, `invalidInput` for an unknown or not
+   * running container or a missing mandatory ConfigMap/Secret.
+   */
+  async runInContainer(target: ContainerRef, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number> {
+    signal?.throwIfAborted();
+    const { namespace, pod: podName, container: containerName } = target;
+    const record = this.runningContainer(namespace, podName, containerName, 'runInContainer');
+    let view;
+    try {
+      view = await containerView(deepCopyPod(record.pod), containerName, this.options.configSource ?? emptyConfigSource, signal);
+    } catch (error) {
+      if (error instanceof MissingReference) throw invalidInput(error.message);
+      throw transient(`reading the ConfigMaps and Secrets of pod ${podKey(namespace, podName)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // A terminal turns "\n" into "\r\n" (onlcr); without one the bytes go as they are.
+    const out = (write: ContainerStreams['stdout']) => (chunk: string): Promise<void> =>
+      write ? write(streams.tty ? chunk.replace(/\r?\n/g, '\r\n') : chunk) : Promise.resolve();
+    let size: TerminalSize | undefined;
+    if (streams.resize) void (async () => {
+      for await (const next of streams.resize ?? []) size = next;
+    })().catch(() => undefined);
+    const shell = new BuiltinShell({
+      view,
+      terminalSize: () => size,
+      ...(streams.stdin ? { stdin: streams.stdin } : {}),
+      stdout: out(streams.stdout),
+      // With a terminal there is one output: stderr goes to it too.
+      stderr: out(streams.tty ? streams.stdout : streams.stderr),
+      tty: streams.tty,
+      sleep: (ms, s) => sleep(this.clock, ms, s),
+      ...(signal ? { signal } : {}),
+    });
+    return shell.run(command);
+  }
+
+  /**
+   * Attaches to the container's main process: its synthetic log lines from now on, until the
+   * container stops (resolving with its exit code 0) or `signal` aborts. Stdin is read and dropped.
+   */
+  async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
+    signal?.throwIfAborted();
+    const { namespace, pod: podName, container: containerName } = target;
+    this.runningContainer(namespace, podName, containerName, 'attachToContainer');
+    if (streams.stdin) void (async () => {
+      for await (const chunk of streams.stdin ?? []) void chunk;
+    })().catch(() => undefined);
+    const logs = await this.getContainerLogs(namespace, podName, containerName, { follow: true, tailLines: 0 }, signal);
+    for await (const line of logs) await streams.stdout?.(streams.tty ? line.replace(/\n/g, '\r\n') : line);
+    return signal?.aborted ? undefined : 0;
+  }
+
+  /**
+   * One forwarded connection to a declared `containerPort`: a small HTTP server answers, naming
+   * the pod, container and port (portResponder.ts). Rejects `invalidInput` for a port no
+   * container declares (nothing listens there).
+   */
+  async portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const key = podKey(namespace, podName);
+    this.faults.takeCrash(key, 'portForward');
+    const record = this.pods.get(key);
+    if (record === undefined) throw notFound(`pod ${key} not found`);
+    if (record.stage !== 'running') throw invalidInput(`pod ${key} is not running`);
+    const container = (record.pod.spec?.containers ?? []).find((c) => (c.ports ?? []).some((p) => p.containerPort === port));
+    if (!container) throw invalidInput(`nothing listens on port ${port} of pod ${key}: no container declares it`);
+    await servePortConnection({ namespace, pod: podName, container: container.name, port }, connection, signal);
+  }
+
+  private runningContainer(namespace: string, podName: string, containerName: string, operation: string): SimPod {
+    const key = podKey(namespace, podName);
+    this.faults.takeCrash(key, operation);
+    const record = this.pods.get(key);
+    if (record === undefined) throw notFound(`pod ${key} not found`);
+    if (!(record.pod.spec?.containers ?? []).some((c) => c.name === containerName)) {
+      throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
+    }
+    if (record.stage !== 'running') {
+      throw invalidInput(`unable to upgrade connection: container not found ("${containerName}")${record.stage === 'starting' ? ': ContainerCreating' : ''}`);
+    }
+    return record;
   }
 
   async getStatsSummary(): Promise<StatsSummary> {

@@ -387,3 +387,17 @@ void t.test('logs: follow ends when the container stops', async (t) => {
   await until('the stream to end', () => done);
   t.pass();
 });
+
+void t.test('stats: a container uses half of its requests, steadily, with cumulative CPU since it started', async (t) => {
+  const { clock, sim } = setup();
+  const big = podFixture('big');
+  big.spec = { containers: [{ name: 'a', image: 'x', resources: { requests: { cpu: '200m', memory: '64Mi' } } }] };
+  await sim.createPod(big);
+  clock.advance(1000);
+  const first = await sim.getStatsSummary();
+  t.match(first.pods[0]?.containers[0]?.usage, { usageNanoCores: 100_000_000, workingSetBytes: 32 * 1024 * 1024 });
+  clock.advance(10_000);
+  const later = await sim.getStatsSummary();
+  const spent = (later.pods[0]?.containers[0]?.usage.usageCoreNanoSeconds ?? 0) - (first.pods[0]?.containers[0]?.usage.usageCoreNanoSeconds ?? 0);
+  t.equal(spent, 100_000_000 * 10, '0.1 core for 10 s');
+});
