@@ -16,7 +16,7 @@ import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/ku
 import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import { jsonLogger, type Logger } from '../adapters/logger.js';
 import { withDeepCopies } from '../providers/deepCopy.js';
-import type { Provider } from '../providers/provider.js';
+import { isWriteFencedProvider, type Provider } from '../providers/provider.js';
 import { startVirtualNode, type VirtualNode } from '../actors/virtualNode.js';
 import { virtualNodeConfig, type VirtualNodeSettings } from '../actors/virtualNodeConfig.js';
 import { ActorSystem } from '../supervisors/actorSystem.js';
@@ -48,6 +48,7 @@ export interface AgentOptions {
 interface NodeSlot {
   readonly name: string;
   readonly clients: KubeClients;
+  readonly provider: Provider;
   readonly launch: () => VirtualNode;
   running?: VirtualNode;
 }
@@ -96,7 +97,7 @@ export class TetherAgent implements Lifecycle {
       const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
       const onStatusLatency = options.onStatusLatency;
       const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
-      return { name: spec.name, clients, launch: () => this.launch(spec, clients, clock, logger, observe) };
+      return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe) };
     });
     if (!election) {
       for (const slot of this.slots) slot.running = slot.launch();
@@ -110,11 +111,13 @@ export class TetherAgent implements Lifecycle {
       onAcquired: () => {
         if (this.life.stopRequested || slot.running) return;
         slot.clients.openWrites();
+        if (isWriteFencedProvider(slot.provider)) slot.provider.openWrites();
         slot.running = slot.launch();
       },
       onLost: () => {
         // First the fence: writes still queued for this node are dropped, not sent after another replica took over.
         slot.clients.fenceWrites(`the lock of node ${slot.name} was lost`);
+        if (isWriteFencedProvider(slot.provider)) slot.provider.fenceWrites(`the lock of node ${slot.name} was lost`);
         this.stopNode(slot, false);
       },
     })), { clock, logger });

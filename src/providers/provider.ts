@@ -273,6 +273,22 @@ function hasMethod(value: object, name: string): boolean {
   return typeof (value as Record<string, unknown>)[name] === 'function';
 }
 
+/**
+ * Optional, for high availability: a provider whose writes can be fenced off when this replica
+ * loses its node's lock, so that writes still queued (an orphan sweep's deletes, say) are dropped
+ * rather than sent after another replica took the node over. Reads may go on.
+ */
+export interface WriteFencedProvider {
+  /** Drops writes still queued, abandons those in flight, refuses new ones until `openWrites`. */
+  fenceWrites(reason: string): void;
+  /** Lets writes through again (this replica holds the lock again). */
+  openWrites(): void;
+}
+
+export function isWriteFencedProvider<P extends object>(provider: P): provider is P & WriteFencedProvider {
+  return hasMethod(provider, 'fenceWrites') && hasMethod(provider, 'openWrites');
+}
+
 export function isLogsProvider<P extends object>(provider: P): provider is P & LogsProvider {
   return hasMethod(provider, 'getContainerLogs');
 }

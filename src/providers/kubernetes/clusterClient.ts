@@ -25,6 +25,9 @@ export interface ClusterClientOptions {
   readonly clock?: Clock;
 }
 
+/** Operations that change nothing (their verb is the first word of the operation). */
+const READS = /^(get|list|read|watch)\b/;
+
 export class ClusterClient {
   readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
@@ -32,6 +35,8 @@ export class ClusterClient {
   readonly server: string;
   readonly deadlines: CallDeadlines;
   private readonly context: CallContext;
+  private readonly writes: CallContext;
+  private fence = new AbortController();
   private readonly pool = new ConnectionPool();
 
   /** Throws KubeconfigError (a configuration mistake, at construction) if the source is unusable. */
@@ -43,6 +48,20 @@ export class ClusterClient {
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
     this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
     this.context = { limiter: this.limiter, deadlines: this.deadlines, ...(options.clock ? { clock: options.clock } : {}) };
+    this.writes = { ...this.context, signal: () => this.fence.signal };
+  }
+
+  /**
+   * Fences this cluster's writes off (the node's lock is lost): writes still queued in the rate
+   * limiter are dropped unsent, those in flight abandoned, new ones refused until `openWrites`.
+   * Reads go on, so the informers stay warm for when the lock comes back.
+   */
+  fenceWrites(reason: string): void {
+    this.fence.abort(new Error(`writes fenced: ${reason}`));
+  }
+
+  openWrites(): void {
+    if (this.fence.signal.aborted) this.fence = new AbortController();
   }
 
   /**
@@ -52,7 +71,8 @@ export class ClusterClient {
    */
   call<T>(priority: Priority, operation: string, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
     const deadline = deadlineClass ?? (operation.startsWith('list ') ? 'list' : undefined);
-    return call(this.context, priority, operation, (options) => fn(this.core, options), deadline ? { deadline } : {});
+    const context = READS.test(operation) ? this.context : this.writes;
+    return call(context, priority, operation, (options) => fn(this.core, options), deadline ? { deadline } : {});
   }
 
   /** Closes pooled connections (watches included). */

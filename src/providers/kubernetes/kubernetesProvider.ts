@@ -27,6 +27,7 @@ import type {
   ContainerRef,
   ContainerStreams,
   ExecProvider,
+  WriteFencedProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
 } from '../provider.js';
 import { ClusterClient } from './clusterClient.js';
@@ -45,7 +46,7 @@ import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, Lifecycle {
+export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, WriteFencedProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -118,6 +119,17 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
       this.life.markReady();
       return this.reflector.sweep();
     }, () => undefined);
+  }
+
+  /** The node's lock is lost (HA): both clusters' writes are fenced off; informers keep reading. */
+  fenceWrites(reason: string): void {
+    this.remote.fenceWrites(reason);
+    this.host.fenceWrites(reason);
+  }
+
+  openWrites(): void {
+    this.remote.openWrites();
+    this.host.openWrites();
   }
 
   /** Stops every watch and timer and closes the connections. The remote pods keep running. */
