@@ -3,6 +3,7 @@
  * sharing one in-memory Lease store on a manual clock: acquire, renew, spread, fail over, give up.
  */
 import t from 'tap';
+import { drain } from '../support/until.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { ManualClock } from '../support/manualClock.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
@@ -110,13 +111,12 @@ function replica(identity: string, nodes: readonly string[], store: FakeLeaseApi
   return { locks, driving, log };
 }
 
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Advances the manual clock in small steps, letting each tick's API calls settle. */
 async function run(clock: ManualClock, ms: number, step = 100): Promise<void> {
   for (let done = 0; done < ms; done += step) {
     clock.advance(step);
-    await flush();
+    await drain(1);
   }
 }
 

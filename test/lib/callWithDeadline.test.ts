@@ -1,9 +1,10 @@
 import t from 'tap';
+import { drain } from '../support/until.js';
 import { ManualClock } from '../support/manualClock.js';
 import { callWithDeadline } from '../../src/lib/callWithDeadline.js';
 import { classify } from '../../src/providers/errors.js';
 import { forEachBounded } from '../../src/lib/boundedConcurrency.js';
-import { settle } from '../providers/helpers.js';
+
 
 void t.test('a call that answers in time resolves, and its timer is cancelled', async (t) => {
   const clock = new ManualClock();
@@ -46,7 +47,7 @@ void t.test('forEachBounded keeps at most `limit` calls in flight and survives f
   await forEachBounded([1, 2, 3, 4, 5], 2, async (n) => {
     inFlight++;
     peak = Math.max(peak, inFlight);
-    await settle();
+    await drain(1);
     inFlight--;
     if (n === 2) throw new Error('one fails');
     done.push(n);

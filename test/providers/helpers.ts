@@ -1,11 +1,6 @@
 /** Shared fixtures for the provider specifications. Not a test file itself. */
 import type { Pod } from '../../src/adapters/kubernetes/model.js';
 
-/** Lets pending promise callbacks and microtasks run. */
-export function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 export interface PodFixtureOptions {
   readonly namespace?: string;
   readonly uid?: string;

@@ -4,8 +4,8 @@ import type { Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import { notFound, transient } from '../../src/providers/errors.js';
 import { PollingPodProvider, type PollingOptions } from '../../src/providers/pollingProvider.js';
 import type { LegacyPodProvider, PodNotification } from '../../src/providers/provider.js';
-import { until } from '../support/until.js';
-import { podFixture, settle } from './helpers.js';
+import { until, drain } from '../support/until.js';
+import {podFixture } from './helpers.js';
 
 const running: PodStatus = { phase: 'Running', podIP: '10.0.0.5' };
 const pending: PodStatus = { phase: 'Pending' };
@@ -68,7 +68,7 @@ void t.test('a created pod is polled on the interval and only changes are notifi
   t.same(seen, [], 'nothing is notified from inside createPod');
 
   clock.advance(4999);
-  await settle();
+  await drain(1);
   t.same(legacy.calls, [], 'no poll before the interval');
   clock.advance(1);
   await until('first status', () => seen.length === 1);
@@ -76,7 +76,7 @@ void t.test('a created pod is polled on the interval and only changes are notifi
 
   clock.advance(5000);
   await until('second poll', () => legacy.calls.length === 2);
-  await settle();
+  await drain(1);
   t.equal(seen.length, 1, 'an unchanged status is not notified again');
 
   legacy.statuses.set('a', running);
@@ -192,7 +192,7 @@ void t.test('one hung getPodStatus does not hold back the others, and is abandon
   t.same(phases(seen).sort(), ['b:Pending', 'c:Pending']);
   let finished = false;
   void round.then(() => (finished = true));
-  await settle();
+  await drain(1);
   t.equal(finished, false, 'the round waits for the slow call');
   clock.advance(1000);
   await until('the round to end', () => finished);
@@ -220,7 +220,7 @@ void t.test('stop() cancels the timer and nothing is polled afterwards', async (
   void poller.stop();
   t.equal(clock.pendingTimers, 0);
   clock.advance(60_000);
-  await settle();
+  await drain(1);
   t.same(legacy.calls, []);
 });
 
@@ -232,7 +232,7 @@ void t.test('the next round is scheduled only after the previous one ends', asyn
   clock.advance(5000);
   await until('first call', () => legacy.calls.length === 1);
   clock.advance(15_000);
-  await settle();
+  await drain(1);
   t.equal(legacy.calls.length, 1, 'no overlapping round while the first is in flight');
   clock.advance(5000);
   await until('the round to end and reschedule', () => clock.pendingTimers === 1 && legacy.calls.length === 1);

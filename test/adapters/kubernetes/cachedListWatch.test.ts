@@ -4,13 +4,12 @@
  * fails at the connect deadline and the watch restarts.
  */
 import t from 'tap';
-import { until } from '../../support/until.js';
+import { until, drain } from '../../support/until.js';
 import { ManualClock } from '../../support/manualClock.js';
 import { CachedListWatch, type EngineEvent, type ListResult } from '../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { MockApiServer, pod } from './mockApiServer.js';
 
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const quiet = { debug: () => undefined, warn: () => undefined };
 
 t.test('a resync list that hangs fails at the list deadline, and the next resync still runs', async (t) => {
@@ -38,7 +37,7 @@ t.test('a resync list that hangs fails at the list deadline, and the next resync
   t.equal(lists, 2, 'the resync listed, and that list hangs');
   for (let i = 0; i < 5; i++) {
     clock.advance(500);
-    await flush();
+    await drain(1);
   }
   t.ok(events.some((e) => e.type === 'error' && /timed out after 500 ms/.test(e.error.message)), 'the hung resync failed at its deadline');
   t.ok(lists >= 3, `resyncs went on after the hung one (${lists} lists)`);
@@ -61,7 +60,7 @@ t.test('a watch request that is never answered fails at the connect deadline and
   const watchRequests = (): number => server.requests.filter((r) => r.url.searchParams.get('watch') === 'true').length;
   await until('the first watch request', () => watchRequests() === 1);
   clock.advance(200);
-  await flush();
+  await drain(1);
   t.ok(events.some((e) => e.type === 'error' && /timed out after 200 ms/.test(e.error.message)), 'the silent watch failed at its connect deadline');
   clock.advance(100);
   await until('a new watch after the backoff', () => watchRequests() === 2);

@@ -1,10 +1,10 @@
 import t from 'tap';
+import { drain } from '../../support/until.js';
 import { ManualClock } from '../../support/manualClock.js';
 import type { Priority } from '../../../src/adapters/kubernetes/rateLimiter.js';
 import { RateLimiter } from '../../../src/adapters/kubernetes/rateLimiter.js';
 
 /** Lets resolved promise callbacks run. */
-const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 t.test('a burst starts at once; beyond it, requests wait for tokens at qps', async (t) => {
   const clock = new ManualClock();
@@ -55,7 +55,7 @@ t.test('a lease renewal scheduled behind a status backlog waits at most one toke
   let leaseDone = false;
   const lease = rl.schedule('lease', () => Promise.resolve('l')).then(() => (leaseDone = true));
   clock.advance(100);
-  await settle();
+  await drain(1);
   t.ok(leaseDone, 'lease ran at the first refill');
   t.equal(rl.queueDepth().status, 49, 'one status took the burst token; the lease took the next');
   clock.advance(5_000);

@@ -5,8 +5,8 @@ import { classify, isClassified } from '../../../src/providers/errors.js';
 import type { PodNotification } from '../../../src/providers/provider.js';
 import { isLogsProvider, isStatsProvider } from '../../../src/providers/provider.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
-import { until } from '../../support/until.js';
-import { deleting, podFixture, settle } from '../helpers.js';
+import { until, drain } from '../../support/until.js';
+import {deleting, podFixture } from '../helpers.js';
 
 function setup(options: SimulatedProviderOptions = {}): { clock: ManualClock; sim: SimulatedProvider; seen: PodNotification[] } {
   const clock = new ManualClock(Date.parse('2026-11-30T03:00:00Z'));
@@ -38,7 +38,7 @@ void t.test('a created pod is Pending with ContainerCreating, notified after cre
   const created = sim.createPod(podFixture('web'));
   t.same(seen, [], 'not synchronously inside createPod');
   await created;
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending']);
   const status = statusOf(seen[0]);
   t.match(status?.containerStatuses, [{ name: 'main', ready: false, state: { waiting: { reason: 'ContainerCreating' } } }]);
@@ -52,10 +52,10 @@ void t.test('a created pod becomes Running after the start latency', async (t) =
   const start = clock.now();
   await sim.createPod(podFixture('web'));
   clock.advance(999);
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending']);
   clock.advance(1);
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending', 'web:Running']);
   const status = statusOf(seen[1]);
   t.match(status?.podIP, /^10\.244\.\d+\.\d+$/);
@@ -75,7 +75,7 @@ void t.test('init containers are shown initializing, then completed', async (t) 
   const { clock, sim, seen } = setup();
   await sim.createPod(podFixture('web', { initContainers: [{ name: 'setup', image: 'busybox' }] }));
   clock.advance(1000);
-  await settle();
+  await drain(1);
   t.match(statusOf(seen[0])?.initContainerStatuses, [{ name: 'setup', state: { waiting: { reason: 'PodInitializing' } } }]);
   t.match(statusOf(seen[0])?.conditions?.find((c) => c.type === 'Initialized'), { status: 'False' });
   t.match(statusOf(seen[1])?.initContainerStatuses, [{ name: 'setup', state: { terminated: { exitCode: 0, reason: 'Completed' } } }]);
@@ -98,7 +98,7 @@ void t.test('createPod is idempotent for the same uid, transient for another uid
   const { sim, seen } = setup();
   await sim.createPod(podFixture('web'));
   await sim.createPod(podFixture('web'));
-  await settle();
+  await drain(1);
   t.equal(seen.length, 1);
   t.equal(sim.podCount, 1);
   const err = await caught(sim.createPod(podFixture('web', { uid: 'other' })));
@@ -111,11 +111,11 @@ void t.test('deletePod: containers exit 0 after the stop latency, Succeeded, the
   clock.advance(1000);
   await sim.deletePod(deleting(podFixture('web'), 30));
   clock.advance(199);
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending', 'web:Running'], 'still stopping');
   t.ok(await sim.getPod('ns', 'web'));
   clock.advance(1);
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending', 'web:Running', 'web:Succeeded']);
   t.match(statusOf(seen[2])?.containerStatuses?.[0]?.state?.terminated, { exitCode: 0, reason: 'Completed' });
   t.match(statusOf(seen[2])?.conditions?.find((c) => c.type === 'Ready'), { status: 'False', reason: 'PodCompleted' });
@@ -129,10 +129,10 @@ void t.test('deletePod: containers slower than the grace period are killed with 
   clock.advance(1000);
   await sim.deletePod(deleting(podFixture('web'), 2));
   clock.advance(1999);
-  await settle();
+  await drain(1);
   t.equal(seen.length, 2);
   clock.advance(1);
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending', 'web:Running', 'web:Failed']);
   t.match(statusOf(seen[2])?.containerStatuses?.[0]?.state?.terminated, { exitCode: 137, reason: 'Error' });
 });
@@ -144,7 +144,7 @@ void t.test('the grace period falls back to spec.terminationGracePeriodSeconds',
   clock.advance(1000);
   await sim.deletePod(podFixture('web', { terminationGracePeriodSeconds: 3 }));
   clock.advance(3000);
-  await settle();
+  await drain(1);
   t.same(phases(seen).at(-1), 'web:Failed');
 });
 
@@ -156,7 +156,7 @@ void t.test('a repeated deletePod with a shorter grace period shortens the wait,
   await sim.deletePod(deleting(podFixture('web'), 120));
   await sim.deletePod(deleting(podFixture('web'), 5));
   clock.advance(5000);
-  await settle();
+  await drain(1);
   t.same(phases(seen).at(-1), 'web:Failed');
   t.equal(seen.length, 3, 'one terminal status');
   t.equal(sim.podCount, 0);
@@ -166,11 +166,11 @@ void t.test('deleting a pod that never started ends it at once as Failed', async
   const { clock, sim, seen } = setup();
   await sim.createPod(podFixture('web'));
   await sim.deletePod(deleting(podFixture('web'), 30));
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['web:Pending', 'web:Failed']);
   t.match(statusOf(seen[1])?.containerStatuses?.[0]?.state?.terminated, { exitCode: 137, reason: 'ContainerStatusUnknown' });
   clock.advance(5000);
-  await settle();
+  await drain(1);
   t.equal(seen.length, 2, 'the start timer was cancelled');
 });
 
@@ -186,11 +186,11 @@ void t.test('a restartPolicy Never pod with exitAfter completes, stays until del
   await sim.createPod(podFixture('job', { restartPolicy: 'Never' }));
   await sim.createPod(podFixture('svc', { restartPolicy: 'Always' }));
   clock.advance(6000);
-  await settle();
+  await drain(1);
   t.same(phases(seen), ['job:Pending', 'svc:Pending', 'job:Running', 'svc:Running', 'job:Succeeded']);
   t.equal((await sim.getPodStatus('ns', 'job'))?.phase, 'Succeeded', 'kept until deleted');
   await sim.deletePod(deleting(podFixture('job'), 30));
-  await settle();
+  await drain(1);
   t.same(phases(seen).at(-1), 'job:Succeeded');
   t.equal(await sim.getPod('ns', 'job'), undefined);
 });
@@ -260,7 +260,7 @@ void t.test('capacity defaults to a node that holds 10k pods, and is enforced an
 void t.test('returned pods are copies: mutating them does not change the provider', async (t) => {
   const { sim, seen } = setup();
   await sim.createPod(podFixture('web'));
-  await settle();
+  await drain(1);
   const got = await sim.getPod('ns', 'web');
   got!.status!.phase = 'Failed';
   statusOf(seen[0])!.phase = 'Failed';
@@ -273,12 +273,12 @@ void t.test('updatePod with a new image restarts that container', async (t) => {
   await sim.createPod(podFixture('web'));
   clock.advance(1000);
   await sim.updatePod(podFixture('web', { containers: [{ name: 'main', image: 'nginx:1.28' }] }));
-  await settle();
+  await drain(1);
   const c = statusOf(seen.at(-1))?.containerStatuses?.[0];
   t.match(c, { image: 'nginx:1.28', restartCount: 1, lastState: { terminated: { exitCode: 0 } } });
   t.equal(seen.length, 3);
   await sim.updatePod(podFixture('web', { containers: [{ name: 'main', image: 'nginx:1.28' }] }));
-  await settle();
+  await drain(1);
   t.equal(seen.length, 3, 'no change, no notification');
   t.equal(classify(await caught(sim.updatePod(podFixture('ghost')))), 'not-found');
 });
@@ -287,7 +287,7 @@ void t.test('losePod reports the pod gone and forgets it', async (t) => {
   const { sim, seen } = setup();
   await sim.createPod(podFixture('web'));
   sim.losePod('ns', 'web');
-  await settle();
+  await drain(1);
   t.match(seen.at(-1), { type: 'gone', namespace: 'ns', name: 'web', uid: 'uid-web', reason: 'NotFound' });
   t.equal(sim.podCount, 0);
 });
