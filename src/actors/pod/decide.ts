@@ -33,7 +33,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     sentSpec: null,
     deleteAttempts: 0,
     termination: null,
-    writes: { inFlight: 0, last: null, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
+    writes: { inFlight: 0, last: null, held: null, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
   };
 }
 

@@ -15,7 +15,7 @@ import type { PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { createErrorAnnotation } from './annotations.js';
-import { hostStatusFrom } from './podStatusView.js';
+import { ownedFingerprint } from './podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { errorMessage } from '../../lib/errorMessage.js';
 
@@ -112,7 +112,7 @@ async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus
     ctx.self.tell({
       type: 'pod.status-written',
       written: fingerprint(status),
-      stored: fingerprint(hostStatusFrom(stored.status ?? {})),
+      stored: ownedFingerprint(stored.status),
       ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
     });
   } catch (error) {

@@ -39,9 +39,40 @@ export function hostStatusFrom(provider: PodStatus): PodStatus {
   return out;
 }
 
-/** A fingerprint of the owned part of a status, to compare what was written with what is stored. */
+/**
+ * A fingerprint of the owned part of a status as the API server holds it, so that the same status
+ * compares equal however it reached us: built by a provider (Dates with milliseconds), sent back by
+ * a PATCH (Dates, whole seconds) or carried by a watch event (RFC 3339 strings). Timestamps are
+ * compared at the API server's precision (seconds), and an empty value is the same as none (the
+ * server omits empty fields and adds empty `lastState: {}`).
+ */
 export function ownedFingerprint(status: PodStatus | undefined): string {
-  return fingerprint(status === undefined ? {} : hostStatusFrom(status));
+  return fingerprint(status === undefined ? {} : asStored(hostStatusFrom(status)));
+}
+
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+
+function toSeconds(date: Date): string {
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function asStored(value: unknown): unknown {
+  if (value instanceof Date) return toSeconds(value);
+  if (typeof value === 'string') return RFC3339.test(value) ? toSeconds(new Date(value)) : value;
+  if (Array.isArray(value)) return value.map(asStored);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const stored = asStored(field);
+    if (!isEmpty(stored)) out[key] = stored;
+  }
+  return out;
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value as object).length === 0;
 }
 
 /**

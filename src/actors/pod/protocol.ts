@@ -42,6 +42,8 @@ export interface StatusWrites {
   readonly inFlight: number;
   /** The status last asked for (to retry it after a failure). */
   readonly last: PodStatus | null;
+  /** A Pending waiting out its short hold (statusWrites.ts, PENDING_HOLD_MS), unsent. */
+  readonly held: PodStatus | null;
   /** Fingerprint of the last status written successfully. */
   readonly confirmed: string | null;
   /** Fingerprint of Tether's fields as the API server stored them (to notice another writer). */

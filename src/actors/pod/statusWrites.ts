@@ -1,12 +1,13 @@
 /**
  * Status writes, decided: each newer status is sent at once (the request queue keeps only the
  * newest per pod and runs them one at a time, in order: see PodApi.patchPodStatus), nothing is
- * written twice, failures are retried, and a status changed by another writer is put back.
+ * written twice (nor what the host pod already shows), a Pending is held a moment in case Running
+ * supersedes it, failures are retried, and a status changed by another writer is put back.
  */
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import { fingerprint } from '../../lib/fingerprint.js';
-import { hostStatusFrom } from './podStatusView.js';
+import { hostStatusFrom, ownedFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { withReadinessGates } from './readinessGates.js';
@@ -23,9 +24,15 @@ export function repairDrift(state: PodState): Next {
   const version = state.host?.metadata?.resourceVersion;
   if (version && state.writes.storedVersion && isOlder(version, state.writes.storedVersion)) return { state };
   // Nobody else wrote; but a readiness gate may have changed (requestWrite writes only what differs).
-  if (fingerprint(hostStatusFrom(hostStatus ?? {})) === state.writes.stored) return requestWrite(state, hostStatusFrom(state.provider));
+  if (ownedFingerprint(hostStatus) === state.writes.stored) return requestWrite(state, hostStatusFrom(state.provider));
   return requestWrite({ ...state, writes: { ...state.writes, confirmed: null } }, hostStatusFrom(state.provider));
 }
+
+/**
+ * How long a Pending status waits before it is written: a pod that starts within it is written once,
+ * Running (virtual-kubelet's rate-limited queue coalesces the same way, by accident of its queue).
+ */
+export const PENDING_HOLD_MS = 1_000;
 
 /**
  * Writes `status` to the host unless it is what the host will already have: the last status
@@ -38,8 +45,29 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   const status = withReadinessGates(provided, state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
-  if (fp === newest) return { state };
+  if (fp === newest) return { state: { ...state, writes: { ...state.writes, held: null } } };
+  if (state.writes.inFlight === 0 && hostAlreadyShows(state, status)) {
+    // After a restart or a lost response: the API server holds this status already.
+    return { state: { ...state, writes: { ...state.writes, held: null, last: status, confirmed: fp, stored: ownedFingerprint(status) } } };
+  }
+  if (status.phase === 'Pending' && state.node.ready && state.stage !== 'finishing') {
+    const next = { ...state, writes: { ...state.writes, held: status } };
+    return state.writes.held !== null ? { state: next } : withEffects(next, [{ type: 'timer', ms: PENDING_HOLD_MS, msg: { type: 'pod.retry-write' } }]);
+  }
+  return send({ ...state, writes: { ...state.writes, held: null } }, status);
+}
+
+function send(state: PodState, status: PodStatus): Next {
   return withEffects({ ...state, writes: { ...state.writes, inFlight: state.writes.inFlight + 1, last: status } }, [{ type: 'host.write-status', status }]);
+}
+
+/** The host pod, as last watched and no older than our last write, shows `status` already. */
+function hostAlreadyShows(state: PodState, status: PodStatus): boolean {
+  const host = state.host;
+  if (!host?.status) return false;
+  const version = host.metadata?.resourceVersion;
+  if (state.writes.storedVersion && (!version || isOlder(version, state.writes.storedVersion))) return false;
+  return ownedFingerprint(host.status) === ownedFingerprint(status);
 }
 
 export function onStatusWritten(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-written' }>, now: number): Next {
@@ -80,6 +108,9 @@ export function onStatusWriteFailed(config: PodActorConfig, state: PodState, pod
 }
 
 export function retryWrite(state: PodState): Next {
+  // A held Pending whose hold is over, and nothing newer came: write it now.
+  const held = state.writes.held;
+  if (held !== null && state.host !== undefined) return send({ ...state, writes: { ...state.writes, held: null } }, held);
   const status = state.writes.last;
   if (!status || state.writes.inFlight > 0 || state.host === undefined || fingerprint(status) === state.writes.confirmed) return { state };
   return withEffects({ ...state, writes: { ...state.writes, inFlight: 1, last: status } }, [{ type: 'host.write-status', status }]);

@@ -6,6 +6,7 @@ import { type PodEffect, type PodMsg, type PodState } from '../../../src/actors/
 import { defaultPodActorConfig } from '../../../src/actors/pod/config.js';
 import type { Transition } from '../../../src/runtime/behavior.js';
 import { fingerprint } from '../../../src/lib/fingerprint.js';
+import { ownedFingerprint } from '../../../src/actors/pod/podStatusView.js';
 
 const config = defaultPodActorConfig('vnode-1');
 const NOW = Date.parse('2026-11-30T04:00:00Z');
@@ -490,4 +491,50 @@ t.test("a write dropped for someone else's (none of ours left in flight) is sent
   const w = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.3.3.3' } });
   const dropped = step(w.state, { type: 'pod.status-write-superseded' });
   t.equal(only(dropped, 'host.write-status').status.podIP, '10.3.3.3');
+});
+
+// --- status writes against a real API server (issue 16) -----------------------------------------
+
+/** What the API server stores and sends back: timestamps at second precision. */
+const at = new Date('2026-11-30T04:00:00.250Z');
+const runningAt: PodStatus = { ...running, startTime: at, conditions: running.conditions?.map((c) => ({ ...c, lastTransitionTime: at })) };
+/** The same status as a watch event carries it: JSON, timestamps as RFC 3339 strings in seconds. */
+const asWatched = (status: PodStatus): PodStatus => JSON.parse(JSON.stringify(status, (_k, v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v) ? v.replace(/\.\d+Z$/, 'Z') : v))) as PodStatus;
+/** The PATCH response as client-node deserializes it: Dates, truncated to seconds by the server. */
+const asStored = (status: PodStatus): PodStatus => {
+  const watched = asWatched(status);
+  return { ...watched, startTime: new Date(watched.startTime as unknown as string), conditions: watched.conditions?.map((c) => ({ ...c, lastTransitionTime: new Date(c.lastTransitionTime as unknown as string) })) };
+};
+
+t.test('our own write coming back through the watch (timestamps as strings, in seconds) is not drift', async (t) => {
+  const s = runningState();
+  const w = step(s, { type: 'pod.provider-status', status: runningAt });
+  const sent = only(w, 'host.write-status').status;
+  const settled = step(w.state, { type: 'pod.status-written', written: fingerprint(sent), stored: ownedFingerprint(asStored({ ...sent, qosClass: 'BestEffort' })), storedVersion: '200' }).state;
+  const echo = step(settled, { type: 'pod.host-changed', pod: { ...hostPod({ resourceVersion: '200' }), status: { ...asWatched(sent), qosClass: 'BestEffort' } } });
+  t.same(types(echo), [], 'the API server already holds it: no second write');
+});
+
+t.test('a status the host pod already shows is not written again (restart with nothing changed)', async (t) => {
+  const host = { ...hostPod({ resourceVersion: '300' }), status: asWatched({ ...runningAt, conditions: [{ type: 'PodScheduled', status: 'True' }, ...(runningAt.conditions ?? []).filter((c) => c.type !== 'PodScheduled').map((c) => ({ ...c, reason: '', message: '' }))] }) };
+  const adopted = step(fresh(host), { type: 'pod.provider-fetched', pod: { ...host, status: runningAt } });
+  t.equal(adopted.state.stage, 'running');
+  t.same(types(adopted), [], 'adopted without a write');
+  const changed = step(adopted.state, { type: 'pod.provider-status', status: { ...runningAt, podIP: '10.244.9.9' } });
+  t.equal(only(changed, 'host.write-status').status.podIP, '10.244.9.9', 'a real change is still written');
+});
+
+t.test('a Pending superseded by Running within the hold is never written; a Pending that stays is', async (t) => {
+  const created = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
+  const pending: PodStatus = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }] };
+  const held = step(created, { type: 'pod.provider-status', status: pending });
+  t.notOk(types(held).includes('host.write-status'), 'Pending waits a moment');
+  t.same(only(held, 'timer').msg, { type: 'pod.retry-write' });
+  const superseded = step(held.state, { type: 'pod.provider-status', status: running }, NOW + 200);
+  t.equal(only(superseded, 'host.write-status').status.phase, 'Running', 'one write: Running');
+  const landed = step(superseded.state, { type: 'pod.status-written', written: fingerprint(only(superseded, 'host.write-status').status), stored: 'r' }).state;
+  t.same(types(step(landed, { type: 'pod.retry-write' }, NOW + 1_000)), [], 'the hold ends with nothing left to write');
+
+  const stays = step(held.state, { type: 'pod.retry-write' }, NOW + 1_000);
+  t.equal(only(stays, 'host.write-status').status.phase, 'Pending', 'a Pending that lasts is written when the hold ends');
 });

@@ -1,0 +1,442 @@
+/**
+ * Tether beside virtual-kubelet on one real control plane (`npm run bench:compare`).
+ *
+ * Starts one cluster with the harness, then, one after the other, runs the same workload against
+ * Tether (bench/compare/tetherNode.ts: the simulated provider) and against virtual-kubelet v1.14.1's
+ * node library with an equivalent in-memory provider (bench/baselines/virtual-kubelet, built and
+ * cached on first use), each on a virtual node of its own and in a process of its own, both with
+ * a 50 qps / 100 burst client (virtual-kubelet: 10 pod workers, its default work queues).
+ *
+ * Workload per run: a Deployment whose pods are bound to the node (spec.nodeName, as
+ * virtual-kubelet's e2e suite binds them) scaled 0 → N (until every pod is Ready and the status
+ * writes stop), a remote outage (the provider's pings fail: the time until every pod is
+ * Ready=False, whoever marks it; then pings heal), and N → 0 (until every pod is gone).
+ * Then, once, the API server's own limit: a plain client (no client-side limit, 20 in flight)
+ * issuing the same status patches to N pods.
+ *
+ * Measured per agent process from /proc: CPU seconds (utime + stime) and RSS (idle before any
+ * pod; peak). Pod status writes come from the API server's `apiserver_request_total`
+ * (resource pods, subresource status), which only the agents write here. The provider-to-host
+ * latency is the time from the provider notifying a Running status (recorded by each agent's
+ * provider) to the pod's Ready=True reaching this process's watch, per pod.
+ *
+ *   npm run bench:compare                        # N = 1,000, three runs per side
+ *   npm run bench:compare -- --pods 200 --runs 1 # a quick look
+ *
+ * The last line printed is the ratio line: `tether/virtual-kubelet: ready=R cpu=R rss=R writes=R p99=R`.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, mkdtempSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CoreV1Api, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The repository root, from src (bench/) or from the build (dist/bench/). */
+const root = existsSync(join(here, '..', 'package.json')) ? resolve(here, '..') : resolve(here, '..', '..');
+
+const { values: flags } = parseArgs({
+  options: {
+    pods: { type: 'string', default: '1000' },
+    runs: { type: 'string', default: '3' },
+    'outage-timeout-s': { type: 'string', default: '90' },
+    only: { type: 'string' },
+  },
+});
+const N = Number(flags.pods);
+const RUNS = Number(flags.runs);
+const OUTAGE_TIMEOUT_MS = Number(flags['outage-timeout-s']) * 1000;
+const STEP_TIMEOUT_MS = Math.max(300_000, N * 600);
+const QUIET_MS = 3_000;
+const NAMESPACE = 'bench';
+
+type Side = 'tether' | 'virtual-kubelet';
+
+interface RunResult {
+  side: Side;
+  run: number;
+  idleRssMiB: number;
+  peakRssMiB: number;
+  createMs: number;
+  createCpuS: number;
+  createWrites: number;
+  createSettleMs: number;
+  deleteMs: number;
+  deleteCpuS: number;
+  deleteWrites: number;
+  outageNotReadyMs: number | null;
+  outageRecoveredMs: number | null;
+  outageWrites: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const log = (line: string): void => void process.stderr.write(`[bench:compare ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+// --- process measurements ---------------------------------------------------------------------
+
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+function memKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) : 0;
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+// --- the API server's counters ----------------------------------------------------------------
+
+interface Writes { status: number; deletes: number }
+
+async function apiWrites(cluster: Cluster): Promise<Writes> {
+  const text = await cluster.kubectl(['get', '--raw', '/metrics']);
+  let status = 0;
+  let deletes = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{') || !line.includes('resource="pods"')) continue;
+    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
+    const verb = /verb="([A-Z]+)"/.exec(line)?.[1] ?? '';
+    if (line.includes('subresource="status"') && ['PATCH', 'PUT', 'APPLY'].includes(verb)) status += count;
+    else if (line.includes('subresource=""') && verb === 'DELETE') deletes += count;
+  }
+  return { status, deletes };
+}
+
+/** Waits until the pod status write counter has not moved for QUIET_MS; returns the last count. */
+async function writesSettled(cluster: Cluster): Promise<Writes> {
+  let last = await apiWrites(cluster);
+  let since = Date.now();
+  for (;;) {
+    await sleep(1_000);
+    const now = await apiWrites(cluster);
+    if (now.status !== last.status) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= QUIET_MS) return now;
+  }
+}
+
+// --- host pods, as a watch sees them ----------------------------------------------------------
+
+interface Seen { uid: string; ready: boolean; readyAt: number | undefined }
+
+class PodView {
+  readonly pods = new Map<string, Seen>();
+  private readonly informer;
+
+  constructor(cluster: Cluster, label: string) {
+    const kc = cluster.kubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    this.informer = makeInformer(kc, `/api/v1/namespaces/${NAMESPACE}/pods`, () => core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: label }), label);
+    const update = (pod: V1Pod): void => {
+      const name = pod.metadata?.name ?? '';
+      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      const before = this.pods.get(name);
+      const uid = pod.metadata?.uid ?? '';
+      const readyAt = before?.uid === uid ? before.readyAt : undefined;
+      this.pods.set(name, { uid, ready, readyAt: readyAt ?? (ready ? Date.now() : undefined) });
+    };
+    this.informer.on('add', update);
+    this.informer.on('update', update);
+    this.informer.on('delete', (pod) => void this.pods.delete(pod.metadata?.name ?? ''));
+    this.informer.on('error', () => void setTimeout(() => void this.informer.start().catch(() => undefined), 1_000));
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): Promise<void> {
+    return this.informer.stop();
+  }
+
+  count(pred: (s: Seen) => boolean): number {
+    let n = 0;
+    for (const s of this.pods.values()) if (pred(s)) n++;
+    return n;
+  }
+}
+
+// --- the agents -------------------------------------------------------------------------------
+
+function deploymentYaml(name: string, node: string, replicas: number): string {
+  return JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NAMESPACE },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          nodeName: node,
+          containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+          tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
+        },
+      },
+    },
+  });
+}
+
+function startAgent(side: Side, node: string, kubeconfig: string, eventsFile: string, vkBinary: string): ChildProcess {
+  const out = { stdio: ['ignore', 'ignore', 'pipe'] as ['ignore', 'ignore', 'pipe'] };
+  const child = side === 'tether'
+    ? spawn(process.execPath, [join(root, 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile], out)
+    : spawn(vkBinary, ['--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, '--qps', '50', '--burst', '100', '--workers', '10'], out);
+  const chunks: string[] = [];
+  child.stderr?.on('data', (d: Buffer) => {
+    chunks.push(d.toString());
+    if (chunks.length > 200) chunks.shift();
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && code !== null && signal === null) log(`${side} agent exited with ${code}: ${chunks.join('').slice(-2000)}`);
+  });
+  return child;
+}
+
+async function nodeReady(cluster: Cluster, node: string): Promise<boolean> {
+  try {
+    const json = JSON.parse(await cluster.kubectl(['get', 'node', node, '-o', 'json'])) as { status?: { conditions?: { type: string; status: string }[] } };
+    return json.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  } catch {
+    return false;
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: string, dir: string): Promise<RunResult> {
+  const node = `${side === 'tether' ? 'tether' : 'vk'}-${run}`;
+  const app = `bench-${node}`;
+  const eventsFile = join(dir, `${node}.events`);
+  const child = startAgent(side, node, cluster.kubeconfigPath, eventsFile, vkBinary);
+  const pid = child.pid!;
+  let peak = 0;
+  const sampler = setInterval(() => {
+    try {
+      peak = Math.max(peak, memKiB(pid, 'VmRSS'));
+    } catch { /* exited */ }
+  }, 200);
+  const view = new PodView(cluster, `app=${app}`);
+  try {
+    await waitFor(`node ${node} Ready`, 120_000, async () => ((await nodeReady(cluster, node)) ? true : undefined), 1_000);
+    await sleep(5_000);
+    const idleRssMiB = memKiB(pid, 'VmRSS') / 1024;
+    await view.start();
+
+    // 0 → N
+    let cpu = cpuSeconds(pid);
+    let writes = await apiWrites(cluster);
+    let t = Date.now();
+    await cluster.kubectl(['apply', '-f', '-'], { input: deploymentYaml(app, node, N) });
+    await waitFor(`${N} pods Ready on ${node}`, STEP_TIMEOUT_MS, () => (view.count((s) => s.ready) >= N ? true : undefined));
+    const createMs = Date.now() - t;
+    const createCpuS = cpuSeconds(pid) - cpu;
+    const settled = await writesSettled(cluster);
+    const createSettleMs = Date.now() - t - QUIET_MS;
+    const createWrites = settled.status - writes.status;
+    log(`${side} #${run}: ${N} Ready in ${(createMs / 1000).toFixed(1)} s, ${createCpuS.toFixed(1)} s CPU, ${createWrites} status writes`);
+
+    // provider-to-host latency, from the provider's Running notifications and the watch
+    const notified = new Map<string, number>();
+    for (const line of readFileSync(eventsFile, 'utf8').split('\n')) {
+      const [, uid, event, at] = line.split(' ');
+      if (event === 'running' && uid) notified.set(uid, Number(at));
+    }
+    const latencies: number[] = [];
+    for (const seen of view.pods.values()) {
+      const at = notified.get(seen.uid);
+      if (at !== undefined && seen.readyAt !== undefined) latencies.push(Math.max(0, seen.readyAt - at));
+    }
+
+    // the remote outage
+    writes = await apiWrites(cluster);
+    t = Date.now();
+    child.kill('SIGUSR2');
+    let outageNotReadyMs: number | null = null;
+    try {
+      await waitFor('every pod Ready=False', OUTAGE_TIMEOUT_MS, () => (view.count((s) => s.ready) === 0 ? true : undefined));
+      outageNotReadyMs = Date.now() - t;
+    } catch { /* reported as not marked */ }
+    child.kill('SIGUSR1');
+    t = Date.now();
+    let outageRecoveredMs: number | null = null;
+    try {
+      await waitFor('every pod Ready again', OUTAGE_TIMEOUT_MS, () => (view.count((s) => s.ready) >= N ? true : undefined));
+      outageRecoveredMs = Date.now() - t;
+    } catch { /* reported as not recovered */ }
+    const outageWrites = (await writesSettled(cluster)).status - writes.status;
+    log(`${side} #${run}: outage: all NotReady ${outageNotReadyMs === null ? 'never' : `${(outageNotReadyMs / 1000).toFixed(1)} s`}, recovered ${outageRecoveredMs === null ? 'never' : `${(outageRecoveredMs / 1000).toFixed(1)} s`}`);
+
+    // N → 0
+    cpu = cpuSeconds(pid);
+    writes = await apiWrites(cluster);
+    t = Date.now();
+    await cluster.kubectl(['scale', '-n', NAMESPACE, `deployment/${app}`, '--replicas=0']);
+    await waitFor(`every pod gone from ${node}`, STEP_TIMEOUT_MS, () => (view.pods.size === 0 ? true : undefined));
+    const deleteMs = Date.now() - t;
+    const deleteCpuS = cpuSeconds(pid) - cpu;
+    const deleteWrites = (await apiWrites(cluster)).status - writes.status;
+    log(`${side} #${run}: all gone in ${(deleteMs / 1000).toFixed(1)} s, ${deleteCpuS.toFixed(1)} s CPU, ${deleteWrites} status writes`);
+    await cluster.kubectl(['delete', '-n', NAMESPACE, `deployment/${app}`, '--wait=false']);
+
+    return {
+      side, run, idleRssMiB, peakRssMiB: Math.max(peak, memKiB(pid, 'VmHWM')) / 1024,
+      createMs, createCpuS, createWrites, createSettleMs, deleteMs, deleteCpuS, deleteWrites,
+      outageNotReadyMs, outageRecoveredMs, outageWrites,
+      latencyP50Ms: percentile(latencies, 50), latencyP99Ms: percentile(latencies, 99),
+    };
+  } finally {
+    clearInterval(sampler);
+    await view.stop().catch(() => undefined);
+    child.kill('SIGTERM');
+    await Promise.race([new Promise((r) => child.once('exit', r)), sleep(10_000)]);
+    child.kill('SIGKILL');
+  }
+}
+
+/** The API server's own write limit: a plain client, no client-side limit, 20 patches in flight. */
+async function plainClientLimit(cluster: Cluster): Promise<{ writesPerSecond: number; concurrency: number }> {
+  const namespace = 'bench-plain';
+  const kc = cluster.kubeConfig();
+  const core = kc.makeApiClient(CoreV1Api);
+  await cluster.kubectl(['create', 'namespace', namespace]).catch(() => undefined);
+  const names = Array.from({ length: N }, (_, i) => `plain-${i}`);
+  const concurrency = 20;
+  const pool = async (work: (name: string) => Promise<unknown>): Promise<void> => {
+    let next = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < names.length) await work(names[next++]!);
+    }));
+  };
+  await pool((name) => core.createNamespacedPod({
+    namespace,
+    body: { metadata: { name }, spec: { nodeName: 'no-such-node', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
+  }));
+  const now = new Date();
+  const status = {
+    phase: 'Running', hostIP: '127.0.0.1', podIP: '10.244.0.1', startTime: now,
+    conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', reason: '', message: '', lastTransitionTime: now })),
+    containerStatuses: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', imageID: '', ready: true, started: true, restartCount: 0, state: { running: { startedAt: now } } }],
+  };
+  const t = Date.now();
+  await pool((name) => core.patchNamespacedPodStatus({ name, namespace, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)));
+  const writesPerSecond = N / ((Date.now() - t) / 1000);
+  await cluster.kubectl(['delete', 'namespace', namespace, '--wait=false']);
+  return { writesPerSecond, concurrency };
+}
+
+// --- report -----------------------------------------------------------------------------------
+
+function median(values: (number | null)[]): number | null {
+  const defined = values.filter((v): v is number => v !== null && !Number.isNaN(v)).sort((a, b) => a - b);
+  if (defined.length === 0) return null;
+  const mid = Math.floor(defined.length / 2);
+  return defined.length % 2 === 1 ? defined[mid]! : (defined[mid - 1]! + defined[mid]!) / 2;
+}
+
+function fmt(value: number | null, digits = 1): string {
+  return value === null ? 'n/a' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function report(results: RunResult[], plain: { writesPerSecond: number; concurrency: number } | undefined): void {
+  const of = (side: Side): RunResult[] => results.filter((r) => r.side === side);
+  const rows: [string, (r: RunResult) => number | null, number][] = [
+    ['all Ready (s)', (r) => r.createMs / 1000, 1],
+    ['status writes stop (s)', (r) => r.createSettleMs / 1000, 1],
+    ['all deleted (s)', (r) => r.deleteMs / 1000, 1],
+    ['CPU, creating (s)', (r) => r.createCpuS, 1],
+    ['CPU, deleting (s)', (r) => r.deleteCpuS, 1],
+    ['RSS idle, before the pods (MiB)', (r) => r.idleRssMiB, 0],
+    ['RSS peak (MiB)', (r) => r.peakRssMiB, 0],
+    ['pod status writes, creating', (r) => r.createWrites, 0],
+    ['pod status writes, deleting', (r) => r.deleteWrites, 0],
+    ['status writes per pod (create + delete)', (r) => (r.createWrites + r.deleteWrites) / N, 2],
+    ['achieved status writes/s, creating', (r) => r.createWrites / (r.createSettleMs / 1000), 1],
+    ['provider → host latency p50 (ms)', (r) => r.latencyP50Ms, 0],
+    ['provider → host latency p99 (ms)', (r) => r.latencyP99Ms, 0],
+    ['outage: every pod Ready=False after (s)', (r) => (r.outageNotReadyMs === null ? null : r.outageNotReadyMs / 1000), 1],
+    ['outage healed: every pod Ready again after (s)', (r) => (r.outageRecoveredMs === null ? null : r.outageRecoveredMs / 1000), 1],
+    ['pod status writes, outage and recovery', (r) => r.outageWrites, 0],
+  ];
+  const out: string[] = [];
+  out.push(`\n${N} pods, ${RUNS} run(s) per side; medians (every run in brackets)\n`);
+  out.push('| | Tether | virtual-kubelet | Tether / VK |');
+  out.push('|---|---|---|---|');
+  for (const [label, pick, digits] of rows) {
+    const t = of('tether').map(pick);
+    const v = of('virtual-kubelet').map(pick);
+    const mt = median(t);
+    const mv = median(v);
+    const ratio = mt !== null && mv !== null && mv !== 0 ? fmt(mt / mv, 2) : 'n/a';
+    out.push(`| ${label} | ${fmt(mt, digits)} [${t.map((x) => fmt(x, digits)).join(', ')}] | ${fmt(mv, digits)} [${v.map((x) => fmt(x, digits)).join(', ')}] | ${ratio} |`);
+  }
+  out.push('');
+  out.push('Outage: Tether marks every pod Ready=False itself when its node goes NotReady; virtual-kubelet has no such marking,');
+  out.push('so a figure in its column is kube-controller-manager marking the pods of a NotReady node (node-monitor-grace-period 20 s here).');
+  if (plain) out.push(`API server's own limit: a plain client (no client-side limit, ${plain.concurrency} in flight) patched ${N} pod statuses at ${fmt(plain.writesPerSecond, 0)} writes/s; both agents' clients are capped at 50 qps (burst 100).`);
+  const r = (pick: (x: RunResult) => number | null): string => {
+    const mt = median(of('tether').map(pick));
+    const mv = median(of('virtual-kubelet').map(pick));
+    return mt !== null && mv !== null && mv !== 0 ? (mt / mv).toFixed(2) : 'n/a';
+  };
+  out.push('');
+  out.push(`tether/virtual-kubelet: ready=${r((x) => x.createMs)} cpu=${r((x) => x.createCpuS + x.deleteCpuS)} rss=${r((x) => x.peakRssMiB)} writes=${r((x) => x.createWrites + x.deleteWrites)} p99=${r((x) => x.latencyP99Ms)}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  log('building the virtual-kubelet baseline (cached after the first build)');
+  const vkBinary = execFileSync('bash', [join(root, 'bench/baselines/virtual-kubelet/build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'tether-compare-'));
+  log('starting the control plane');
+  const cluster = await startCluster({ name: 'bench-compare' });
+  const results: RunResult[] = [];
+  let plain: Awaited<ReturnType<typeof plainClientLimit>> | undefined;
+  try {
+    await cluster.kubectl(['create', 'namespace', NAMESPACE]);
+    await waitFor('the default service account', 60_000, async () => ((await cluster.kubectl(['get', 'sa', 'default', '-n', NAMESPACE]).catch(() => '')) ? true : undefined), 1_000);
+    const sides: Side[] = flags.only ? [flags.only as Side] : ['tether', 'virtual-kubelet'];
+    // Alternate the sides, so that a change in the machine's load falls on both.
+    for (let run = 1; run <= RUNS; run++) {
+      for (const side of sides) {
+        log(`${side}, run ${run} of ${RUNS}`);
+        results.push(await runOnce(cluster, side, run, vkBinary, dir));
+      }
+    }
+    plain = await plainClientLimit(cluster).catch((error: unknown) => {
+      log(`plain client limit: ${String(error)}`);
+      return undefined;
+    });
+  } finally {
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  report(results, plain);
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  process.stderr.write(`bench:compare failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
