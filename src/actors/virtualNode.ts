@@ -30,10 +30,10 @@ import type { LeaseMsg } from './lease/protocol.js';
 import { nodeActor } from './node/behavior.js';
 import { nodeObserved, type NodeMsg } from './node/protocol.js';
 import { actorFailedAnnotation } from './pod/annotations.js';
-import { podActor } from './pod/podActor.js';
+import { podActor } from './pod/behavior.js';
 import { isTerminal, notReadyStatus } from './pod/podStatusView.js';
 import type { NodeReadiness } from './pod/protocol.js';
-import { podController } from './podController/podControllerActor.js';
+import { podController } from './podController/behavior.js';
 import type { ControllerMsg } from './podController/protocol.js';
 import type { VirtualNodeConfig } from './virtualNodeConfig.js';
 

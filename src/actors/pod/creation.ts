@@ -19,7 +19,7 @@ export function create(config: PodActorConfig, state: PodState, _now: number): N
     [
       { type: 'provider.create', pod: podForProvider(host, config.nodeName) },
       // A create that never answers must not hold the pod (or its deletion) forever.
-      { type: 'timer', ms: config.createDeadlineMs, msg: { type: 'pod.create-deadline', attempt: state.createAttempts } },
+      { type: 'schedule', ms: config.createDeadlineMs, msg: { type: 'pod.create-deadline', attempt: state.createAttempts } },
     ],
   );
 }
@@ -65,7 +65,7 @@ export function onCreateFailed(config: PodActorConfig, state: PodState, kind: Er
   return withEffects(next.state, [
     ...(next.stop ? [] : next.effects ?? []),
     event('Warning', 'ProviderCreateFailed', `creating the pod at the provider failed: ${message}`, 'Create'),
-    { type: 'timer', ms: delay, msg: { type: 'pod.retry-create' } },
+    { type: 'schedule', ms: delay, msg: { type: 'pod.retry-create' } },
   ]);
 }
 

@@ -107,7 +107,7 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return { state, stop: true };
     case 'pod.host-delete-failed': {
       const attempts = state.deleteAttempts + 1;
-      return withEffects({ ...state, deleteAttempts: attempts }, [{ type: 'timer', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-host-delete' } }]);
+      return withEffects({ ...state, deleteAttempts: attempts }, [{ type: 'schedule', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-host-delete' } }]);
     }
     case 'pod.retry-host-delete':
       return state.stage === 'finishing' ? withEffects(state, [{ type: 'host.delete' }]) : { state };
@@ -157,7 +157,7 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
     // The provider still runs an older pod of the same name: have it removed, then create ours.
     return withEffects(
       { ...state, stage: 'backoff', createAttempts: state.createAttempts + 1 },
-      [{ type: 'provider.delete', pod }, { type: 'timer', ms: retryDelay(config, state, state.createAttempts), msg: { type: 'pod.retry-create' } }],
+      [{ type: 'provider.delete', pod }, { type: 'schedule', ms: retryDelay(config, state, state.createAttempts), msg: { type: 'pod.retry-create' } }],
     );
   }
   if (pod) {

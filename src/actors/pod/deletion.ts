@@ -74,7 +74,7 @@ export function terminate(config: PodActorConfig, state: PodState, now: number):
   const next: PodState = { ...state, stage: 'terminating', termination: { graceSeconds, deadlineAt: now + ms, escalations: 0 } };
   return withEffects(next, [
     { type: 'provider.delete', pod: deletionRequest(config, next) },
-    { type: 'timer', ms, msg: { type: 'pod.grace-expired', at: now + ms } },
+    { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } },
   ]);
 }
 
@@ -87,7 +87,7 @@ function shortenGrace(config: PodActorConfig, state: PodState, now: number): Nex
   const deadlineAt = Math.min(current.deadlineAt, now + ms);
   const next: PodState = { ...state, termination: { ...current, graceSeconds, deadlineAt } };
   const effects: PodEffect[] = [{ type: 'provider.delete', pod: deletionRequest(config, next) }];
-  if (deadlineAt !== current.deadlineAt) effects.push({ type: 'timer', ms: deadlineAt - now, msg: { type: 'pod.grace-expired', at: deadlineAt } });
+  if (deadlineAt !== current.deadlineAt) effects.push({ type: 'schedule', ms: deadlineAt - now, msg: { type: 'pod.grace-expired', at: deadlineAt } });
   return withEffects(next, effects);
 }
 
@@ -99,7 +99,7 @@ export function onGraceExpired(config: PodActorConfig, state: PodState, msg: Ext
   const next: PodState = { ...state, termination: { graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1 } };
   const effects: PodEffect[] = [
     { type: 'provider.delete', pod: deletionRequest(config, next) },
-    { type: 'timer', ms: delay, msg: { type: 'pod.grace-expired', at: now + delay } },
+    { type: 'schedule', ms: delay, msg: { type: 'pod.grace-expired', at: now + delay } },
   ];
   if (current.escalations === 0) {
     const grace = gracePeriodSeconds(state.host);
@@ -135,7 +135,7 @@ export function onDeleteFailed(config: PodActorConfig, state: PodState, kind: Er
   if (state.stage === 'terminating' && (state.termination?.escalations ?? 0) > 0) return withEffects({ ...state, deleteAttempts: attempts }, [warn]);
   return withEffects({ ...state, deleteAttempts: attempts }, [
     warn,
-    { type: 'timer', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-delete' } },
+    { type: 'schedule', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-delete' } },
   ]);
 }
 

@@ -97,7 +97,7 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
       return;
     case 'host.delete':
       return deleteHostPod(deps, pod, ctx);
-    case 'timer':
+    case 'schedule':
       ctx.schedule(effect.ms, effect.msg);
       return;
     case 'observe-status-latency':

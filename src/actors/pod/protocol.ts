@@ -140,6 +140,6 @@ export type PodEffect =
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
   | { readonly type: 'host.delete' }
-  | { readonly type: 'timer'; readonly ms: number; readonly msg: PodMsg }
+  | { readonly type: 'schedule'; readonly ms: number; readonly msg: PodMsg }
   /** A provider status reached the host this long after it reached the actor. */
   | { readonly type: 'observe-status-latency'; readonly ms: number };

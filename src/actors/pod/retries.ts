@@ -15,7 +15,7 @@ export function retryLater(config: PodActorConfig, state: PodState, kind: RetryK
   const delay = kind === 'fetch'
     ? backoffDelay({ ...config.retry, minMs: config.refetchMs }, attempt, jitterOf(state, kind, attempt))
     : retryDelay(config, { uid: `${state.uid}:${kind}` }, attempt);
-  return withEffects({ ...state, retries: { ...state.retries, [kind]: attempt + 1 } }, [{ type: 'timer', ms: notBefore(delay, retryAfterMs), msg }]);
+  return withEffects({ ...state, retries: { ...state.retries, [kind]: attempt + 1 } }, [{ type: 'schedule', ms: notBefore(delay, retryAfterMs), msg }]);
 }
 
 /** `kind` succeeded: its next failure starts from the shortest delay again. */

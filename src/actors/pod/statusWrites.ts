@@ -52,7 +52,7 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   }
   if (status.phase === 'Pending' && state.node.ready && state.stage !== 'finishing') {
     const next = { ...state, writes: { ...state.writes, held: status } };
-    return state.writes.held !== null ? { state: next } : withEffects(next, [{ type: 'timer', ms: PENDING_HOLD_MS, msg: { type: 'pod.retry-write' } }]);
+    return state.writes.held !== null ? { state: next } : withEffects(next, [{ type: 'schedule', ms: PENDING_HOLD_MS, msg: { type: 'pod.retry-write' } }]);
   }
   return send({ ...state, writes: { ...state.writes, held: null } }, status);
 }
@@ -104,7 +104,7 @@ export function onStatusWriteFailed(config: PodActorConfig, state: PodState, pod
   if (podGone) return state.stage === 'finishing' && inFlight === 0 ? { state: next, stop: true } : { state: { ...next, host: undefined } };
   if (inFlight > 0) return { state: next }; // a newer write is on its way; it carries the newest status
   if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]); // the pod is going anyway
-  return withEffects(next, [{ type: 'timer', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
+  return withEffects(next, [{ type: 'schedule', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
 }
 
 export function retryWrite(state: PodState): Next {

@@ -29,7 +29,7 @@ export function startController(config: ControllerConfig, cached: readonly Pod[]
     index.add(key);
     effects.push({ type: 'spawn', key });
   }
-  effects.push({ type: 'timer', ms: config.sweepIntervalMs, msg: { type: 'pods.sweep' } });
+  effects.push({ type: 'schedule', ms: config.sweepIntervalMs, msg: { type: 'pods.sweep' } });
   return { state: { index, readiness, synced, sweeps: 0, orphansDeleted: 0 }, effects };
 }
 
@@ -46,7 +46,7 @@ export function decideController(config: ControllerConfig, state: ControllerStat
         state,
         effects: [
           ...(state.synced ? [{ type: 'list-provider' } as const] : []),
-          { type: 'timer', ms: config.sweepIntervalMs, msg: { type: 'pods.sweep' } },
+          { type: 'schedule', ms: config.sweepIntervalMs, msg: { type: 'pods.sweep' } },
         ],
       };
     case 'pods.provider-listed':

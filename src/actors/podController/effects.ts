@@ -38,7 +38,7 @@ export function performControllerEffect(deps: ControllerEffectDeps, effect: Cont
       return listProvider(deps, ctx);
     case 'delete-orphan':
       return deleteOrphan(deps, effect.pod, ctx);
-    case 'timer':
+    case 'schedule':
       ctx.schedule(effect.ms, effect.msg);
       return;
   }

@@ -36,5 +36,5 @@ export type ControllerEffect =
   /** List the provider's pods (and the host cache's uids at that moment) for the orphan sweep. */
   | { readonly type: 'list-provider' }
   | { readonly type: 'delete-orphan'; readonly pod: Pod }
-  | { readonly type: 'timer'; readonly ms: number; readonly msg: ControllerMsg };
+  | { readonly type: 'schedule'; readonly ms: number; readonly msg: ControllerMsg };
 

@@ -79,7 +79,7 @@ t.test('a creation failure is an annotation and an Event, retried with backoff; 
     [createErrorAtAnnotation]: '2026-11-30T04:00:00.000Z',
   });
   t.match(only(failed, 'host.event'), { eventType: 'Warning', reason: 'ProviderCreateFailed', note: /exceeded quota: compute/ });
-  const timer = only(failed, 'timer');
+  const timer = only(failed, 'schedule');
   t.same(timer.msg, { type: 'pod.retry-create' });
   t.equal(failed.state.nextAttemptAt, NOW + timer.ms);
   t.notOk(types(failed).includes('host.write-status'), 'no phase or condition carries the error');
@@ -90,7 +90,7 @@ t.test('a creation failure is an annotation and an Event, retried with backoff; 
   t.ok(only(retried, 'provider.create'));
 
   const failedAgain = step(retried.state, { type: 'pod.create-failed', kind: 'transient', message: 'exceeded quota: compute' });
-  t.ok(only(failedAgain, 'timer').ms > timer.ms, 'the delay grows');
+  t.ok(only(failedAgain, 'schedule').ms > timer.ms, 'the delay grows');
   t.notOk(types(failedAgain).includes('host.annotate'), 'the same error is not annotated twice');
 
   const created = step(step(failedAgain.state, { type: 'pod.retry-create' }).state, { type: 'pod.create-succeeded' });
@@ -103,7 +103,7 @@ t.test('an invalid spec is not retried until the spec changes', async (t) => {
   const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
   const rejected = step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'image "bad" is not allowed' });
   t.equal(rejected.state.stage, 'rejected');
-  t.notOk(types(rejected).includes('timer'));
+  t.notOk(types(rejected).includes('schedule'));
   t.match(only(rejected, 'host.event'), { reason: 'ProviderRejected' });
   const annotated = { ...rejected.state, annotationInFlight: false };
   t.same(types(step(annotated, { type: 'pod.host-changed', pod: { ...hostPod(), status: { phase: 'Pending' } } })), [], 'status-only change: nothing');
@@ -148,7 +148,7 @@ t.test('a failed status write is retried with the newest status', async (t) => {
   const s = runningState();
   const w = step(s, { type: 'pod.provider-status', status: { ...running, podIP: '10.1.1.1' } });
   const failed = step(w.state, { type: 'pod.status-write-failed', message: 'etcd timeout', podGone: false });
-  t.same(only(failed, 'timer').msg, { type: 'pod.retry-write' });
+  t.same(only(failed, 'schedule').msg, { type: 'pod.retry-write' });
   const retry = step(failed.state, { type: 'pod.retry-write' });
   t.equal(only(retry, 'host.write-status').status.podIP, '10.1.1.1');
 });
@@ -176,7 +176,7 @@ t.test('graceful deletion: delete at the provider, mirror termination, then dele
   const started = step(s, { type: 'pod.host-changed', pod: deleting });
   t.equal(started.state.stage, 'terminating');
   t.equal(only(started, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 20);
-  t.same(only(started, 'timer'), { type: 'timer', ms: 30_000, msg: { type: 'pod.grace-expired', at: NOW + 30_000 } }, 'the deadline: grace + margin');
+  t.same(only(started, 'schedule'), { type: 'schedule', ms: 30_000, msg: { type: 'pod.grace-expired', at: NOW + 30_000 } }, 'the deadline: grace + margin');
 
   const stopping = step(started.state, { type: 'pod.provider-status', status: { ...running, phase: 'Running' } });
   t.ok(only(stopping, 'host.write-status'), 'the status keeps being mirrored while it terminates');
@@ -193,12 +193,12 @@ t.test('graceful deletion: delete at the provider, mirror termination, then dele
 t.test('deletion of a pod the provider may have: asked at the provider, finished on its answer; never created: at once', async (t) => {
   const pending = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
   const del = step(pending, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
-  t.same(types(del).sort(), ['provider.delete', 'timer']);
+  t.same(types(del).sort(), ['provider.delete', 'schedule']);
   t.same(types(step(del.state, { type: 'pod.provider-gone', reason: 'RemotePodDeleted', message: 'deleted' })), ['host.delete']);
 
   const backoff = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state;
   const del2 = step({ ...backoff, annotationInFlight: false }, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
-  t.same(types(del2).sort(), ['provider.delete', 'timer'], 'a failed create may still have happened');
+  t.same(types(del2).sort(), ['provider.delete', 'schedule'], 'a failed create may still have happened');
   t.same(types(step(del2.state, { type: 'pod.delete-failed', kind: 'not-found', message: 'no such pod' })), ['host.delete']);
 
   const rejected = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'invalid-input', message: 'x' }).state;
@@ -215,7 +215,7 @@ t.test('a pod deleted on the host without us (force delete) is still removed at 
   const notFound = step(gone.state, { type: 'pod.delete-failed', kind: 'not-found', message: 'gone' });
   t.ok(notFound.stop, 'not found at the provider counts as deleted');
   const transient = step(gone.state, { type: 'pod.delete-failed', kind: 'transient', message: 'timeout' });
-  t.same(only(transient, 'timer').msg, { type: 'pod.retry-delete' });
+  t.same(only(transient, 'schedule').msg, { type: 'pod.retry-delete' });
 });
 
 t.test('a pod the provider lost is reported Failed with the reason, not re-created', async (t) => {
@@ -311,7 +311,7 @@ t.test('an actor started while its node is NotReady marks its pod at once, even 
   t.ok(types(started).includes('provider.get'));
   t.equal(readyCondition(only(started, 'host.write-status').status), 'False');
   const failed = step(started.state, { type: 'pod.provider-fetch-failed', message: 'informer not synced; remote unreachable' });
-  t.same(types(failed), ['timer'], 'the read is retried; the mark is not written again');
+  t.same(types(failed), ['schedule'], 'the read is retried; the mark is not written again');
   const adopted = step(step(failed.state, { type: 'pod.status-written', written: 'm', stored: 'm' }).state, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
   t.equal(adopted.state.stage, 'running');
   for (const status of writtenStatuses(adopted)) t.equal(readyCondition(status), 'False');
@@ -372,7 +372,7 @@ t.test('a failed write is not retried when a newer one is on its way', async (t)
   const failed = step(b.state, { type: 'pod.status-write-failed', message: 'timeout', podGone: false });
   t.same(types(failed), []);
   const failedToo = step(failed.state, { type: 'pod.status-write-failed', message: 'timeout', podGone: false });
-  t.same(only(failedToo, 'timer').msg, { type: 'pod.retry-write' });
+  t.same(only(failedToo, 'schedule').msg, { type: 'pod.retry-write' });
   t.equal(only(step(failedToo.state, { type: 'pod.retry-write' }), 'host.write-status').status.podIP, '10.1.1.2', 'the newest is retried');
 });
 
@@ -382,17 +382,17 @@ const deleting = (grace = 5): Pod => hostPod({ deletionTimestamp: new Date(NOW),
 
 t.test('at the grace deadline Tether escalates at the provider with grace 0 and keeps asking; it never forgets the pod', async (t) => {
   const started = step(runningState(), { type: 'pod.host-changed', pod: deleting(5) });
-  const deadline = only(started, 'timer');
+  const deadline = only(started, 'schedule');
   t.equal(deadline.ms, 5_000 + config.graceMarginMs);
   const expired = step(started.state, deadline.msg, NOW + deadline.ms);
   t.notOk(types(expired).includes('host.delete'), 'the host pod is not deleted on a timer');
   t.equal(expired.state.stage, 'terminating');
   t.equal(only(expired, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 0, 'escalated: grace 0');
   t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
-  const again = only(expired, 'timer');
+  const again = only(expired, 'schedule');
   const second = step(expired.state, again.msg, NOW + deadline.ms + again.ms);
   t.equal(only(second, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 0, 'asked again');
-  t.ok(only(second, 'timer').ms > again.ms, 'with backoff');
+  t.ok(only(second, 'schedule').ms > again.ms, 'with backoff');
   t.notOk(types(second).includes('host.event'), 'the Event is not repeated');
 
   const failed = step(second.state, { type: 'pod.delete-failed', kind: 'transient', message: 'connection refused' });
@@ -426,7 +426,7 @@ t.test('a terminating pod the provider no longer has (read after an outage) is f
 
 t.test('a pod deleted while its creation hangs: creation has a deadline, then the deletion proceeds at the provider', async (t) => {
   const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined });
-  const createDeadline = only(creating, 'timer');
+  const createDeadline = only(creating, 'schedule');
   const del = step(creating.state, { type: 'pod.host-changed', pod: deleting(5) });
   t.equal(del.state.stage, 'creating', 'waits for the answer in flight');
   const timedOut = step(del.state, createDeadline.msg, NOW + createDeadline.ms);
@@ -439,7 +439,7 @@ t.test('a pod deleted while its creation hangs: creation has a deadline, then th
 
 t.test('a creation with no answer is retried after its deadline', async (t) => {
   const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined });
-  const timedOut = step(creating.state, only(creating, 'timer').msg);
+  const timedOut = step(creating.state, only(creating, 'schedule').msg);
   t.equal(timedOut.state.stage, 'backoff');
   t.match(only(timedOut, 'host.event'), { reason: 'ProviderCreateFailed' });
   const late = step(timedOut.state, { type: 'pod.create-succeeded' });
@@ -458,10 +458,10 @@ t.test('a pod deleted after a failed creation is finished only on the provider\'
 
 t.test('a shorter grace period for a terminating pod re-asks the provider and shortens the deadline', async (t) => {
   const started = step(runningState(), { type: 'pod.host-changed', pod: deleting(30) });
-  const oldDeadline = only(started, 'timer');
+  const oldDeadline = only(started, 'schedule');
   const shorter = step(started.state, { type: 'pod.host-changed', pod: deleting(1) }, NOW + 2_000);
   t.equal(only(shorter, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 1);
-  const newDeadline = only(shorter, 'timer');
+  const newDeadline = only(shorter, 'schedule');
   t.equal(newDeadline.ms, 1_000 + config.graceMarginMs);
   t.same(types(step(shorter.state, { type: 'pod.host-changed', pod: deleting(1) })), [], 'the same grace again: nothing');
   t.same(types(step(shorter.state, { type: 'pod.host-changed', pod: deleting(20) })), [], 'a longer one never lengthens it');
@@ -475,7 +475,7 @@ t.test('a pod deleted while its actor cannot read the provider (starting) is del
   const del = step(starting, { type: 'pod.host-changed', pod: deleting(3) });
   t.equal(del.state.stage, 'terminating');
   t.ok(only(del, 'provider.delete'));
-  const expired = step(del.state, only(del, 'timer').msg, NOW + 3_000 + config.graceMarginMs);
+  const expired = step(del.state, only(del, 'schedule').msg, NOW + 3_000 + config.graceMarginMs);
   t.match(only(expired, 'host.event'), { reason: 'GracePeriodExceeded' });
   t.notOk(types(expired).includes('host.delete'));
   const gone = step(expired.state, { type: 'pod.provider-fetched', pod: undefined });
@@ -483,7 +483,7 @@ t.test('a pod deleted while its actor cannot read the provider (starting) is del
 
   const restarted = onPodStart(config, fresh(deleting(3)), NOW);
   t.equal(restarted.state.stage, 'terminating', 'an incarnation that starts on a deleted pod does the same');
-  t.same(types(restarted).sort(), ['provider.delete', 'provider.get', 'timer']);
+  t.same(types(restarted).sort(), ['provider.delete', 'provider.get', 'schedule']);
 });
 
 t.test("a write dropped for someone else's (none of ours left in flight) is sent again", async (t) => {
@@ -529,7 +529,7 @@ t.test('a Pending superseded by Running within the hold is never written; a Pend
   const pending: PodStatus = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }] };
   const held = step(created, { type: 'pod.provider-status', status: pending });
   t.notOk(types(held).includes('host.write-status'), 'Pending waits a moment');
-  t.same(only(held, 'timer').msg, { type: 'pod.retry-write' });
+  t.same(only(held, 'schedule').msg, { type: 'pod.retry-write' });
   const superseded = step(held.state, { type: 'pod.provider-status', status: running }, NOW + 200);
   t.equal(only(superseded, 'host.write-status').status.phase, 'Running', 'one write: Running');
   const landed = step(superseded.state, { type: 'pod.status-written', written: fingerprint(only(superseded, 'host.write-status').status), stored: 'r' }).state;

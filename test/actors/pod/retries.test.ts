@@ -22,7 +22,7 @@ type Next = Transition<PodState, PodEffect>;
 const step = (state: PodState, msg: PodMsg): Next => decidePod(config, state, msg, NOW);
 const fresh = (): PodState => initialPodState(host, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, ready);
 const timers = (next: Next): Array<{ ms: number; msg: PodMsg }> =>
-  (next.stop ? [] : next.effects ?? []).flatMap((e) => (e.type === 'timer' ? [{ ms: e.ms, msg: e.msg }] : []));
+  (next.stop ? [] : next.effects ?? []).flatMap((e) => (e.type === 'schedule' ? [{ ms: e.ms, msg: e.msg }] : []));
 
 /** The delays of `n` consecutive failures, each followed by its retry message. */
 function delays(start: PodState, failure: PodMsg, n: number): number[] {

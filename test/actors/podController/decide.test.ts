@@ -17,7 +17,7 @@ t.test('start indexes the cached pods and makes sure each has an actor', async (
   const started = startController(config, [pod('a', 'u1'), pod('b', 'u2'), { metadata: {} }], ready, true);
   t.equal(started.state.index.size, 2, 'a pod without identity is skipped');
   t.same(effects(started).filter((e) => e.type === 'spawn').map((e) => (e.type === 'spawn' ? e.key.uid : '')), ['u1', 'u2']);
-  t.ok(effects(started).some((e) => e.type === 'timer'), 'the orphan sweep is scheduled');
+  t.ok(effects(started).some((e) => e.type === 'schedule'), 'the orphan sweep is scheduled');
 });
 
 t.test('watch events spawn on first sight, then go straight to the pod actor', async (t) => {
@@ -69,7 +69,7 @@ t.test('orphans: only marked pods of this node with no host pod, and never befor
   const listed = [marked('u1'), marked('gone'), marked('other', 'vnode-2'), pod('unmarked', 'x')];
   const unsynced = startController(config, [pod('a', 'u1')], ready, false).state;
   t.same(effects(step(unsynced, { type: 'pods.provider-listed', pods: listed, hostUids: new Set(['u1']) })), [], 'no sweep before the host list succeeded');
-  t.same(effects(step(unsynced, { type: 'pods.sweep' })).map((e) => e.type), ['timer'], 'the periodic sweep does not even list');
+  t.same(effects(step(unsynced, { type: 'pods.sweep' })).map((e) => e.type), ['schedule'], 'the periodic sweep does not even list');
 
   const synced = step(unsynced, { type: 'pods.watch', event: { type: 'synced' } });
   t.match(effects(synced), [{ type: 'list-provider' }]);
