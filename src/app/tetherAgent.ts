@@ -115,9 +115,13 @@ export class TetherAgent implements Lifecycle {
         slot.running = slot.launch();
       },
       onLost: () => {
-        // First the fence: writes still queued for this node are dropped, not sent after another replica took over.
-        slot.clients.fenceWrites(`the lock of node ${slot.name} was lost`);
-        if (isWriteFencedProvider(slot.provider)) slot.provider.fenceWrites(`the lock of node ${slot.name} was lost`);
+        // First the fence: writes still queued for this node are dropped, not sent after another
+        // replica took over. Not when this agent is stopping and releases the lock itself: its
+        // actors are already stopped, and its last Events should still go out.
+        if (!this.life.stopRequested) {
+          slot.clients.fenceWrites(`the lock of node ${slot.name} was lost`);
+          if (isWriteFencedProvider(slot.provider)) slot.provider.fenceWrites(`the lock of node ${slot.name} was lost`);
+        }
         this.stopNode(slot, false);
       },
     })), { clock, logger });

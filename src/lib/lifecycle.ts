@@ -75,6 +75,8 @@ export class LifecycleControl implements Lifecycle {
 
   /** It ended on its own, with `error`: `ready` (if still pending) and `done` reject with it. */
   fail(error: unknown): void {
+    // Once stopping, the part ends as stopped: what its stop shook loose is no failure.
+    if (this.stopping) return;
     this.settleReady?.reject(error);
     this.settleReady = undefined;
     this.settleDone?.reject(error);

@@ -46,3 +46,11 @@ void t.test('stop before ready rejects ready, and a throwing release still count
   await t.rejects(life.ready, /stopped before it was ready/);
   await life.done;
 });
+
+void t.test('a failure reported after stop() (a watch stopped before it listed) leaves done resolved', async (t) => {
+  const life = new LifecycleControl({ clock: new ManualClock(), release: async () => undefined });
+  const outcome = life.stop();
+  life.fail(new Error('stopped before it was ready'));
+  t.equal(await outcome, 'clean');
+  await life.done;
+});

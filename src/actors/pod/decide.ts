@@ -12,7 +12,7 @@ import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
-import { onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
+import { onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
 import { event, retryDelay, withEffects, type Next } from './transitions.js';
 
@@ -33,7 +33,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     sentSpec: null,
     deleteAttempts: 0,
     termination: null,
-    writes: { inFlight: 0, last: null, held: null, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
+    writes: { inFlight: 0, last: null, held: null, holds: 0, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
   };
 }
 
@@ -97,6 +97,8 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return onStatusWriteSuperseded(state);
     case 'pod.retry-write':
       return retryWrite(state);
+    case 'pod.hold-expired':
+      return onHoldExpired(state, msg.hold);
     case 'pod.annotation-written':
       return reconcileAnnotation({ ...succeeded(state, 'annotate'), annotationInFlight: false, annotatedError: msg.value }, now);
     case 'pod.annotation-failed':
@@ -196,7 +198,7 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   if (!next.node.ready) return { state: next };
   const result = requestWrite(next, hostStatusFrom(status));
   if (result.stop) return result;
-  const queued = (result.effects ?? []).some((e) => e.type === 'host.write-status');
+  const queued = result.state.writes.held !== null || (result.effects ?? []).some((e) => e.type === 'host.write-status');
   if (!queued) return result;
   // Start the clock of the write-latency metric at the oldest status still on its way.
   return { ...result, state: { ...result.state, writes: { ...result.state.writes, waitingSince: result.state.writes.waitingSince ?? now } } };

@@ -44,6 +44,8 @@ export interface StatusWrites {
   readonly last: PodStatus | null;
   /** A Pending waiting out its short hold (statusWrites.ts, PENDING_HOLD_MS), unsent. */
   readonly held: PodStatus | null;
+  /** Holds started so far: a hold's timer names its number, so an older hold's timer is ignored. */
+  readonly holds: number;
   /** Fingerprint of the last status written successfully. */
   readonly confirmed: string | null;
   /** Fingerprint of Tether's fields as the API server stored them (to notice another writer). */
@@ -122,6 +124,8 @@ export type PodMsg =
   /** A newer status write of this pod took the place of this one in the queue: it was never sent. */
   | { readonly type: 'pod.status-write-superseded' }
   | { readonly type: 'pod.retry-write' }
+  /** The hold of a Pending status (number `hold`) is over: write it unless something newer came. */
+  | { readonly type: 'pod.hold-expired'; readonly hold: number }
   | { readonly type: 'pod.annotation-written'; readonly value: string | null }
   | { readonly type: 'pod.annotation-failed'; readonly message: string; readonly retryAfterMs?: number }
   | { readonly type: 'pod.reconcile-annotation' }

@@ -45,14 +45,17 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   const status = withReadinessGates(provided, state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
-  if (fp === newest) return { state: { ...state, writes: { ...state.writes, held: null } } };
+  // Nothing new to write. With nothing in flight, this is also what a pending failure retry must
+  // send (not a status this one made stale).
+  if (fp === newest) return { state: { ...state, writes: { ...state.writes, held: null, ...(state.writes.inFlight === 0 ? { last: status } : {}) } } };
   if (state.writes.inFlight === 0 && hostAlreadyShows(state, status)) {
     // After a restart or a lost response: the API server holds this status already.
     return { state: { ...state, writes: { ...state.writes, held: null, last: status, confirmed: fp, stored: ownedFingerprint(status) } } };
   }
   if (status.phase === 'Pending' && state.node.ready && state.stage !== 'finishing') {
-    const next = { ...state, writes: { ...state.writes, held: status } };
-    return state.writes.held !== null ? { state: next } : withEffects(next, [{ type: 'schedule', ms: PENDING_HOLD_MS, msg: { type: 'pod.retry-write' } }]);
+    if (state.writes.held !== null) return { state: { ...state, writes: { ...state.writes, held: status } } };
+    const hold = state.writes.holds + 1;
+    return withEffects({ ...state, writes: { ...state.writes, held: status, holds: hold } }, [{ type: 'schedule', ms: PENDING_HOLD_MS, msg: { type: 'pod.hold-expired', hold } }]);
   }
   return send({ ...state, writes: { ...state.writes, held: null } }, status);
 }
@@ -73,7 +76,7 @@ function hostAlreadyShows(state: PodState, status: PodStatus): boolean {
 export function onStatusWritten(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-written' }>, now: number): Next {
   const inFlight = Math.max(0, state.writes.inFlight - 1);
   // Outcomes come back in the order the writes were sent (one runs at a time per pod).
-  const landed = inFlight === 0 && state.writes.waitingSince !== null;
+  const landed = inFlight === 0 && state.writes.held === null && state.writes.waitingSince !== null;
   const next = {
     ...state,
     writes: { ...state.writes, inFlight, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0, waitingSince: landed ? null : state.writes.waitingSince },
@@ -107,10 +110,16 @@ export function onStatusWriteFailed(config: PodActorConfig, state: PodState, pod
   return withEffects(next, [{ type: 'schedule', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
 }
 
-export function retryWrite(state: PodState): Next {
-  // A held Pending whose hold is over, and nothing newer came: write it now.
+/** A Pending's hold is over and nothing newer came: write it now (not once the pod is finishing). */
+export function onHoldExpired(state: PodState, hold: number): Next {
   const held = state.writes.held;
-  if (held !== null && state.host !== undefined) return send({ ...state, writes: { ...state.writes, held: null } }, held);
+  if (held === null || hold !== state.writes.holds) return { state };
+  const next = { ...state, writes: { ...state.writes, held: null } };
+  if (state.host === undefined || state.stage === 'finishing' || state.stage === 'done' || state.stage === 'orphaned') return { state: next };
+  return send(next, held);
+}
+
+export function retryWrite(state: PodState): Next {
   const status = state.writes.last;
   if (!status || state.writes.inFlight > 0 || state.host === undefined || fingerprint(status) === state.writes.confirmed) return { state };
   return withEffects({ ...state, writes: { ...state.writes, inFlight: 1, last: status } }, [{ type: 'host.write-status', status }]);

@@ -151,9 +151,12 @@ export class RateLimiter implements RequestScheduler {
       const onAbort = (): void => {
         if (slot === undefined) return;
         if (slot.start !== start) return;
-        const queue = this.classes[priority].queue;
-        const at = queue.indexOf(slot);
-        if (at >= 0) queue.splice(at, 1);
+        // The slot may be an older request's, in its class's queue: look in every class.
+        for (const p of PRIORITIES) {
+          const queue = this.classes[p].queue;
+          const at = queue.indexOf(slot);
+          if (at >= 0) queue.splice(at, 1);
+        }
         if (key !== undefined && this.waitingByKey.get(key) === slot) this.waitingByKey.delete(key);
         slot = undefined;
         reject(signal?.reason);

@@ -529,12 +529,60 @@ t.test('a Pending superseded by Running within the hold is never written; a Pend
   const pending: PodStatus = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }] };
   const held = step(created, { type: 'pod.provider-status', status: pending });
   t.notOk(types(held).includes('host.write-status'), 'Pending waits a moment');
-  t.same(only(held, 'schedule').msg, { type: 'pod.retry-write' });
+  t.same(only(held, 'schedule').msg, { type: 'pod.hold-expired', hold: 1 });
   const superseded = step(held.state, { type: 'pod.provider-status', status: running }, NOW + 200);
   t.equal(only(superseded, 'host.write-status').status.phase, 'Running', 'one write: Running');
   const landed = step(superseded.state, { type: 'pod.status-written', written: fingerprint(only(superseded, 'host.write-status').status), stored: 'r' }).state;
-  t.same(types(step(landed, { type: 'pod.retry-write' }, NOW + 1_000)), [], 'the hold ends with nothing left to write');
+  t.same(types(step(landed, { type: 'pod.hold-expired', hold: 1 }, NOW + 1_000)), [], 'the hold ends with nothing left to write');
 
-  const stays = step(held.state, { type: 'pod.retry-write' }, NOW + 1_000);
+  const stays = step(held.state, { type: 'pod.hold-expired', hold: 1 }, NOW + 1_000);
   t.equal(only(stays, 'host.write-status').status.phase, 'Pending', 'a Pending that lasts is written when the hold ends');
+});
+
+// --- the Pending hold, merged onto the superseding write queue (review of the merge) ----------
+
+const pendingStatus: PodStatus = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }] };
+const createdState = (): PodState => step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-succeeded' }).state;
+
+t.test('a held Pending starts the write-latency clock, and no sample is taken while it is unwritten', async (t) => {
+  const held = step(createdState(), { type: 'pod.provider-status', status: pendingStatus }, NOW);
+  t.equal(held.state.writes.waitingSince, NOW, 'the hold counts in the latency');
+  const written = step(held.state, { type: 'pod.hold-expired', hold: 1 }, NOW + 1_000);
+  const w = only(written, 'host.write-status');
+  const landed = step(written.state, { type: 'pod.status-written', written: fingerprint(w.status), stored: 'p' }, NOW + 1_100);
+  t.same(only(landed, 'observe-status-latency'), { type: 'observe-status-latency', ms: 1_100 });
+});
+
+t.test('only its own hold timer ends a Pending\'s hold: a failure retry or an older hold timer does not', async (t) => {
+  const held = step(createdState(), { type: 'pod.provider-status', status: pendingStatus });
+  t.same(types(step(held.state, { type: 'pod.retry-write' })), [], 'a failure-backoff timer does not send the held Pending');
+  const running1 = step(held.state, { type: 'pod.provider-status', status: running }, NOW + 200);
+  const landed = step(running1.state, { type: 'pod.status-written', written: fingerprint(only(running1, 'host.write-status').status), stored: 'r' }).state;
+  const heldAgain = step(landed, { type: 'pod.provider-status', status: pendingStatus }, NOW + 500);
+  t.same(only(heldAgain, 'schedule').msg, { type: 'pod.hold-expired', hold: 2 });
+  t.same(types(step(heldAgain.state, { type: 'pod.hold-expired', hold: 1 }, NOW + 1_000)), [], 'the first hold\'s timer is stale');
+  t.equal(only(step(heldAgain.state, { type: 'pod.hold-expired', hold: 2 }, NOW + 1_500), 'host.write-status').status.phase, 'Pending');
+});
+
+t.test('a held Pending is never written once the pod is finishing', async (t) => {
+  const held = step(createdState(), { type: 'pod.provider-status', status: pendingStatus });
+  const deleted = step(held.state, { type: 'pod.host-changed', pod: { ...hostPod(), metadata: { ...hostPod().metadata, deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 30 } } });
+  const gone = step(deleted.state, { type: 'pod.provider-gone', reason: 'NotFound', message: 'the provider has no such pod' });
+  t.ok(['finishing', 'done'].includes(gone.state.stage), `finishing (${gone.state.stage})`);
+  t.notOk(types(step(gone.state, { type: 'pod.hold-expired', hold: 1 })).includes('host.write-status'), 'the hold ends with no write');
+});
+
+t.test('a failed write made stale by the current status is not sent again', async (t) => {
+  const current: PodStatus = { ...running, podIP: '10.9.9.9' };
+  const sent = step(runningState(), { type: 'pod.provider-status', status: current });
+  const confirmedRunning = step(sent.state, { type: 'pod.status-written', written: fingerprint(only(sent, 'host.write-status').status), stored: 'r' }).state;
+  const down = step(confirmedRunning, { type: 'pod.node-readiness', readiness: notReady });
+  const failed = step(down.state, { type: 'pod.status-write-failed', message: 'timeout', podGone: false });
+  t.same(only(failed, 'schedule').msg, { type: 'pod.retry-write' });
+  const up = step(failed.state, { type: 'pod.node-readiness', readiness: { ready: true, reason: 'KubeletReady', message: 'ok' } });
+  const fetched = step(up.state, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: current } });
+  const retried = step(fetched.state, { type: 'pod.retry-write' });
+  for (const e of [...effects(fetched), ...effects(retried)]) {
+    if (e.type === 'host.write-status') t.not(e.status.conditions?.find((c) => c.type === 'Ready')?.status, 'False', 'the stale NotReady mark is not written');
+  }
 });
