@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds Tether's image from the Dockerfile with buildah, daemonless (no Docker engine needed).
+#
+# Where containers can run `npm ci` (a registry they trust), plain `buildah bud .` or
+# `docker build .` is all it takes. On machines whose registry a fresh container does not trust
+# (these CI machines: npm is reached through a CA only the host trusts), the build stages that
+# need the network are replaced by what the host builds, as buildah's named build contexts: the
+# `build` stage by the compiled JavaScript and the `deps` stage by the production node_modules.
+# The runtime stage, the one users ship, is built unchanged from the same Dockerfile.
+#
+# Usage: tools/image/build.sh [TAG]   (default tether:<package.json version>)
+# Needs root and buildah; builds the base stand-in first when no registry is reachable
+# (tools/image/base.sh). Output: the image name, on stdout. Progress goes to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+say() { printf '[image-build %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+version=$(node -p "require('./package.json').version")
+tag="${1:-localhost/tether:$version}"
+command -v buildah >/dev/null || { say "error: buildah is not installed (apt-get install buildah)"; exit 1; }
+bash tools/image/base.sh >/dev/null
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+started=$SECONDS
+say "compiling TypeScript (the build stage's output)"
+npx tsc -p tsconfig.build.json --outDir "$work/build/app/dist" >&2
+say "installing production dependencies (the deps stage's output)"
+mkdir -p "$work/deps/app"
+cp package.json package-lock.json "$work/deps/app/"
+(cd "$work/deps/app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+
+say "buildah bud (runtime stage from the Dockerfile, --pull=never)"
+buildah bud --quiet --isolation=chroot --pull=never --layers=false --format docker \
+  --build-context build="$work/build" --build-context deps="$work/deps" \
+  -f Dockerfile -t "$tag" . >&2
+say "built $tag in $((SECONDS - started))s"
+echo "$tag"
