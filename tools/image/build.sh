@@ -31,9 +31,13 @@ mkdir -p "$work/deps/app"
 cp package.json package-lock.json "$work/deps/app/"
 (cd "$work/deps/app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 
+# The image this tag named before, removed after the build so that rebuilds do not pile up.
+previous=$(buildah inspect --type image --format '{{.FromImageID}}' "$tag" 2>/dev/null || true)
 say "buildah bud (runtime stage from the Dockerfile, --pull=never)"
 buildah bud --quiet --isolation=chroot --pull=never --layers=false --format docker \
   --build-context build="$work/build" --build-context deps="$work/deps" \
   -f Dockerfile -t "$tag" . >&2
+current=$(buildah inspect --type image --format '{{.FromImageID}}' "$tag")
+if [[ -n "$previous" && "$previous" != "$current" ]]; then buildah rmi "$previous" >/dev/null 2>&1 || true; fi
 say "built $tag in $((SECONDS - started))s"
 echo "$tag"
