@@ -6,15 +6,15 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
-import type { CachedListWatch, EngineEvent } from '../../adapters/kubernetes/cachedListWatch.js';
+import type { EngineEvent, ListWatchSource } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { Versioned } from '../../adapters/kubernetes/watchCache.js';
 
 export class NamespacedWatches<T extends KubernetesObject & Versioned> {
-  private readonly watches = new Map<string, { readonly watch: CachedListWatch<T>; readonly subscription: Subscription }>();
+  private readonly watches = new Map<string, { readonly watch: ListWatchSource<T>; readonly subscription: Subscription }>();
   private stopped = false;
 
   constructor(
-    private readonly create: (namespace: string) => CachedListWatch<T>,
+    private readonly create: (namespace: string) => ListWatchSource<T>,
     private readonly onEvent: (namespace: string, event: EngineEvent<T>) => void,
   ) {}
 
