@@ -83,6 +83,9 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
+        { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
+      ),
     });
     this.events = o.onRemoteEvent
       ? new RemoteEvents({

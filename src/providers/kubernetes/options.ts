@@ -39,7 +39,11 @@ export interface KubernetesProviderOptions {
   readonly countVirtualNodes?: boolean;
   /** Fixed capacity and allocatable instead of the remote nodes' sum. */
   readonly quota?: ResourceList;
-  /** Remote Events about this node's pods; wire it to the host EventRecorder. */
+  /**
+   * Events about this node's host pods: remote Events (note prefixed `remote: `) and the
+   * provider's own (`OptionalConfigMapNotFound`, `OptionalSecretNotFound`). Wire it to the host
+   * EventRecorder (`tether run` does).
+   */
   readonly onRemoteEvent?: RemoteEventCallback;
   /** `/readyz` timeout for `ping` (default 5000 ms). */
   readonly pingTimeoutMs?: number;

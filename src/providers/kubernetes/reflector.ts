@@ -3,7 +3,9 @@
  *
  * - Before a pod is created remotely, `reflectFor` reads each referenced object from the HOST
  *   cluster and writes its copy (reflectedObject.ts) into the remote namespace. A missing
- *   required object rejects `transient` naming it and the reference; optional ones are skipped.
+ *   required object rejects `transient` naming it and the reference, with virtual-kubelet's Event
+ *   reason (`MandatoryConfigMapNotFound`, `MandatorySecretNotFound`); a missing optional one is
+ *   skipped and reported through `onOptionalMissing` (`OptionalConfigMapNotFound`, …).
  * - While any of this node's remote pods references an object, the host namespace's ConfigMaps
  *   and Secrets are watched (one self-healing list-watch each per namespace; Secret data stays in
  *   memory only, never in logs), and every change is written through; a host deletion deletes
@@ -55,6 +57,11 @@ export interface ReflectorOptions {
   readonly minAgeMs?: number;
   /** Delay of the sweep after a pod goes, so a burst of deletions costs one sweep (default 1 s). */
   readonly sweepDelayMs?: number;
+  /**
+   * An optional object the pod names is missing: it runs without it, and the pod gets a Warning
+   * Event with virtual-kubelet's reason (`OptionalConfigMapNotFound`, `OptionalSecretNotFound`).
+   */
+  readonly onOptionalMissing?: (hostPod: Pod, reason: string, note: string) => void;
   /** Makes the list-watches (default: CachedListWatch); unit tests hand in fakes. */
   readonly watchFactory?: (options: CachedListWatchOptions<HostObject>) => ListWatchSource<HostObject>;
 }
@@ -111,6 +118,7 @@ export class Reflector {
     try {
       for (const ref of refs) {
         const found = await this.readHost(namespace, ref);
+        if (!found) this.o.onOptionalMissing?.(hostPod, `Optional${ref.kind}NotFound`, `${kindWord(ref.kind)} "${ref.name}" not found`);
         if (found && isServiceAccountToken(ref.kind, found)) {
           throw invalidInput(`secret ${namespace}/${ref.name} (referenced by ${ref.where}) is a ServiceAccount token (type ${SERVICE_ACCOUNT_TOKEN_TYPE}): Tether never copies host credentials to the remote cluster`);
         }
@@ -196,7 +204,8 @@ export class Reflector {
     } catch (err) {
       if (!isApiErrorKind(err, 'notFound')) throw toProviderError(err, `read ${what} from the host cluster`);
       if (ref.optional) return undefined;
-      throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err });
+      // virtual-kubelet's reasons, so tools that wait for them see them (MandatorySecretNotFound, …).
+      throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err, reason: `Mandatory${ref.kind}NotFound` });
     }
   }
 

@@ -4,11 +4,12 @@
  * nothing is written remotely. A copy deleted in the remote cluster comes back whenever the
  * deletion happened relative to the watches starting. Fake cluster clients and watches.
  */
+import { ApiException } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
 import t from 'tap';
 import type { CachedListWatchOptions, EngineEvent, ListWatchSource } from '../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { classify } from '../../../src/providers/errors.js';
+import { classify, eventReasonOf } from '../../../src/providers/errors.js';
 import type { ClusterClient } from '../../../src/providers/kubernetes/clusterClient.js';
 import { Reflector } from '../../../src/providers/kubernetes/reflector.js';
 import { remoteCopy, type HostObject } from '../../../src/providers/kubernetes/reflectedObject.js';
@@ -17,7 +18,7 @@ import { drain } from '../../support/until.js';
 
 function fakeCluster(secrets: Record<string, object>, writes: string[]): ClusterClient {
   const core = {
-    readNamespacedSecret: async ({ name }: { name: string }) => secrets[name] ?? Promise.reject(Object.assign(new Error('not found'), { code: 404 })),
+    readNamespacedSecret: async ({ name }: { name: string }) => secrets[name] ?? Promise.reject(new ApiException(404, 'not found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {})),
     createNamespacedSecret: async ({ namespace, body }: { namespace: string; body: { metadata: { name: string } } }) => {
       writes.push(`${namespace}/${body.metadata.name}`);
       return body;
@@ -152,4 +153,25 @@ void t.test('a copy that both watches show in sync is not written again', async 
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1'], 'one write: the first');
   world.reflector.stop();
+});
+
+void t.test('missing Secrets get virtual-kubelet\'s Event reasons: a mandatory one fails the creation, an optional one is reported and skipped', async (t) => {
+  const writes: string[] = [];
+  const warned: string[] = [];
+  const reflector = new Reflector({
+    host: fakeCluster({}, []), remote: fakeCluster({}, writes), hostClusterId: 'home', remoteNamespaceOf: (ns) => `${ns}-home`,
+    clock: new ManualClock(), log: silentLog as never,
+    onOptionalMissing: (pod, reason, note) => warned.push(`${pod.metadata?.name}: ${reason}: ${note}`),
+  });
+  const error = await reflector.reflectFor(podWithSecretVolume('db-password'), 'shop-home').then(() => undefined, (e: unknown) => e);
+  t.equal(classify(error), 'transient', 'retried: the Secret may be created later');
+  t.equal(eventReasonOf(error), 'MandatorySecretNotFound');
+  t.match((error as Error).message, 'secret shop/db-password not found (referenced by volume "v")');
+
+  const optional = podWithSecretVolume('extra');
+  optional.spec!.volumes![0]!.secret!.optional = true;
+  (await reflector.reflectFor(optional, 'shop-home')).done();
+  t.same(warned, ['p: OptionalSecretNotFound: secret "extra" not found']);
+  t.same(writes, [], 'nothing to copy');
+  reflector.stop();
 });
