@@ -153,8 +153,8 @@ export class Reflector {
     try {
       const selector = hostClusterSelector(this.o.hostClusterId);
       const [configMaps, secrets] = await Promise.all([
-        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core) => core.listConfigMapForAllNamespaces({ labelSelector: selector })),
-        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core) => core.listSecretForAllNamespaces({ labelSelector: selector })),
+        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
+        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
       ]);
       const candidates = [
         ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
@@ -182,8 +182,8 @@ export class Reflector {
 
   /** Keys referenced by any Tether pod in a remote namespace, or by pods this node is creating. */
   private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
-    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core) =>
-      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }),
+    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core, options) =>
+      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }, options),
     );
     const used = new Set<string>();
     for (const pod of pods.items) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
@@ -196,10 +196,10 @@ export class Reflector {
   private async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
     try {
-      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core) =>
+      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core, options) =>
         ref.kind === 'ConfigMap'
-          ? core.readNamespacedConfigMap({ name: ref.name, namespace })
-          : core.readNamespacedSecret({ name: ref.name, namespace }),
+          ? core.readNamespacedConfigMap({ name: ref.name, namespace }, options)
+          : core.readNamespacedSecret({ name: ref.name, namespace }, options),
       );
     } catch (err) {
       if (!isApiErrorKind(err, 'notFound')) throw toProviderError(err, `read ${what} from the host cluster`);
@@ -219,8 +219,8 @@ export class Reflector {
     const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
     try {
       try {
-        await this.o.remote.call('other', `create ${what}`, (core) =>
-          kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }) : core.createNamespacedSecret({ namespace, body: copy }),
+        await this.o.remote.call('other', `create ${what}`, (core, options) =>
+          kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
         );
       } catch (err) {
         if (!isApiErrorKind(err, 'alreadyExists')) throw err;
@@ -236,25 +236,25 @@ export class Reflector {
   private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<void> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
-    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core) =>
-      kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }) : core.readNamespacedSecret({ name, namespace }),
+    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
+      kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }, options) : core.readNamespacedSecret({ name, namespace }, options),
     );
     if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
       throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
     }
     const body = { ...copy, metadata: { ...copy.metadata, resourceVersion: current.metadata?.resourceVersion } };
-    await this.o.remote.call('other', `replace ${what}`, (core) =>
+    await this.o.remote.call('other', `replace ${what}`, (core, options) =>
       kind === 'ConfigMap'
-        ? core.replaceNamespacedConfigMap({ name, namespace, body })
-        : core.replaceNamespacedSecret({ name, namespace, body }),
+        ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
+        : core.replaceNamespacedSecret({ name, namespace, body }, options),
     );
   }
 
   private async deleteRemote(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
     this.written.delete(`${kind}/${namespace}/${name}`);
     try {
-      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core) =>
-        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }) : core.deleteNamespacedSecret({ name, namespace }),
+      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core, options) =>
+        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
       );
       this.o.log.debug('deleted unreferenced reflected object', { kind, namespace, name });
     } catch (err) {
@@ -282,8 +282,8 @@ export class Reflector {
       kubeConfig: this.o.host.kubeConfig,
       path: `/api/v1/namespaces/${namespace}/${plural}`,
       list: async () => {
-        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core) =>
-          kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }) : core.listNamespacedSecret({ namespace }),
+        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core, options) =>
+          kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }, options) : core.listNamespacedSecret({ namespace }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
       },
@@ -303,8 +303,8 @@ export class Reflector {
       path: `/api/v1/${plural}`,
       labelSelector,
       list: async () => {
-        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core) =>
-          kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }) : core.listSecretForAllNamespaces({ labelSelector }),
+        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core, options) =>
+          kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }, options) : core.listSecretForAllNamespaces({ labelSelector }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
       },

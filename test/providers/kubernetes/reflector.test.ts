@@ -175,3 +175,23 @@ void t.test('missing Secrets get virtual-kubelet\'s Event reasons: a mandatory o
   t.same(writes, [], 'nothing to copy');
   reflector.stop();
 });
+
+void t.test('the reflector hands each request the call\'s options, so a deadline aborts the request itself, not only the wait', async (t) => {
+  const options = { middleware: [] };
+  const seen: unknown[] = [];
+  const through = (core: Record<string, (params: unknown, o: unknown) => Promise<unknown>>) => ({
+    call: (_p: string, _w: string, fn: (c: unknown, o: unknown) => Promise<unknown>) => fn(core, options),
+  });
+  const source = { metadata: { name: 'app-config', namespace: 'shop' }, data: { a: 'b' } };
+  const host = through({ readNamespacedConfigMap: async (_params, o) => { seen.push(o); return source; } });
+  const remote = through({ createNamespacedConfigMap: async (params, o) => { seen.push(o); return (params as { body: unknown }).body; } });
+  const reflector = new Reflector({
+    host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never,
+  });
+  const pod: Pod = { metadata: { name: 'p', namespace: 'shop', uid: 'u' }, spec: { containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'v', configMap: { name: 'app-config' } }] } };
+  (await reflector.reflectFor(pod, 'shop-home')).done();
+  t.equal(seen.length, 2, 'a host read and a remote create');
+  t.ok(seen.every((o) => o === options), 'both carried the call\'s options');
+  reflector.stop();
+});
