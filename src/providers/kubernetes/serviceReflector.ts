@@ -22,12 +22,13 @@ import type { Backoff } from '../../lib/backoff.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { errorMessage } from '../../lib/errorMessage.js';
-import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
+import type { CachedListWatch, EngineEvent, WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { EndpointSlice, Service } from '../../adapters/kubernetes/model.js';
 import type { ClusterClient } from './clusterClient.js';
 import type { OffloadedPodLookup } from './endpointTranslation.js';
+import { kindWatch } from './kindWatch.js';
 import { hostNamespaceAnnotation } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
 import { endpointSliceDigest, serviceNameOf } from './reflectedEndpointSlice.js';
@@ -297,43 +298,11 @@ export class ServiceReflector {
   }
 
   private hostWatch(kind: ReflectedKind, namespace: string): CachedListWatch<Reflected> {
-    const plural = kind === 'Service' ? 'services' : 'endpointslices';
-    const description = `host ${plural} in ${namespace}`;
-    return new CachedListWatch<Reflected>({
-      ...this.o.watch,
-      kubeConfig: this.o.host.kubeConfig,
-      path: kind === 'Service' ? `/api/v1/namespaces/${namespace}/services` : `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
-      list: async () => {
-        const list = kind === 'Service'
-          ? await this.o.host.call('other', `list ${description}`, (core, o) => core.listNamespacedService({ namespace }, o))
-          : await this.o.host.callDiscovery('other', `list ${description}`, (d, o) => d.listNamespacedEndpointSlice({ namespace }, o));
-        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
-      },
-      clock: this.o.clock,
-      log: this.o.log,
-      description,
-    });
+    return kindWatch(this.o.host, kind, { namespace }, `host ${plural(kind)} in ${namespace}`, this.o);
   }
 
   private copyWatch(kind: ReflectedKind): { watch: CachedListWatch<Reflected>; subscription: Subscription } {
-    const labelSelector = reflectionSelector(this.o.marks);
-    const plural = kind === 'Service' ? 'services' : 'endpointslices';
-    const description = `reflected ${plural} in the remote cluster`;
-    const watch = new CachedListWatch<Reflected>({
-      ...this.o.watch,
-      kubeConfig: this.o.remote.kubeConfig,
-      path: kind === 'Service' ? '/api/v1/services' : '/apis/discovery.k8s.io/v1/endpointslices',
-      labelSelector,
-      list: async () => {
-        const list = kind === 'Service'
-          ? await this.o.remote.call('other', `list ${description}`, (core, o) => core.listServiceForAllNamespaces({ labelSelector }, o))
-          : await this.o.remote.callDiscovery('other', `list ${description}`, (d, o) => d.listEndpointSliceForAllNamespaces({ labelSelector }, o));
-        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
-      },
-      clock: this.o.clock,
-      log: this.o.log,
-      description,
-    });
+    const watch = kindWatch(this.o.remote, kind, { labelSelector: reflectionSelector(this.o.marks) }, `reflected ${plural(kind)} in the remote cluster`, this.o);
     return { watch, subscription: watch.events.subscribe((e) => this.onCopyEvent(kind, e)) };
   }
 
@@ -346,6 +315,8 @@ export class ServiceReflector {
     });
   }
 }
+
+const plural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services' : 'endpointslices');
 
 function digestOf(kind: ReflectedKind, object: Reflected): string {
   return kind === 'Service' ? serviceDigest(object as Service) : endpointSliceDigest(object as EndpointSlice);
