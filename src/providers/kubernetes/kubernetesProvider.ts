@@ -102,6 +102,7 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
       lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
       events: this.hostEvents,
       ...(o.reflection?.sweepMs !== undefined ? { resyncMs: o.reflection.sweepMs } : {}),
+      ...(o.reflection?.minAgeMs !== undefined ? { lingerMs: o.reflection.minAgeMs } : {}),
     });
     this.events = o.onRemoteEvent
       ? new RemoteEvents({

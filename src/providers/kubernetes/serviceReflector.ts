@@ -12,7 +12,7 @@
  *       → a failed pass is retried with backoff (jitter, cap); a name held by a foreign object
  *         is a Warning Event on the host Service and no write
  *
- * A namespace whose last offloaded pod went wants nothing: its copies are deleted. The same
+ * A namespace whose last offloaded pod went wants nothing: after `lingerMs`, its copies are deleted. The same
  * holds for copies found in the remote cluster for namespaces Tether no longer tracks (after a
  * restart, say), but only once the remote pod informer has listed (`podsSynced`), so that a
  * namespace never looks empty merely because the pods are not known yet.
@@ -55,6 +55,11 @@ export interface ServiceReflectorOptions {
   readonly retry?: Backoff;
   /** Period of the full pass over every namespace, which also re-checks taken names (default 5 min). */
   readonly resyncMs?: number;
+  /**
+   * How long a namespace keeps its copies after its last offloaded pod went (default 30 s), so a
+   * Deployment that replaces all its pods at once does not see its Services vanish in between.
+   */
+  readonly lingerMs?: number;
 }
 
 /** What one namespace's reflection looks like, for introspection. */
@@ -66,6 +71,8 @@ export interface NamespaceReflection {
   readonly endpointSlices: number;
   /** Names held in the remote namespace by objects Tether did not create. */
   readonly taken: readonly string[];
+  /** When the copies of a namespace whose last offloaded pod went will be deleted (ms since the epoch). */
+  readonly releasesAt?: number;
   readonly lastError?: string;
 }
 
@@ -83,6 +90,7 @@ type Reflected = Service | EndpointSlice;
 export class ServiceReflector {
   private readonly pods = new Map<string, Set<string>>();
   private readonly passes = new Map<string, Pass>();
+  private readonly lingering = new Map<string, { readonly timer: Timer; readonly at: number }>();
   private readonly written = new Map<string, string>();
   private readonly refused = new Map<string, string>();
   private readonly services: NamespacedWatches<Service>;
@@ -115,6 +123,7 @@ export class ServiceReflector {
     this.stopped = true;
     this.resyncTimer?.cancel();
     for (const pass of this.passes.values()) pass.timer?.cancel();
+    for (const { timer } of this.lingering.values()) timer.cancel();
     this.services.stop();
     this.slices.stop();
     for (const { watch, subscription } of Object.values(this.copies)) {
@@ -126,6 +135,8 @@ export class ServiceReflector {
   /** A remote pod of this node appeared or changed (its IP, say). */
   podAppeared(hostPodKey: string, hostNamespace: string): void {
     if (!this.enabled) return;
+    this.lingering.get(hostNamespace)?.timer.cancel();
+    this.lingering.delete(hostNamespace);
     let keys = this.pods.get(hostNamespace);
     if (!keys) {
       this.pods.set(hostNamespace, (keys = new Set()));
@@ -137,12 +148,17 @@ export class ServiceReflector {
 
   podGone(hostPodKey: string, hostNamespace: string): void {
     const keys = this.pods.get(hostNamespace);
-    if (!keys?.delete(hostPodKey)) return;
-    if (keys.size === 0) {
+    if (!keys?.delete(hostPodKey) || keys.size > 0 || this.stopped) return;
+    this.lingering.get(hostNamespace)?.timer.cancel();
+    const lingerMs = this.o.lingerMs ?? 30_000;
+    const timer = this.o.clock.setTimer(lingerMs, () => {
+      this.lingering.delete(hostNamespace);
+      if ((this.pods.get(hostNamespace)?.size ?? 0) > 0) return;
       this.pods.delete(hostNamespace);
       this.refreshWatches();
-    }
-    this.markDirty(hostNamespace);
+      this.markDirty(hostNamespace);
+    });
+    this.lingering.set(hostNamespace, { timer, at: this.o.clock.now() + lingerMs });
   }
 
   /** The remote pod informer has listed: from now on a namespace without pods really has none. */
@@ -160,9 +176,11 @@ export class ServiceReflector {
       const prefix = `${remoteNamespace}/`;
       const taken = [...this.refused.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
       const lastError = this.passes.get(namespace)?.lastError;
+      const releasesAt = this.lingering.get(namespace)?.at;
       return {
         namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
         services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
+        ...(releasesAt !== undefined ? { releasesAt } : {}),
         ...(lastError !== undefined ? { lastError } : {}),
       };
     });
