@@ -61,6 +61,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       if (h.provider instanceof KubernetesProvider) {
         const provider = h.provider;
         metrics.observeIgnoredRemotePods(config.nodes[i]!.name, () => provider.ignoredRemotePods());
+        metrics.observeServiceReflection(config.nodes[i]!.name, () => provider.serviceReflection());
       }
     });
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));

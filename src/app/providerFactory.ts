@@ -91,6 +91,7 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
     ...(config.reflection ? { reflection: config.reflection } : {}),
     ...(ctx.podEvents ? { onRemoteEvent: ctx.podEvents.record } : {}),
+    ...(config.reflectedKinds !== undefined ? { reflectedKinds: config.reflectedKinds === 'none' ? [] : [...new Set(config.reflectedKinds)] } : {}),
   });
   return handleOf(provider, provider);
 }

@@ -1,8 +1,9 @@
 /**
  * A set of self-healing list-watches, one per namespace, kept equal to a wanted set of
  * namespaces: new namespaces start a watch, dropped ones stop theirs. Used for the host's
- * ConfigMaps and Secrets (namespaces with offloaded pods that reference them) and the remote
- * pods' Events (remote namespaces holding this node's pods).
+ * ConfigMaps and Secrets (namespaces with offloaded pods that reference them), the host's Services
+ * and EndpointSlices (namespaces with offloaded pods) and the remote pods' Events (remote
+ * namespaces holding this node's pods).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
@@ -40,6 +41,11 @@ export class NamespacedWatches<T extends KubernetesObject & Versioned> {
   /** The cached object, if its namespace is watched and the watch has it. */
   get(namespace: string, name: string): T | undefined {
     return this.watches.get(namespace)?.watch.get(`${namespace}/${name}`);
+  }
+
+  /** Every cached object of a watched namespace (the cache's own: do not mutate). */
+  list(namespace: string): T[] {
+    return this.watches.get(namespace)?.watch.list() ?? [];
   }
 
   isSynced(namespace: string): boolean {

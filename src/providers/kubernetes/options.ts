@@ -12,6 +12,7 @@ import type { ClusterSource } from './clusterClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
 import type { PodPolicy } from './podPolicy.js';
 import type { OffloadingPatch } from './podTranslation.js';
+import type { ReflectedKind } from './reflectionPlan.js';
 import type { RemoteEventCallback } from './remoteEvents.js';
 
 export interface KubernetesProviderOptions {
@@ -60,6 +61,12 @@ export interface KubernetesProviderOptions {
     /** Sweep this long after a pod goes (default 1 s). */
     readonly sweepDelayMs?: number;
   };
+  /**
+   * Which of the host's kinds follow offloaded pods into their remote namespaces (default
+   * Service and EndpointSlice; [] reflects neither). EndpointSlice needs Service. ConfigMaps and
+   * Secrets a pod references are always reflected: the pod cannot start without them.
+   */
+  readonly reflectedKinds?: readonly ReflectedKind[];
   /** Used when the remote cluster has no nodes to describe. */
   readonly nodeInfo?: Partial<ProviderNodeInfo>;
   readonly clock?: Clock;
