@@ -29,6 +29,8 @@ import type {
   ContainerRef,
   ContainerStreams,
   ExecProvider,
+  InspectableProvider,
+  ProviderPart,
   WriteFencedProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
 } from '../provider.js';
@@ -52,7 +54,7 @@ import { RemotePods } from './remotePods.js';
 import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, WriteFencedProvider, Lifecycle {
+export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -178,6 +180,20 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   /** The reflected Services and EndpointSlices per host namespace (counts, taken names, last error). */
   serviceReflection(): NamespaceReflection[] {
     return this.services.state();
+  }
+
+  /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */
+  inspect(): ProviderPart[] {
+    return this.serviceReflection().map((r) => ({
+      name: `services-${r.namespace}`,
+      kind: 'service-reflector',
+      summary: {
+        namespace: r.namespace, remoteNamespace: r.remoteNamespace, offloadedPods: r.offloadedPods,
+        services: r.services, endpointSlices: r.endpointSlices, namesTaken: r.taken.join(',') || null,
+        releasesAt: r.releasesAt !== undefined ? new Date(r.releasesAt).toISOString() : null,
+      },
+      ...(r.lastError !== undefined ? { lastError: { message: r.lastError, at: new Date(r.lastErrorAt ?? 0).toISOString() } } : {}),
+    }));
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */

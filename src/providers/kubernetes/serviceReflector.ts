@@ -74,6 +74,8 @@ export interface NamespaceReflection {
   /** When the copies of a namespace whose last offloaded pod went will be deleted (ms since the epoch). */
   readonly releasesAt?: number;
   readonly lastError?: string;
+  /** When the last error happened (ms since the epoch). */
+  readonly lastErrorAt?: number;
 }
 
 interface Pass {
@@ -82,6 +84,7 @@ interface Pass {
   timer: Timer | undefined;
   failures: number;
   lastError: string | undefined;
+  lastErrorAt: number | undefined;
 }
 
 const DEFAULT_RETRY: Backoff = { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2 };
@@ -175,13 +178,14 @@ export class ServiceReflector {
       const count = (kind: ReflectedKind): number => [...existing.keys()].filter((k) => k.startsWith(`${kind}/`)).length;
       const prefix = `${remoteNamespace}/`;
       const taken = [...this.refused.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
-      const lastError = this.passes.get(namespace)?.lastError;
+      const pass = this.passes.get(namespace);
+      const lastError = pass?.lastError;
       const releasesAt = this.lingering.get(namespace)?.at;
       return {
         namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
         services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
         ...(releasesAt !== undefined ? { releasesAt } : {}),
-        ...(lastError !== undefined ? { lastError } : {}),
+        ...(lastError !== undefined ? { lastError, lastErrorAt: pass?.lastErrorAt ?? this.o.clock.now() } : {}),
       };
     });
   }
@@ -201,7 +205,7 @@ export class ServiceReflector {
   private markDirty(namespace: string): void {
     if (this.stopped) return;
     let pass = this.passes.get(namespace);
-    if (!pass) this.passes.set(namespace, (pass = { dirty: false, running: false, timer: undefined, failures: 0, lastError: undefined }));
+    if (!pass) this.passes.set(namespace, (pass = { dirty: false, running: false, timer: undefined, failures: 0, lastError: undefined, lastErrorAt: undefined }));
     pass.dirty = true;
     if (!pass.running && !pass.timer) this.schedule(namespace, pass, this.o.coalesceMs ?? 50);
   }
@@ -223,6 +227,7 @@ export class ServiceReflector {
       pass.lastError = undefined;
     } catch (err) {
       pass.lastError = errorMessage(err);
+      pass.lastErrorAt = this.o.clock.now();
       pass.dirty = true;
       this.o.log.warn('reflecting services failed; retrying with backoff', { namespace, error: pass.lastError });
     } finally {

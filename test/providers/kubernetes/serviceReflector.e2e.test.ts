@@ -184,6 +184,10 @@ t.test('Services and EndpointSlices follow offloaded pods into the remote namesp
     t.same(kept?.metadata.labels, { owner: 'someone-else' }, 'untouched');
     t.match(kept?.spec.ports, [{ port: 9999 }]);
     t.match(offload.serviceReflection().find((r) => r.namespace === ns), { taken: ['Service/taken'], lastError: undefined }, 'visible in the provider\'s reflection state');
+    const inTree = hostTether.system.registry.snapshot().find((a) => a.kind === 'service-reflector' && a.summary?.['namespace'] === ns);
+    t.match(inTree, { path: new RegExp(`/node-${virtualNodeName}/services-${ns}$`), status: 'running', summary: { remoteNamespace: remoteNs, namesTaken: 'Service/taken' } },
+      'the namespace\'s reflector in the live actor tree, under its virtual node');
+    t.ok(Number(inTree?.summary?.['services']) >= 2, 'with its counts');
   });
 
   await t.test('deleting the host Service removes the remote one and its slices', async () => {
