@@ -1,6 +1,6 @@
 /**
  * The kubelet's resource metrics, from a provider's StatsSummary:
- *   /stats/summary      the summary as JSON (stats/v1alpha1 shape, `node.nodeName` filled in);
+ *   /stats/summary      the kubelet's stats/v1alpha1 Summary JSON (providers/kubeletSummary.ts);
  *   /metrics/resource   the Prometheus text metrics-server scrapes (node_, pod_ and container_
  *                       cpu_usage_seconds_total and memory_working_set_bytes,
  *                       container_start_time_seconds, resource_scrape_error), each sample with
@@ -8,10 +8,11 @@
  * A provider that reports only a usage rate gets a cumulative CPU counter of rate × time since
  * start (steady usage), which is what metrics-server differentiates back into a rate.
  */
+import { toKubeletSummary, type KubeletSummary } from '../providers/kubeletSummary.js';
 import type { StatsSummary, UsageStats } from '../providers/provider.js';
 
-export function summaryForNode(summary: StatsSummary, nodeName: string): StatsSummary & { node: { nodeName: string } } {
-  return { ...summary, node: { nodeName, ...summary.node } };
+export function summaryForNode(summary: StatsSummary, nodeName: string): KubeletSummary {
+  return toKubeletSummary(summary, nodeName);
 }
 
 function cpuSeconds(usage: UsageStats, startTime: string): number {

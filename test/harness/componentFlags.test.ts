@@ -7,6 +7,7 @@ import {
 const pair = (n: string): { certPath: string; keyPath: string } => ({ certPath: `/c/${n}.crt`, keyPath: `/c/${n}.key` });
 const credentials: ClusterCredentials = {
   dir: '/c', ca: pair('ca'), serving: pair('apiserver'), admin: pair('admin'), kubeletClient: pair('kubelet-client'),
+  frontProxyCa: pair('front-proxy-ca'), frontProxyClient: pair('front-proxy-client'),
   serviceAccountKeyPath: '/c/sa.key', serviceAccountPublicKeyPath: '/c/sa.pub', tokenFilePath: '/c/tokens.csv', adminToken: 't', tokens: [],
 };
 const layout: ClusterLayout = {
@@ -31,6 +32,14 @@ void t.test('the API server uses client-cert and token auth, Node+RBAC, and no e
     '--service-account-signing-key-file=/c/sa.key', '--service-account-key-file=/c/sa.pub',
     '--shutdown-watch-termination-grace-period=1s', '--enable-admission-plugins=NodeRestriction']) t.ok(args.includes(flag), flag);
   t.ok(apiserverArgs({ ...layout, apiserverBindAddress: '0.0.0.0' }).includes('--bind-address=0.0.0.0'));
+});
+
+void t.test('the API server runs the aggregation layer: requestheader CA, front-proxy client certificate, endpoint routing', async (t) => {
+  const args = apiserverArgs(layout);
+  for (const flag of ['--requestheader-client-ca-file=/c/front-proxy-ca.crt', '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--proxy-client-cert-file=/c/front-proxy-client.crt',
+    '--proxy-client-key-file=/c/front-proxy-client.key', '--enable-aggregator-routing=true']) t.ok(args.includes(flag), flag);
 });
 
 void t.test('the controller manager runs every controller, without leader election, with test node timings', async (t) => {
