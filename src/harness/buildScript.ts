@@ -9,9 +9,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Runs `script` with bash, passing its progress through to stderr; resolves to the directory it names. */
-export function runBuildScript(script: string): Promise<string> {
+export function runBuildScript(script: string, args: readonly string[] = []): Promise<string> {
   return new Promise((resolvePath, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (stdout += chunk));

@@ -10,22 +10,28 @@ import { findRepoFile, runBuildScript } from './buildScript.js';
 
 export type MetricsServerBinary = { readonly available: true; readonly path: string } | { readonly available: false; readonly reason: string };
 
-let located: Promise<MetricsServerBinary> | undefined;
+const located = new Map<boolean, Promise<MetricsServerBinary>>();
 
-/** The binary, built on first use (a no-op once cached); never rejects. */
-export function metricsServerBinary(): Promise<MetricsServerBinary> {
-  located ??= locate();
-  return located;
+/**
+ * The binary, built on first use (a no-op once cached) unless `cachedOnly`, which only looks;
+ * never rejects.
+ */
+export function metricsServerBinary(options: { cachedOnly?: boolean } = {}): Promise<MetricsServerBinary> {
+  const cachedOnly = options.cachedOnly ?? false;
+  const found = located.get(cachedOnly) ?? locate(cachedOnly);
+  located.set(cachedOnly, found);
+  return found;
 }
 
-async function locate(): Promise<MetricsServerBinary> {
+async function locate(cachedOnly: boolean): Promise<MetricsServerBinary> {
   const preset = process.env.TETHER_METRICS_SERVER_BIN_DIR;
   if (preset && (await executable(join(preset, 'metrics-server')))) return { available: true, path: join(preset, 'metrics-server') };
   try {
-    const dir = await runBuildScript(findRepoFile(join('tools', 'metrics-server', 'build.sh')));
+    const dir = await runBuildScript(findRepoFile(join('tools', 'metrics-server', 'build.sh')), cachedOnly ? ['--cached-only'] : []);
     return { available: true, path: join(dir, 'metrics-server') };
   } catch (error) {
-    return { available: false, reason: `metrics-server could not be built: ${error instanceof Error ? error.message : String(error)}` };
+    const why = cachedOnly ? 'is not built yet (tools/metrics-server/build.sh builds it)' : `could not be built: ${error instanceof Error ? error.message : String(error)}`;
+    return { available: false, reason: `metrics-server ${why}` };
   }
 }
 
