@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { ClusterCredentials } from '../../src/harness/certificates.js';
 import {
-  apiserverArgs, controllerManagerArgs, etcdArgs, schedulerArgs, schedulerConfig, TEST_NODE_LIFECYCLE, type ClusterLayout,
+  apiserverArgs, controllerManagerArgs, etcdArgs, metricsServerArgs, schedulerArgs, schedulerConfig, TEST_NODE_LIFECYCLE, type ClusterLayout,
 } from '../../src/harness/componentFlags.js';
 
 const pair = (n: string): { certPath: string; keyPath: string } => ({ certPath: `/c/${n}.crt`, keyPath: `/c/${n}.key` });
@@ -56,4 +56,14 @@ void t.test('the scheduler reads a config file without leader election', async (
     apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'KubeSchedulerConfiguration',
     clientConnection: { kubeconfig: '/d/s.kubeconfig' }, leaderElection: { leaderElect: false },
   });
+});
+
+void t.test('metrics-server runs as its identity, on its address, scraping kubelets at InternalIP and their advertised port', async (t) => {
+  const args = metricsServerArgs({
+    kubeconfig: '/d/ms.kubeconfig', address: '10.213.0.1', port: 4443, serving: pair('ms'), metricResolution: '10s', kubeletRequestTimeout: '5s',
+  });
+  for (const flag of ['--kubeconfig=/d/ms.kubeconfig', '--authentication-kubeconfig=/d/ms.kubeconfig', '--authorization-kubeconfig=/d/ms.kubeconfig',
+    '--bind-address=10.213.0.1', '--secure-port=4443', '--tls-cert-file=/c/ms.crt', '--tls-private-key-file=/c/ms.key',
+    '--kubelet-preferred-address-types=InternalIP', '--kubelet-use-node-status-port', '--kubelet-insecure-tls',
+    '--metric-resolution=10s', '--kubelet-request-timeout=5s']) t.ok(args.includes(flag), flag);
 });
