@@ -9,7 +9,10 @@ import { podStatsOfKubeletSummary } from '../../../src/providers/kubeletSummary.
 import { remoteNamespaceFor } from '../../../src/providers/kubernetes/namespaceMapping.js';
 import type { OwnershipRule } from '../../../src/providers/kubernetes/ownership.js';
 import { toRemotePod } from '../../../src/providers/kubernetes/podTranslation.js';
-import { EMPTY_COUNTER, hostPodStats, remoteNodesOf, virtualNodeSummary } from '../../../src/providers/kubernetes/remoteStats.js';
+import type { Clock } from '../../../src/lib/clock.js';
+import { classify } from '../../../src/providers/errors.js';
+import type { ClusterClient } from '../../../src/providers/kubernetes/clusterClient.js';
+import { EMPTY_COUNTER, hostPodStats, RemoteStats, remoteNodesOf, virtualNodeSummary } from '../../../src/providers/kubernetes/remoteStats.js';
 import type { PodStats } from '../../../src/providers/provider.js';
 
 const rule: OwnershipRule = { hostClusterId: 'home', nodeName: 'vk-1', remoteNamespaceOf: (ns) => remoteNamespaceFor(ns, 'suffix', 'home') };
@@ -86,4 +89,42 @@ t.test('the virtual node\'s usage is the sum of its pods\'; its cumulative CPU k
   const third = virtualNodeSummary([], second.counter, times);
   t.equal(third.summary.node.usage.usageCoreNanoSeconds, 3_500, 'never lower than before');
   t.same(virtualNodeSummary([], EMPTY_COUNTER, times).summary, { node: { startTime: times.startTime, usage: { time: times.now, usageNanoCores: 0, usageCoreNanoSeconds: 0, workingSetBytes: 0 } }, pods: [] });
+});
+
+/** A remote cluster whose node proxy answers from `answers` (a body, or an error to throw), recording the nodes asked. */
+function fakeRemote(answers: Record<string, unknown>): { client: ClusterClient; asked: string[] } {
+  const asked: string[] = [];
+  const core = {
+    connectGetNodeProxyWithPath: async ({ name, path }: { name: string; path: string }): Promise<unknown> => {
+      asked.push(`${name}/${path}`);
+      const answer = answers[name];
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  const client = { call: (_p: unknown, _op: string, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
+  return { client, asked };
+}
+
+const warnings: string[] = [];
+const options = (client: ClusterClient) => ({
+  remote: client, rule, owned: () => owned, clock: { now: () => Date.parse('2026-01-01T00:02:00Z') } as Clock,
+  log: { debug: () => undefined, warn: (message: string) => void warnings.push(message) },
+});
+
+t.test('RemoteStats asks each remote node through the node proxy; a failing node is left out, all failing is transient', async (t) => {
+  const healthy = fakeRemote({
+    'worker-1': JSON.stringify({ pods: [kubeletPod(remoteNs, 'web', 'remote-web', 20_000_000, 2_000_000_000)] }),
+    'worker-2': new Error('connection refused'),
+  });
+  const summary = await new RemoteStats(options(healthy.client)).summary();
+  t.same(healthy.asked.sort(), ['worker-1/stats/summary', 'worker-2/stats/summary']);
+  t.same(summary.pods.map((p) => p.podRef), [{ namespace: 'shop', name: 'web', uid: 'host-web' }], 'worker-1\'s pod; worker-2 left out');
+  t.equal(summary.node.usage.usageNanoCores, 20_000_000);
+  t.match(warnings, ['remote node stats unavailable']);
+
+  const broken = fakeRemote({ 'worker-1': new Error('connection refused'), 'worker-2': 'not json' });
+  const error = await new RemoteStats(options(broken.client)).summary().then(() => undefined, (e: unknown) => e);
+  t.equal(classify(error), 'transient');
+  t.match(String(error), /no remote node's stats could be read/);
 });
