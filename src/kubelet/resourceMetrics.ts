@@ -8,7 +8,7 @@
  * A provider that reports only a usage rate gets a cumulative CPU counter of rate × time since
  * start (steady usage), which is what metrics-server differentiates back into a rate.
  */
-import { toKubeletSummary, type KubeletSummary } from '../providers/kubeletSummary.js';
+import { cumulativeCpu, toKubeletSummary, type KubeletSummary } from '../providers/kubeletSummary.js';
 import type { StatsSummary, UsageStats } from '../providers/provider.js';
 
 export function summaryForNode(summary: StatsSummary, nodeName: string): KubeletSummary {
@@ -16,9 +16,7 @@ export function summaryForNode(summary: StatsSummary, nodeName: string): Kubelet
 }
 
 function cpuSeconds(usage: UsageStats, startTime: string): number {
-  if (usage.usageCoreNanoSeconds !== undefined) return usage.usageCoreNanoSeconds / 1e9;
-  const seconds = Math.max(0, (Date.parse(usage.time) - Date.parse(startTime)) / 1000);
-  return (usage.usageNanoCores * seconds) / 1e9;
+  return cumulativeCpu(usage, startTime) / 1e9;
 }
 
 function escapeLabel(value: string): string {

@@ -55,11 +55,18 @@ function usage(u: UsageStats): Required<Usage> {
   };
 }
 
-/** Steady usage since `startTime`: what a provider that gives only a rate has spent. */
-function withCumulative(u: UsageStats, startTime: string): UsageStats {
-  if (u.usageCoreNanoSeconds !== undefined) return u;
+/**
+ * Cumulative CPU (core-nanoseconds) since `startTime`: as given, or for a provider that gives
+ * only a rate, what steady usage at that rate has spent.
+ */
+export function cumulativeCpu(u: UsageStats, startTime: string): number {
+  if (u.usageCoreNanoSeconds !== undefined) return u.usageCoreNanoSeconds;
   const seconds = Math.max(0, (Date.parse(u.time) - Date.parse(startTime)) / 1000);
-  return { ...u, usageCoreNanoSeconds: Math.round(u.usageNanoCores * seconds) };
+  return Math.round(u.usageNanoCores * seconds);
+}
+
+function withCumulative(u: UsageStats, startTime: string): UsageStats {
+  return { ...u, usageCoreNanoSeconds: cumulativeCpu(u, startTime) };
 }
 
 /** The provider's summary as the kubelet writes it, for node `nodeName`. */

@@ -12,7 +12,7 @@ import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { Clock } from '../../lib/clock.js';
 import { transient } from '../errors.js';
-import { InvalidStatsSummary, podStatsOfKubeletSummary } from '../kubeletSummary.js';
+import { cumulativeCpu, InvalidStatsSummary, podStatsOfKubeletSummary } from '../kubeletSummary.js';
 import type { PodStats, StatsSummary, UsageStats } from '../provider.js';
 import type { ClusterClient } from './clusterClient.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
@@ -60,7 +60,7 @@ export function virtualNodeSummary(
   pods: readonly PodStats[], counter: NodeCpuCounter, at: { readonly now: string; readonly startTime: string },
 ): { summary: StatsSummary; counter: NodeCpuCounter } {
   const seen = new Map<string, number>();
-  for (const pod of pods) seen.set(pod.podRef.uid, cumulativeOf(pod.usage, pod.startTime));
+  for (const pod of pods) seen.set(pod.podRef.uid, cumulativeCpu(pod.usage, pod.startTime));
   let departed = counter.departed;
   for (const [uid, last] of counter.pods) if (!seen.has(uid)) departed += last;
   const live = [...seen.values()].reduce((a, b) => a + b, 0);
@@ -74,10 +74,6 @@ export function virtualNodeSummary(
   return { summary: { node: { startTime: at.startTime, usage }, pods }, counter: { pods: seen, departed } };
 }
 
-function cumulativeOf(usage: UsageStats, startTime: string): number {
-  if (usage.usageCoreNanoSeconds !== undefined) return usage.usageCoreNanoSeconds;
-  return Math.round(usage.usageNanoCores * Math.max(0, (Date.parse(usage.time) - Date.parse(startTime)) / 1000));
-}
 
 export interface RemoteStatsOptions {
   readonly remote: ClusterClient;
