@@ -2,7 +2,8 @@
  * Per-cluster credentials, made with Debian's openssl: a CA, the API server's serving certificate,
  * an admin client certificate (O=system:masters), the service-account signing key, a static
  * token file, and the aggregation layer's front proxy (its own CA and the client certificate the
- * API server presents to extension API servers such as metrics-server). Each cluster gets its own, so two clusters trust nothing of each other's.
+ * API server presents to extension API servers such as metrics-server). Each cluster gets its
+ * own, so two clusters trust nothing of each other's.
  * EC P-256 keys throughout: every component accepts them and they are generated instantly.
  */
 import { execFile } from 'node:child_process';

@@ -146,11 +146,10 @@ export class Sandbox {
    */
   private async startMetricsServer(host: Cluster, hostNs: NetworkNamespace | undefined): Promise<void> {
     const { progress } = this.options;
-    const binary = await metricsServerBinary({ cachedOnly: true });
-    const why = !hostNs ? 'it needs network namespaces (a non-loopback address the API server dials)' : !binary.available ? binary.reason : undefined;
-    if (why !== undefined || !hostNs || !binary.available) {
-      this.state.metricsServerUnavailable = why;
-      progress(`metrics-server: not started (${why ?? ''})`);
+    const binary = hostNs ? await metricsServerBinary({ cachedOnly: true }) : undefined;
+    if (!hostNs || !binary?.available) {
+      this.state.metricsServerUnavailable = binary?.available === false ? binary.reason : 'it needs network namespaces (a non-loopback address the API server dials)';
+      progress(`metrics-server: not started (${this.state.metricsServerUnavailable})`);
       return;
     }
     progress(`metrics-server: starting in the host cluster at ${hostNs.hostAddress} (APIService v1beta1.metrics.k8s.io)`);
