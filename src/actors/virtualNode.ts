@@ -20,7 +20,8 @@ import type { NodeApi } from '../adapters/kubernetes/nodeApi.js';
 import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
-import type { Provider } from '../providers/provider.js';
+import { isInspectableProvider, type Provider } from '../providers/provider.js';
+import { partView } from '../runtime/partView.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
 import { Shards } from '../supervisors/shards.js';
@@ -93,6 +94,8 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
     kind: 'virtual-node',
     policy: config.nodePolicy ?? nodeRestartPolicy,
     summarize: () => ({ node: name, ready: readiness.ready, reason: readiness.reason, provider: deps.provider.name }),
+    // The provider's own long-lived parts (the Kubernetes provider's Service reflectors), read-only.
+    views: (sup) => (isInspectableProvider(deps.provider) ? deps.provider.inspect().map((part) => partView(sup.path, part)) : []),
     onStart: (sup) => {
       current.lease = sup.spawn('lease', leaseActor({ leaseApi: deps.leaseApi, logger }, config.lease));
       const shards = new Shards(sup, 'pods', config.shards, config.podPolicy ?? podRestartPolicy);

@@ -5,7 +5,7 @@
  * state summary) is computed only when the walk reaches it, so a stream of 100k actors costs
  * O(n log k) time and O(depth × k) memory, k being the widest supervisor.
  */
-import type { ActorRegistry, ActorSnapshot, Inspectable } from '../runtime/actorRegistry.js';
+import { shownBelow, type ActorRegistry, type ActorSnapshot, type Inspectable } from '../runtime/actorRegistry.js';
 
 export interface ActorSelection {
   /** Path of the subtree's root; the whole tree when absent. */
@@ -53,7 +53,7 @@ interface Frame {
 }
 
 function sortedChildren(cell: Inspectable): Inspectable[] {
-  return [...cell.childCells()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return shownBelow(cell).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**

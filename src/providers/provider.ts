@@ -285,6 +285,28 @@ export interface WriteFencedProvider {
   openWrites(): void;
 }
 
+/**
+ * Optional: long-lived parts of a provider that are not actors (the Kubernetes provider's Service
+ * reflector per namespace), shown read-only in the live actor tree under their virtual node.
+ * `inspect` is called for every snapshot: it must be cheap, synchronous and side-effect free.
+ */
+export interface InspectableProvider {
+  inspect(): readonly ProviderPart[];
+}
+
+export interface ProviderPart {
+  /** Unique among the provider's parts, path-safe (becomes `<node path>/<name>`). */
+  readonly name: string;
+  readonly kind: string;
+  readonly summary: Readonly<Record<string, string | number | boolean | null>>;
+  /** The part's last failure, if it is failing now. */
+  readonly lastError?: { readonly message: string; readonly at: string };
+}
+
+export function isInspectableProvider<P extends object>(provider: P): provider is P & InspectableProvider {
+  return hasMethod(provider, 'inspect');
+}
+
 export function isWriteFencedProvider<P extends object>(provider: P): provider is P & WriteFencedProvider {
   return hasMethod(provider, 'fenceWrites') && hasMethod(provider, 'openWrites');
 }

@@ -21,6 +21,13 @@ export interface Inspectable {
   readonly path: string;
   snapshot(): ActorSnapshot;
   childCells(): Iterable<Inspectable>;
+  /** Read-only parts shown after the children that are not actors (a provider's reflectors). */
+  views?(): Iterable<Inspectable>;
+}
+
+/** What the tree shows below `cell`: its children, then its views. */
+export function shownBelow(cell: Inspectable): Inspectable[] {
+  return [...cell.childCells(), ...(cell.views?.() ?? [])];
 }
 
 export interface SnapshotQuery {
@@ -67,7 +74,7 @@ export class ActorRegistry {
       const [cell, depth] = stack.pop() as [Inspectable, number];
       out.push(cell.snapshot());
       if (depth >= maxDepth) continue;
-      const children = [...cell.childCells()];
+      const children = shownBelow(cell);
       for (let i = children.length - 1; i >= 0; i--) stack.push([children[i] as Inspectable, depth + 1]);
     }
     return out;

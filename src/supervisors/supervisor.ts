@@ -1,3 +1,4 @@
+import type { Inspectable } from '../runtime/actorRegistry.js';
 import type { ActorBehavior, ActorRef, StateSummary } from '../runtime/behavior.js';
 import { Cell, SiblingRestart, describeError, type CellEnvironment, type Envelope, type ParentSupervisor } from '../runtime/cell.js';
 import type { EngineRef } from '../runtime/nactEngine.js';
@@ -16,6 +17,8 @@ export interface SupervisorSpec {
   readonly onStart?: (self: Supervisor) => void;
   /** Summary shown in the actor tree. */
   readonly summarize?: () => StateSummary;
+  /** Read-only parts shown below the children in the actor tree (runtime/partView.ts). */
+  readonly views?: (self: Supervisor) => Iterable<Inspectable>;
 }
 
 export interface ChildOptions {
@@ -97,6 +100,10 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
     const cells: Cell[] = [];
     for (const entry of this.children.values()) cells.push(entry.cell);
     return cells;
+  }
+
+  views(): Iterable<Inspectable> {
+    return this.spec.views?.(this) ?? [];
   }
 
   childCrashed(child: Cell, error: unknown): CrashDecision {

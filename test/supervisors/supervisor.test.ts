@@ -1,6 +1,8 @@
 import t from 'tap';
 import { ManualClock } from '../support/manualClock.js';
 import { silentLogger } from '../../src/adapters/logger.js';
+import { walkActors } from '../../src/observability/actorQuery.js';
+import { partView } from '../../src/runtime/partView.js';
 import { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import type { ActorBehavior, ActorRef } from '../../src/runtime/behavior.js';
 import type { WorkerCell } from '../../src/runtime/workerCell.js';
@@ -234,4 +236,21 @@ t.test('every incarnation runs onStart first', async (t) => {
   a.tell({ type: 'inc' });
   await until('restarted and counted', () => n(a) === 1);
   t.equal(incarnations - before, 2);
+});
+
+t.test('a supervisor\'s views (parts that are not actors) are drawn below its children, fresh on every walk', async (t) => {
+  const { sys } = system(t);
+  let copies = 1;
+  const sup = sys.root.spawnSupervisor('node-a', {
+    policy: oneForOne,
+    views: (self) => [partView(self.path, { name: 'services-shop', kind: 'service-reflector', summary: { copies } })],
+  });
+  sup.spawn('worker', counter);
+  const walk = (): Array<[string, string, unknown]> =>
+    sys.registry.snapshot({ root: sup.path }).map((a) => [a.path.slice(sup.path.length), a.kind, a.summary?.['copies']]);
+  t.same(walk().map(([path]) => path), ['', '/worker', '/services-shop'], 'children first, then the views');
+  t.match(walk()[2], ['/services-shop', 'service-reflector', 1]);
+  copies = 3;
+  t.match(walk()[2], ['/services-shop', 'service-reflector', 3], 'recomputed, not cached');
+  t.same([...walkActors(sys.registry, { node: 'a' })].map((a) => a.name), ['node-a', 'services-shop', 'worker'], 'the paged /actors walk shows them too, in path order');
 });

@@ -4,6 +4,8 @@
  *
  *   createPod  → remote namespace (remoteNamespaces.ts) → ConfigMaps/Secrets (reflector.ts)
  *                → the translated pod (podTranslation.ts)
+ *   services   → the host Services and EndpointSlices of namespaces with offloaded pods
+ *                (serviceReflector.ts), endpoints translated to remote pod IPs
  *   status     ← the remote pod informer (remotePods.ts) → notifyPods, host identity (hostView.ts)
  *   events     ← remote pod Events (remoteEvents.ts) → onRemoteEvent
  *   node       ← /readyz, remote nodes and pods (remoteNode.ts, capacity.ts)
@@ -28,6 +30,8 @@ import type {
   ContainerRef,
   ContainerStreams,
   ExecProvider,
+  InspectableProvider,
+  ProviderPart,
   WriteFencedProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
   StatsProvider, StatsSummary,
@@ -39,6 +43,8 @@ import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
 import { toRemotePod, type TranslationContext } from './podTranslation.js';
+import { offloadedPodLookup } from './endpointTranslation.js';
+import { REFLECTED_KINDS } from './reflectionPlan.js';
 import { Reflector } from './reflector.js';
 import { RemoteEvents } from './remoteEvents.js';
 import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
@@ -48,8 +54,10 @@ import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
 import { RemoteStats } from './remoteStats.js';
+import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
+import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, StatsProvider, WriteFencedProvider, Lifecycle {
+export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -57,6 +65,8 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   private readonly host: ClusterClient;
   private readonly namespaces: RemoteNamespaces;
   private readonly reflector: Reflector;
+  private readonly services: ServiceReflector;
+  private readonly hostEvents: EventRecorderClient;
   private readonly pods: RemotePods;
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
@@ -87,6 +97,18 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
+        { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
+      ),
+    });
+    this.hostEvents = this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
+    this.services = new ServiceReflector({
+      ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
+      kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
+      events: this.hostEvents,
+      ...(o.reflection?.sweepMs !== undefined ? { resyncMs: o.reflection.sweepMs } : {}),
+      ...(o.reflection?.minAgeMs !== undefined ? { lingerMs: o.reflection.minAgeMs } : {}),
     });
     this.events = o.onRemoteEvent
       ? new RemoteEvents({
@@ -97,10 +119,12 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
       ...common, remote: this.remote, nodeName: o.nodeName, rule: this.rule, view: this.view,
       onAppear: (hostKey, hostNamespace, remote) => {
         this.reflector.track(hostKey, hostNamespace, remote);
+        this.services.podAppeared(hostKey, hostNamespace);
         this.events?.podAppeared(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
       onGo: (hostKey, remote) => {
         this.reflector.untrack(hostKey);
+        this.services.podGone(hostKey, hostKey.slice(0, hostKey.indexOf('/')));
         this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
     });
@@ -120,8 +144,10 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.started = true;
     this.pods.start();
     this.reflector.start();
+    this.services.start();
     void this.pods.waitForSync().then(() => {
       this.life.markReady();
+      this.services.podsSynced();
       return this.reflector.sweep();
     }, () => undefined);
   }
@@ -146,12 +172,33 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.pods.stop();
     this.events?.stop();
     this.reflector.stop();
+    this.services.stop();
+    await this.hostEvents.flushAll();
     await Promise.all([this.remote.stop(), this.host.stop()]);
   }
 
   /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */
   ignoredRemotePods(): number {
     return this.pods.ignoredCount();
+  }
+
+  /** The reflected Services and EndpointSlices per host namespace (counts, taken names, last error). */
+  serviceReflection(): NamespaceReflection[] {
+    return this.services.state();
+  }
+
+  /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */
+  inspect(): ProviderPart[] {
+    return this.serviceReflection().map((r) => ({
+      name: `services-${r.namespace}`,
+      kind: 'service-reflector',
+      summary: {
+        namespace: r.namespace, remoteNamespace: r.remoteNamespace, offloadedPods: r.offloadedPods,
+        services: r.services, endpointSlices: r.endpointSlices, namesTaken: r.taken.join(',') || null,
+        releasesAt: r.releasesAt !== undefined ? new Date(r.releasesAt).toISOString() : null,
+      },
+      ...(r.lastError !== undefined ? { lastError: { message: r.lastError, at: new Date(r.lastErrorAt ?? 0).toISOString() } } : {}),
+    }));
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */
