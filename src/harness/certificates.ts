@@ -1,7 +1,9 @@
 /**
  * Per-cluster credentials, made with Debian's openssl: a CA, the API server's serving certificate,
- * an admin client certificate (O=system:masters), the service-account signing key, and a static
- * token file. Each cluster gets its own, so two clusters trust nothing of each other's.
+ * an admin client certificate (O=system:masters), the service-account signing key, a static
+ * token file, and the aggregation layer's front proxy (its own CA and the client certificate the
+ * API server presents to extension API servers such as metrics-server). Each cluster gets its
+ * own, so two clusters trust nothing of each other's.
  * EC P-256 keys throughout: every component accepts them and they are generated instantly.
  */
 import { execFile } from 'node:child_process';
@@ -33,6 +35,13 @@ export interface ClusterCredentials {
   admin: KeyPair;
   /** Presented by the API server to kubelets (logs, exec); a cluster-admin identity. */
   kubeletClient: KeyPair;
+  /**
+   * The aggregation layer's requestheader CA (--requestheader-client-ca-file), separate from the
+   * cluster CA as kubeadm keeps it: a certificate it signs may assert any user in headers.
+   */
+  frontProxyCa: KeyPair;
+  /** What the API server presents when it proxies to an APIService (CN=front-proxy-client). */
+  frontProxyClient: KeyPair;
   serviceAccountKeyPath: string;
   /** The public half, for --service-account-key-file (which does not read a PKCS#8 EC private key). */
   serviceAccountPublicKeyPath: string;
@@ -60,11 +69,11 @@ export async function createClusterCredentials(
   options: { clusterName: string; sans: SubjectAlternativeNames; tokenIdentities?: readonly Identity[] },
 ): Promise<ClusterCredentials> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const ca = { certPath: join(dir, 'ca.crt'), keyPath: join(dir, 'ca.key') };
-  await generateKey(ca.keyPath);
-  await run('openssl', ['req', '-x509', '-new', '-key', ca.keyPath, '-out', ca.certPath, '-days', '3650',
-    '-subj', `/CN=tether-${options.clusterName}-ca`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  const ca = await createCa(dir, 'ca', `tether-${options.clusterName}-ca`);
+  const frontProxyCa = await createCa(dir, 'front-proxy-ca', `tether-${options.clusterName}-front-proxy-ca`);
+  const frontProxyClient = await issue(frontProxyCa, dir, 'front-proxy-client', {
+    subject: `/CN=${FRONT_PROXY_CLIENT}`, usages: ['clientAuth'], sans: { ips: [], dns: [] },
+  });
 
   const serving = await issue(ca, dir, 'apiserver', {
     subject: '/CN=kube-apiserver', usages: ['serverAuth'], sans: options.sans,
@@ -82,7 +91,19 @@ export async function createClusterCredentials(
   const adminIdentity = { user: 'tether-admin-token', groups: ['system:masters'], token: adminToken };
   await writeFile(tokenFilePath, renderTokenFile([adminIdentity, ...tokens]), { mode: 0o600 });
 
-  return { dir, ca, serving, admin, kubeletClient, serviceAccountKeyPath, serviceAccountPublicKeyPath, tokenFilePath, adminToken, tokens };
+  return { dir, ca, serving, admin, kubeletClient, frontProxyCa, frontProxyClient, serviceAccountKeyPath, serviceAccountPublicKeyPath, tokenFilePath, adminToken, tokens };
+}
+
+/** The front proxy's client certificate CN, the one name --requestheader-allowed-names accepts. */
+export const FRONT_PROXY_CLIENT = 'front-proxy-client';
+
+async function createCa(dir: string, name: string, commonName: string): Promise<KeyPair> {
+  const ca = { certPath: join(dir, `${name}.crt`), keyPath: join(dir, `${name}.key`) };
+  await generateKey(ca.keyPath);
+  await run('openssl', ['req', '-x509', '-new', '-key', ca.keyPath, '-out', ca.certPath, '-days', '3650',
+    '-subj', `/CN=${commonName}`,
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  return ca;
 }
 
 /** Signs a client certificate for any identity (e.g. `system:node:<name>` in `system:nodes`). */
@@ -90,6 +111,11 @@ export async function mintClientCertificate(ca: KeyPair, dir: string, identity: 
   const subject = [...identity.groups.map((g) => `/O=${escapeSubject(g)}`), `/CN=${escapeSubject(identity.user)}`].join('');
   const fileName = identity.user.replace(/[^A-Za-z0-9.-]/g, '_');
   return issue(ca, dir, `client-${fileName}`, { subject, usages: ['clientAuth'], sans: { ips: [], dns: [] } });
+}
+
+/** Signs a serving certificate (e.g. for an extension API server) for the given names. */
+export function mintServingCertificate(ca: KeyPair, dir: string, name: string, sans: SubjectAlternativeNames): Promise<KeyPair> {
+  return issue(ca, dir, `serving-${name.replace(/[^A-Za-z0-9.-]/g, '_')}`, { subject: `/CN=${escapeSubject(name)}`, usages: ['serverAuth'], sans });
 }
 
 /** openssl `-extfile` text for a leaf certificate. */

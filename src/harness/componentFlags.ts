@@ -3,7 +3,7 @@
  * (ports and file paths), so the flags are reviewable in one place and unit-tested.
  * docs/control-plane.md explains each non-obvious flag.
  */
-import type { ClusterCredentials } from './certificates.js';
+import { FRONT_PROXY_CLIENT, type ClusterCredentials } from './certificates.js';
 
 export interface ComponentPorts {
   etcdClient: number;
@@ -83,11 +83,33 @@ export function apiserverArgs(layout: ClusterLayout): string[] {
     '--service-account-issuer=https://kubernetes.default.svc',
     `--service-account-key-file=${c.serviceAccountPublicKeyPath}`,
     `--service-account-signing-key-file=${c.serviceAccountKeyPath}`,
+    ...aggregationLayerArgs(c),
     '--allow-privileged=true',
     '--profiling=false',
     // Without a watch-drain period the API server waits on open watches (the controller manager's,
     // the scheduler's) for up to a minute after SIGTERM; with one it closes them and exits in ~1 s.
     '--shutdown-watch-termination-grace-period=1s',
+  ];
+}
+
+/**
+ * The aggregation layer, as kubeadm configures it, so an APIService (metrics-server's
+ * v1beta1.metrics.k8s.io) can be served: the API server authenticates to the extension server with
+ * the front-proxy client certificate and passes the user in X-Remote-* headers, which the extension
+ * server trusts because the certificate chains to the requestheader CA. Aggregator routing makes
+ * the API server dial the Service's endpoint address (from its EndpointSlice) instead of the
+ * ClusterIP, which nothing routes here: there is no kube-proxy.
+ */
+export function aggregationLayerArgs(c: ClusterCredentials): string[] {
+  return [
+    `--requestheader-client-ca-file=${c.frontProxyCa.certPath}`,
+    `--requestheader-allowed-names=${FRONT_PROXY_CLIENT}`,
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${c.frontProxyClient.certPath}`,
+    `--proxy-client-key-file=${c.frontProxyClient.keyPath}`,
+    '--enable-aggregator-routing=true',
   ];
 }
 
@@ -141,4 +163,36 @@ export function schedulerConfig(kubeconfigPath: string): string {
     clientConnection: { kubeconfig: kubeconfigPath },
     leaderElection: { leaderElect: false },
   }, null, 2) + '\n';
+}
+
+export interface MetricsServerLayout {
+  /** Its identity's kubeconfig: for the API server, for delegated authn/authz and for the kubelets. */
+  kubeconfig: string;
+  address: string;
+  port: number;
+  serving: { certPath: string; keyPath: string };
+  /** How often it scrapes every kubelet (at least 10s; upstream's manifests use 15s). */
+  metricResolution: string;
+  kubeletRequestTimeout: string;
+}
+
+/** metrics-server outside the cluster, as its manifests run it inside one (docs/control-plane.md). */
+export function metricsServerArgs(layout: MetricsServerLayout): string[] {
+  return [
+    `--kubeconfig=${layout.kubeconfig}`,
+    `--authentication-kubeconfig=${layout.kubeconfig}`,
+    `--authorization-kubeconfig=${layout.kubeconfig}`,
+    `--bind-address=${layout.address}`,
+    `--secure-port=${layout.port}`,
+    `--tls-cert-file=${layout.serving.certPath}`,
+    `--tls-private-key-file=${layout.serving.keyPath}`,
+    // Kubelets serve self-signed certificates (Tether's do unless given one), as in kind and minikube.
+    '--kubelet-insecure-tls',
+    // A virtual node's InternalIP is where its kubelet API listens; its Hostname resolves nowhere.
+    '--kubelet-preferred-address-types=InternalIP',
+    // Each Tether node's kubelet API has a port of its own, which the Node advertises.
+    '--kubelet-use-node-status-port',
+    `--metric-resolution=${layout.metricResolution}`,
+    `--kubelet-request-timeout=${layout.kubeletRequestTimeout}`,
+  ];
 }

@@ -3,11 +3,9 @@
  * modules, cached by version); this module runs it once per process, passing its progress lines
  * through to stderr, and honours TETHER_KUBE_BIN_DIR for binaries built or downloaded elsewhere.
  */
-import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { findRepoFile, runBuildScript } from './buildScript.js';
 
 export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
 export type KubeBinary = (typeof COMPONENTS)[number];
@@ -32,7 +30,7 @@ export function binariesIn(dir: string): KubeBinaries {
 async function locate(): Promise<KubeBinaries> {
   const preset = process.env.TETHER_KUBE_BIN_DIR;
   if (preset && (await allExecutable(binariesIn(preset)))) return binariesIn(preset);
-  return binariesIn(await runBuildScript());
+  return binariesIn(await runBuildScript(findBuildScript()));
 }
 
 async function allExecutable(binaries: KubeBinaries): Promise<boolean> {
@@ -44,27 +42,7 @@ async function allExecutable(binaries: KubeBinaries): Promise<boolean> {
   }
 }
 
-function runBuildScript(): Promise<string> {
-  const script = findBuildScript();
-  return new Promise((resolvePath, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (stdout += chunk));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const dir = stdout.trim().split('\n').pop();
-      if (code === 0 && dir) resolvePath(dir);
-      else reject(new Error(`${script} failed (exit ${code}); its progress and errors are on stderr above`));
-    });
-  });
-}
-
 /** tools/kube/build.sh, found by walking up from this file (works from src/ and from dist/src/). */
-export function findBuildScript(from = dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'tools', 'kube', 'build.sh');
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`tools/kube/build.sh not found above ${resolve(from)}`);
-  }
+export function findBuildScript(from?: string): string {
+  return findRepoFile(join('tools', 'kube', 'build.sh'), from);
 }

@@ -1,6 +1,6 @@
 /**
  * The kubelet's resource metrics, from a provider's StatsSummary:
- *   /stats/summary      the summary as JSON (stats/v1alpha1 shape, `node.nodeName` filled in);
+ *   /stats/summary      the kubelet's stats/v1alpha1 Summary JSON (providers/kubeletSummary.ts);
  *   /metrics/resource   the Prometheus text metrics-server scrapes (node_, pod_ and container_
  *                       cpu_usage_seconds_total and memory_working_set_bytes,
  *                       container_start_time_seconds, resource_scrape_error), each sample with
@@ -8,16 +8,15 @@
  * A provider that reports only a usage rate gets a cumulative CPU counter of rate × time since
  * start (steady usage), which is what metrics-server differentiates back into a rate.
  */
+import { cumulativeCpu, toKubeletSummary, type KubeletSummary } from '../providers/kubeletSummary.js';
 import type { StatsSummary, UsageStats } from '../providers/provider.js';
 
-export function summaryForNode(summary: StatsSummary, nodeName: string): StatsSummary & { node: { nodeName: string } } {
-  return { ...summary, node: { nodeName, ...summary.node } };
+export function summaryForNode(summary: StatsSummary, nodeName: string): KubeletSummary {
+  return toKubeletSummary(summary, nodeName);
 }
 
 function cpuSeconds(usage: UsageStats, startTime: string): number {
-  if (usage.usageCoreNanoSeconds !== undefined) return usage.usageCoreNanoSeconds / 1e9;
-  const seconds = Math.max(0, (Date.parse(usage.time) - Date.parse(startTime)) / 1000);
-  return (usage.usageNanoCores * seconds) / 1e9;
+  return cumulativeCpu(usage, startTime) / 1e9;
 }
 
 function escapeLabel(value: string): string {

@@ -45,6 +45,9 @@ export interface SandboxState {
   introspectionUrl: string | null;
   introspectionUnavailable?: string;
   demo?: { namespace: string; deployment: string; service: string; replicas: number };
+  /** metrics-server in the host cluster (`kubectl top`), or why there is none. */
+  metricsServer?: { pid: number; log: string };
+  metricsServerUnavailable?: string;
 }
 
 export function stateFile(stateDir: string): string {
@@ -67,11 +70,11 @@ export function writeState(state: SandboxState): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** Every process id the state names (supervisor, control-plane components, Tether instances). */
+/** Every process id the state names (supervisor, control-plane components, Tether instances, metrics-server). */
 export function recordedPids(state: SandboxState): number[] {
   const clusters = Object.values(state.clusters ?? {}).flatMap((c) => Object.values(c?.pids ?? {}));
   const tethers = Object.values(state.tether ?? {}).map((t) => t?.pid ?? 0);
-  return [state.supervisorPid, ...clusters, ...tethers].filter((pid) => pid > 0);
+  return [state.supervisorPid, ...clusters, ...tethers, state.metricsServer?.pid ?? 0].filter((pid) => pid > 0);
 }
 
 export function absoluteStateDir(dir: string | undefined): string {

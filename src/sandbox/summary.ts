@@ -47,7 +47,14 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
           `  ${hostK} logs -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} --tail=5`,
           `  ${hostK} exec -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- cat ${DEMO_CONFIG_DIR}/greeting`,
           `  ${hostK} exec -it -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- sh     (a simulated shell: echo, env, cat, ls, hostname, exit)`,
-          '  (port-forward and kubectl top: not yet)',
+          '  (port-forward: not yet)',
+          ...(state.metricsServer
+            ? [
+                'Usage through metrics-server (host Tether → the remote nodes\' /stats/summary through the remote API server):',
+                `  ${hostK} top pod -n ${ns}`,
+                `  ${hostK} top node`,
+              ]
+            : [`kubectl top: unavailable (${state.metricsServerUnavailable ?? 'metrics-server is not running'}).`]),
         ]
       : ['kubectl logs and exec: unavailable: the API server refuses to proxy to a loopback node address, and network namespaces need root.']),
     `State: ${rel(state.stateDir)}/state.json   Tether logs: ${rel(state.tether?.host?.log)}, ${rel(state.tether?.remote?.log)}`,

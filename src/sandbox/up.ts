@@ -1,7 +1,8 @@
 /**
  * Bringing the sandbox up, step by step, with a progress line per step: the control-plane binaries
  * (built on first use, about 7 minutes), network namespaces when root, a host and a remote cluster,
- * the two Tether instances, the demo. Everything started is torn down by `teardown()`, also when a
+ * the two Tether instances, metrics-server in the host cluster (when built and with network
+ * namespaces), the demo. Everything started is torn down by `teardown()`, also when a
  * step fails half-way.
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { join } from 'node:path';
 import type { Cluster } from '../harness/controlPlane.js';
 import { startCluster } from '../harness/controlPlane.js';
 import { kubeBinaries } from '../harness/kubeBinaries.js';
+import { startMetricsServer, type MetricsServer } from '../harness/metricsServer.js';
+import { metricsServerBinary } from '../harness/metricsServerBinary.js';
 import { createNetworkNamespace, networkNamespaceSupport, type NetworkNamespace } from '../harness/networkNamespace.js';
 import { GiveUp, waitFor } from '../harness/poll.js';
 import { deployDemo, DEMO } from './demo.js';
@@ -29,6 +32,7 @@ export class Sandbox {
   private readonly clusters: Cluster[] = [];
   private readonly instances: Instance[] = [];
   private readonly namespaces: NetworkNamespace[] = [];
+  private metricsServer: MetricsServer | undefined;
   private down = false;
   private readonly reported = new Set<string>();
 
@@ -97,6 +101,7 @@ export class Sandbox {
     writeState(this.state);
     await Promise.all([this.nodeReady(remote, REMOTE_WORKER, worker), this.nodeReady(host, VIRTUAL_NODE, offloader)]);
     progress(`tether: both nodes Ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    await this.startMetricsServer(host, hostNs);
 
     progress(`demo: a Deployment '${DEMO.deployment}' of ${DEMO.replicas} replicas and a Service in namespace '${DEMO.namespace}' of the host cluster`);
     await deployDemo(host, VIRTUAL_NODE);
@@ -128,10 +133,35 @@ export class Sandbox {
     } catch {
       // the state dir may already be gone
     }
-    await Promise.all(this.instances.map((i) => i.process.stop(8_000)));
+    await Promise.all([...this.instances.map((i) => i.process.stop(8_000)), this.metricsServer?.process.stop(5_000)]);
     await Promise.all(this.clusters.map((c) => c.stop({ keepDir: true })));
     await Promise.all(this.namespaces.map((n) => n.remove()));
     if (!options.keepStateDir) rmSync(this.options.stateDir, { recursive: true, force: true });
+  }
+
+  /**
+   * metrics-server in the host cluster, for `kubectl top` (through the Kubernetes provider's stats):
+   * only when it is already built (the sandbox does not wait minutes for it) and with network
+   * namespaces (the API server dials it at a non-loopback address). Not fatal: the summary says why not.
+   */
+  private async startMetricsServer(host: Cluster, hostNs: NetworkNamespace | undefined): Promise<void> {
+    const { progress } = this.options;
+    const binary = hostNs ? await metricsServerBinary({ cachedOnly: true }) : undefined;
+    if (!hostNs || !binary?.available) {
+      this.state.metricsServerUnavailable = binary?.available === false ? binary.reason : 'it needs network namespaces (a non-loopback address the API server dials)';
+      progress(`metrics-server: not started (${this.state.metricsServerUnavailable})`);
+      return;
+    }
+    progress(`metrics-server: starting in the host cluster at ${hostNs.hostAddress} (APIService v1beta1.metrics.k8s.io)`);
+    try {
+      this.metricsServer = await startMetricsServer(host, { address: hostNs.hostAddress, binary: binary.path, metricResolution: '15s' });
+      this.state.metricsServer = { pid: this.metricsServer.process.pid, log: this.metricsServer.logPath };
+      progress('metrics-server: Available (kubectl top shows usage after two scrapes, about 30 s)');
+    } catch (error) {
+      this.state.metricsServerUnavailable = `metrics-server did not start: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
+      progress(`metrics-server: not started (${this.state.metricsServerUnavailable})`);
+    }
+    writeState(this.state);
   }
 
   private async networkNamespaces(): Promise<[NetworkNamespace | undefined, NetworkNamespace | undefined]> {

@@ -65,6 +65,27 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
     t.equal(shown.stdout, 'Hello from the host cluster\n', 'exec goes host API server → host Tether → remote API server → remote Tether → simulated provider');
   }
 
+  if (state.metricsServer) {
+    // The virtual node's usage comes from the Kubernetes provider: the remote worker's /stats/summary through the remote API server.
+    const printed = (suffix: string): string | undefined => up.stdout.split('\n').map((l) => l.trim()).find((l) => l.endsWith(suffix));
+    const topPod = printed('top pod -n demo');
+    const topNode = printed('top node');
+    t.ok(topPod && topNode, 'ready-to-paste kubectl top commands are printed');
+    const pods = await waitFor('kubectl top pod shows the three demo pods', async () => {
+      const out = await sh('sh', ['-c', topPod ?? 'false']).then((r) => r.stdout, () => '');
+      const rows = out.trim().split('\n').slice(1).filter((l) => /^hello-\S+\s+\d+m\s+\d+Mi/.test(l));
+      return rows.length === 3 ? rows : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 2_000 });
+    t.ok(pods.every((row) => /^hello-\S+\s+(9|10|11)m\s+32Mi/.test(row)), `the simulated provider's usage (10m, 32Mi without requests), in host pod names:\n${pods.join('\n')}`);
+    const nodes = await waitFor('kubectl top node shows the virtual node', async () => {
+      const out = await sh('sh', ['-c', topNode ?? 'false']).then((r) => r.stdout, () => '');
+      return /^tether-remote\s+\d+m/m.test(out) ? out : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 2_000 });
+    t.match(nodes, /^tether-remote\s+(29|30|31)m\s+\S+\s+96Mi/m, 'the sum of its three pods');
+  } else {
+    t.comment(`kubectl top not checked: ${state.metricsServerUnavailable ?? 'no metrics-server'}`);
+  }
+
   const pids = recordedPids(state);
   const down = await runCli(['sandbox', '--down', '--state-dir', stateDir]);
   t.equal(down.code, 0, down.stderr);

@@ -30,6 +30,9 @@ void t.test('cluster credentials: a CA, a serving cert with the SANs, admin in s
   t.match(serving, /TLS Web Server Authentication/);
   t.match(await text(creds.admin.certPath), /Subject: CN=tether-admin,O=system:masters/);
   await run('openssl', ['verify', '-CAfile', creds.ca.certPath, creds.serving.certPath, creds.admin.certPath]);
+  t.match(await text(creds.frontProxyClient.certPath), /Subject: CN=front-proxy-client/);
+  await run('openssl', ['verify', '-CAfile', creds.frontProxyCa.certPath, creds.frontProxyClient.certPath]);
+  await t.rejects(run('openssl', ['verify', '-CAfile', creds.ca.certPath, creds.frontProxyClient.certPath]), 'the front proxy has a CA of its own');
   const node = await mintClientCertificate(creds.ca, dir, { user: 'system:node:n1', groups: ['system:nodes'] });
   t.match(await text(node.certPath), /Subject: CN=system:node:n1,O=system:nodes/);
   const tokens = await readFile(creds.tokenFilePath, 'utf8');

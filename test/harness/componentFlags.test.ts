@@ -1,12 +1,13 @@
 import t from 'tap';
 import type { ClusterCredentials } from '../../src/harness/certificates.js';
 import {
-  apiserverArgs, controllerManagerArgs, etcdArgs, schedulerArgs, schedulerConfig, TEST_NODE_LIFECYCLE, type ClusterLayout,
+  apiserverArgs, controllerManagerArgs, etcdArgs, metricsServerArgs, schedulerArgs, schedulerConfig, TEST_NODE_LIFECYCLE, type ClusterLayout,
 } from '../../src/harness/componentFlags.js';
 
 const pair = (n: string): { certPath: string; keyPath: string } => ({ certPath: `/c/${n}.crt`, keyPath: `/c/${n}.key` });
 const credentials: ClusterCredentials = {
   dir: '/c', ca: pair('ca'), serving: pair('apiserver'), admin: pair('admin'), kubeletClient: pair('kubelet-client'),
+  frontProxyCa: pair('front-proxy-ca'), frontProxyClient: pair('front-proxy-client'),
   serviceAccountKeyPath: '/c/sa.key', serviceAccountPublicKeyPath: '/c/sa.pub', tokenFilePath: '/c/tokens.csv', adminToken: 't', tokens: [],
 };
 const layout: ClusterLayout = {
@@ -33,6 +34,14 @@ void t.test('the API server uses client-cert and token auth, Node+RBAC, and no e
   t.ok(apiserverArgs({ ...layout, apiserverBindAddress: '0.0.0.0' }).includes('--bind-address=0.0.0.0'));
 });
 
+void t.test('the API server runs the aggregation layer: requestheader CA, front-proxy client certificate, endpoint routing', async (t) => {
+  const args = apiserverArgs(layout);
+  for (const flag of ['--requestheader-client-ca-file=/c/front-proxy-ca.crt', '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--proxy-client-cert-file=/c/front-proxy-client.crt',
+    '--proxy-client-key-file=/c/front-proxy-client.key', '--enable-aggregator-routing=true']) t.ok(args.includes(flag), flag);
+});
+
 void t.test('the controller manager runs every controller, without leader election, with test node timings', async (t) => {
   const args = controllerManagerArgs(layout);
   for (const flag of ['--controllers=*', '--leader-elect=false', '--secure-port=1004', '--kubeconfig=/d/cm.kubeconfig',
@@ -47,4 +56,14 @@ void t.test('the scheduler reads a config file without leader election', async (
     apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'KubeSchedulerConfiguration',
     clientConnection: { kubeconfig: '/d/s.kubeconfig' }, leaderElection: { leaderElect: false },
   });
+});
+
+void t.test('metrics-server runs as its identity, on its address, scraping kubelets at InternalIP and their advertised port', async (t) => {
+  const args = metricsServerArgs({
+    kubeconfig: '/d/ms.kubeconfig', address: '10.213.0.1', port: 4443, serving: pair('ms'), metricResolution: '10s', kubeletRequestTimeout: '5s',
+  });
+  for (const flag of ['--kubeconfig=/d/ms.kubeconfig', '--authentication-kubeconfig=/d/ms.kubeconfig', '--authorization-kubeconfig=/d/ms.kubeconfig',
+    '--bind-address=10.213.0.1', '--secure-port=4443', '--tls-cert-file=/c/ms.crt', '--tls-private-key-file=/c/ms.key',
+    '--kubelet-preferred-address-types=InternalIP', '--kubelet-use-node-status-port', '--kubelet-insecure-tls',
+    '--metric-resolution=10s', '--kubelet-request-timeout=5s']) t.ok(args.includes(flag), flag);
 });

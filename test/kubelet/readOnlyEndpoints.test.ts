@@ -35,8 +35,26 @@ const summary: StatsSummary = {
   }],
 };
 
-t.test('/stats/summary names the node', async (t) => {
-  t.match(summaryForNode(summary, 'vk-1'), { node: { nodeName: 'vk-1', usage: { usageNanoCores: 100_000_000 } }, pods: [{ podRef: { name: 'web' } }] });
+t.test('/stats/summary is the kubelet\'s stats/v1alpha1 Summary: the node named, cpu and memory apart', async (t) => {
+  const at = '2026-01-01T00:01:40Z';
+  t.same(summaryForNode(summary, 'vk-1'), {
+    node: {
+      nodeName: 'vk-1', startTime: '2026-01-01T00:00:00Z',
+      cpu: { time: at, usageNanoCores: 100_000_000, usageCoreNanoSeconds: 10_000_000_000 },
+      memory: { time: at, workingSetBytes: 1000 },
+    },
+    pods: [{
+      podRef: { namespace: 'shop', name: 'web', uid: 'host-uid' },
+      startTime: '2026-01-01T00:00:00Z',
+      cpu: { time: at, usageNanoCores: 10_000_000, usageCoreNanoSeconds: 2_500_000_000 },
+      memory: { time: at, workingSetBytes: 64 },
+      containers: [{
+        name: 'app', startTime: '2026-01-01T00:00:10Z',
+        cpu: { time: at, usageNanoCores: 10_000_000, usageCoreNanoSeconds: 900_000_000 },
+        memory: { time: at, workingSetBytes: 64 },
+      }],
+    }],
+  });
 });
 
 t.test('/metrics/resource: the kubelet\'s families, cumulative CPU (given, or rate × time since start), timestamps in ms', async (t) => {

@@ -5,7 +5,8 @@
 #
 # Output: $TETHER_METRICS_SERVER_BIN_DIR, default ~/.cache/tether/metrics-server/<version>/, holding
 # `metrics-server`. A `.complete` stamp makes a second run a no-op. Progress goes to stderr; the
-# bin dir is the only stdout line.
+# bin dir is the only stdout line. With `--cached-only` it never builds: exit 3 if not built yet
+# (the sandbox uses metrics-server only when it is already there).
 set -euo pipefail
 
 VERSION="${TETHER_METRICS_SERVER_VERSION:-v0.8.0}"
@@ -18,6 +19,10 @@ if [[ -f "$BIN_DIR/.complete" && -x "$BIN_DIR/metrics-server" ]]; then
   say "metrics-server $VERSION already in $BIN_DIR"
   echo "$BIN_DIR"
   exit 0
+fi
+if [[ "${1:-}" == "--cached-only" ]]; then
+  say "metrics-server $VERSION is not built yet (run tools/metrics-server/build.sh; a cold build takes minutes)"
+  exit 3
 fi
 command -v go >/dev/null || { say "error: the go tool is not on PATH (Go >= 1.24 is needed to build metrics-server)"; exit 1; }
 started=$SECONDS

@@ -10,6 +10,7 @@
  *   events     ← remote pod Events (remoteEvents.ts) → onRemoteEvent
  *   node       ← /readyz, remote nodes and pods (remoteNode.ts, capacity.ts)
  *   logs       ← the remote API server (remoteLogs.ts)
+ *   stats      ← the remote nodes' kubelet summaries, owned pods only (remoteStats.ts)
  *
  * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
  * informer) and `stop()`. Every method rejects only with classified provider errors
@@ -33,6 +34,7 @@ import type {
   ProviderPart,
   WriteFencedProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
+  StatsProvider, StatsSummary,
 } from '../provider.js';
 import { ClusterClient } from './clusterClient.js';
 import { toHostPod, type HostViewOptions } from './hostView.js';
@@ -51,10 +53,11 @@ import { relayRemoteStream } from './remoteStreams.js';
 import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
+import { RemoteStats } from './remoteStats.js';
 import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
+export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -67,6 +70,7 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   private readonly pods: RemotePods;
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
+  private readonly stats: RemoteStats;
   private readonly view: HostViewOptions;
   private readonly rule: OwnershipRule;
   private started = false;
@@ -124,6 +128,7 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
         this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
     });
+    this.stats = new RemoteStats({ remote: this.remote, rule: this.rule, owned: () => this.pods.list(), clock: this.clock, log: this.log });
     this.node = new RemoteNode({
       remote: this.remote, isOwnPod: (pod) => ownershipOf(pod, this.rule).owned,
       ...(o.pingTimeoutMs !== undefined ? { pingTimeoutMs: o.pingTimeoutMs } : {}),
@@ -361,6 +366,13 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
 
   nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> {
     return this.node.nodeInfo(signal);
+  }
+
+  /** The offloaded pods' usage as the remote kubelets report it, in host identities (remoteStats.ts). */
+  async getStatsSummary(signal?: AbortSignal): Promise<StatsSummary> {
+    this.start();
+    await this.pods.waitForSync(signal);
+    return this.stats.summary(signal);
   }
 
   async getContainerLogs(
