@@ -26,13 +26,15 @@ const MAX_DATA_FRAME = 64 * 1024;
 /** Bytes buffered for a stream's reader before the WebSocket is paused. */
 const READ_HIGH_WATER = 256 * 1024;
 
-export class StreamClosedError extends Error {}
+export class StreamClosedError extends Error {
+  override readonly name = 'StreamClosedError';
+}
 
 export interface SpdyStream {
   readonly id: number;
   /** The headers of its SYN_STREAM (server side) or SYN_REPLY (client side). */
   readonly headers: Headers;
-  /** What the peer sends, until its FIN; ends early (without error) on a reset or a lost connection. */
+  /** What the peer sends, until its FIN; ends early (without error) on a reset or a lost this. */
   readonly input: AsyncIterable<Buffer>;
   /** One or more DATA frames; rejects StreamClosedError once the stream is reset or the connection gone. */
   write(chunk: Buffer): Promise<void>;
@@ -151,7 +153,7 @@ export class SpdyConnection {
       });
     });
     const entries = [...headers];
-    this.enqueue(async () => encodeSynStream(id, await this.compressor.compress(entries)));
+    void this.enqueue(async () => encodeSynStream(id, await this.compressor.compress(entries))).catch(() => undefined);
     try {
       await replied;
     } catch (error) {
@@ -165,7 +167,7 @@ export class SpdyConnection {
   close(code = CLOSE_NORMAL, reason = ''): void {
     if (this.ended) return;
     this.ended = true;
-    this.enqueue(() => encodeGoaway(this.lastPeerStreamId, code === CLOSE_NORMAL ? GOAWAY.ok : GOAWAY.protocolError));
+    void this.enqueue(() => encodeGoaway(this.lastPeerStreamId, code === CLOSE_NORMAL ? GOAWAY.ok : GOAWAY.protocolError)).catch(() => undefined);
     void this.outbound.finally(() => {
       if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(code, reason);
       // A peer that never answers the close is cut off.
@@ -220,7 +222,6 @@ export class SpdyConnection {
       stream: undefined as unknown as SpdyStream,
     };
     const closedError = (): StreamClosedError => new StreamClosedError(`stream ${id} is closed`);
-    const connection = this;
     const stream: SpdyStream = {
       id,
       headers,
@@ -229,28 +230,28 @@ export class SpdyConnection {
         return state.reset;
       },
       done,
-      async write(chunk) {
+      write: async (chunk) => {
         await ready;
         if (state.reset || state.localClosed) throw closedError();
         for (let at = 0; at < chunk.length; at += MAX_DATA_FRAME) {
           const part = chunk.subarray(at, at + MAX_DATA_FRAME);
-          await connection.enqueue(() => {
+          await this.enqueue(() => {
             if (state.reset) throw closedError();
             return encodeData(id, part);
           });
         }
       },
-      async end() {
+      end: async () => {
         await ready;
         if (state.reset || state.localClosed) return;
         state.localClosed = true;
-        await connection.enqueue(() => encodeData(id, Buffer.alloc(0), true)).catch(() => undefined);
+        await this.enqueue(() => encodeData(id, Buffer.alloc(0), true)).catch(() => undefined);
         if (state.remoteClosed) state.settle();
       },
-      reset(status = RST.cancel) {
-        if (state.reset || !connection.streams.has(id)) return;
-        void connection.enqueue(() => encodeRstStream(id, status)).catch(() => undefined);
-        connection.abort(state);
+      reset: (status = RST.cancel) => {
+        if (state.reset || !this.streams.has(id)) return;
+        void this.enqueue(() => encodeRstStream(id, status)).catch(() => undefined);
+        this.abort(state);
       },
     };
     (state as { stream: SpdyStream }).stream = stream;

@@ -11,7 +11,9 @@ import { SPDY3_DICTIONARY } from './dictionary.js';
 
 export type Headers = ReadonlyMap<string, readonly string[]>;
 
-export class HeaderBlockError extends Error {}
+export class HeaderBlockError extends Error {
+  override readonly name = 'HeaderBlockError';
+}
 
 export interface HeaderLimits {
   /** Largest inflated block; default 256 KiB (kubectl's blocks are under 100 bytes). */
