@@ -14,9 +14,6 @@ export type PortForwardStream =
   | { readonly ok: true; readonly streamType: PortForwardStreamType; readonly port: number; readonly requestId: string }
   | { readonly ok: false; readonly reason: string };
 
-/** The subprotocol kubectl offers (client-go's SPDY-over-WebSocket tunnelling dialer). */
-export const PORT_FORWARD_TUNNEL_PROTOCOL = 'SPDY/3.1+portforward.k8s.io';
-
 export function readPortForwardStream(headers: Headers, streamId: number): PortForwardStream {
   const portText = headerValue(headers, 'port');
   if (portText === undefined || portText === '') return { ok: false, reason: '"port" header is required' };

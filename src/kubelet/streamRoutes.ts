@@ -14,13 +14,15 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Pod } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
+import {
+  answerWithTunnelProtocol, offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelRequest,
+} from '../lib/spdy/tunnelProtocol.js';
 import { classify, isClassified } from '../providers/errors.js';
 import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { CHANNEL_PROTOCOLS, selectChannelProtocol } from './channelProtocol.js';
 import { InvalidStreamRequest, parseStreamOptions, streamTarget, type StreamTarget } from './streamRequest.js';
 import { runPortForwardSession } from './portForwardSession.js';
-import { PORT_FORWARD_TUNNEL_PROTOCOL } from './portForwardStream.js';
 import { runStreamSession } from './streamSession.js';
 
 export interface StreamRouteOptions {
@@ -91,10 +93,8 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     noServer: true, maxPayload, perMessageDeflate: false,
     handleProtocols: (offered) => selectChannelProtocol(offered) ?? false,
   });
-  const tunnelWss = new WebSocketServer({
-    noServer: true, maxPayload, perMessageDeflate: false,
-    handleProtocols: (offered) => (offered.has(PORT_FORWARD_TUNNEL_PROTOCOL) ? PORT_FORWARD_TUNNEL_PROTOCOL : false),
-  });
+  const tunnelWss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
+  answerWithTunnelProtocol(tunnelWss);
 
   async function checkPod(target: StreamTarget): Promise<void> {
     const where = `${target.namespace}/${target.pod}`;
@@ -133,13 +133,14 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   }
 
   async function preparePortForward(req: IncomingMessage, target: StreamTarget, release: () => void): Promise<(socket: Duplex, head: Buffer) => void> {
-    if (!offeredProtocols(req).includes(PORT_FORWARD_TUNNEL_PROTOCOL)) {
+    if (!offersTunnelProtocol(req)) {
       throw new HttpRefusal(400, `Tether's kubelet API (node ${options.nodeName}) serves port-forward as SPDY tunnelled in a WebSocket ` +
         `(subprotocol ${PORT_FORWARD_TUNNEL_PROTOCOL}, what kubectl 1.31+ sends); offered: ${offeredProtocols(req).join(', ') || 'none'}`);
     }
     const provider = options.provider;
     if (!isPortForwardProvider(provider)) throw new HttpRefusal(501, `the provider of node ${options.nodeName} does not forward ports`);
     await checkPod(target);
+    prepareTunnelRequest(req);
     const { namespace, pod } = target;
     return launch(tunnelWss, req, release, (ws) => runPortForwardSession({
       socket: ws,
