@@ -24,6 +24,7 @@ import { invalidInput, notFound, transient } from '../errors.js';
 import { namespaceRefusal, podSecurityLabels, policyViolations } from './podPolicy.js';
 import type {
   AttachProvider,
+  PortForwardProvider,
   ContainerRef,
   ContainerStreams,
   ExecProvider,
@@ -41,12 +42,13 @@ import { Reflector } from './reflector.js';
 import { RemoteEvents } from './remoteEvents.js';
 import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
 import { streamRemoteLogs } from './remoteLogs.js';
+import { relayRemotePortForward } from './remotePortForward.js';
 import { relayRemoteStream } from './remoteStreams.js';
 import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, WriteFencedProvider, Lifecycle {
+export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, WriteFencedProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -340,6 +342,14 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
     const path = await this.remoteStreamPath(target, 'attach', streams, [], signal);
     return relayRemoteStream(this.remote.kubeConfig, path, streams, `attach to remote pod of ${target.namespace}/${target.pod}`, signal);
+  }
+
+  /** One forwarded connection to the remote pod's port through the remote API server. */
+  async portForward(namespace: string, podName: string, port: number, connection: Parameters<PortForwardProvider['portForward']>[3], signal?: AbortSignal): Promise<void> {
+    const pod = await this.getPod(namespace, podName, signal);
+    if (!pod) throw notFound(`pod ${namespace}/${podName} is not offloaded by virtual node ${this.o.nodeName}`);
+    const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, port };
+    await relayRemotePortForward(this.remote.kubeConfig, target, connection, `port-forward to remote pod of ${namespace}/${podName}`, signal);
   }
 
   private async remoteStreamPath(
