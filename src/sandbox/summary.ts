@@ -1,8 +1,11 @@
 /** What the sandbox prints once it is up: where things are and what to paste. */
 import { relative } from 'node:path';
 import type { SandboxState } from './state.js';
-import { DEMO_CONFIG_DIR } from './demo.js';
+import { DEMO_CONFIG_DIR, DEMO_PORT } from './demo.js';
 import { REMOTE_WORKER, VIRTUAL_NODE } from './topology.js';
+
+/** The local port of the printed port-forward command (`:80` instead lets kubectl pick a free one). */
+export const PORT_FORWARD_LOCAL_PORT = 8080;
 
 export function summary(state: SandboxState, how: { detached: boolean; stateDirArg: string }): string {
   const kubectl = state.kubectl ?? 'kubectl';
@@ -44,7 +47,8 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
           `  ${hostK} logs -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} --tail=5`,
           `  ${hostK} exec -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- cat ${DEMO_CONFIG_DIR}/greeting`,
           `  ${hostK} exec -it -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- sh     (a simulated shell: echo, env, cat, ls, hostname, exit)`,
-          '  (port-forward and kubectl top: not yet)',
+          `  ${hostK} port-forward -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} ${PORT_FORWARD_LOCAL_PORT}:${DEMO_PORT}     (then, in another shell: curl -s http://127.0.0.1:${PORT_FORWARD_LOCAL_PORT}/)`,
+          '  (kubectl top: not yet)',
         ]
       : ['kubectl logs and exec: unavailable: the API server refuses to proxy to a loopback node address, and network namespaces need root.']),
     `State: ${rel(state.stateDir)}/state.json   Tether logs: ${rel(state.tether?.host?.log)}, ${rel(state.tether?.remote?.log)}`,
