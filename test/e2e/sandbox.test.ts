@@ -59,12 +59,17 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
     const portForward = up.stdout.split('\n').map((l) => l.trim()).find((l) => / port-forward -n demo deploy\/hello /.test(l));
     t.ok(portForward, 'a ready-to-paste kubectl port-forward command is printed');
     // The printed command's fixed local port may be taken here: ':80' lets kubectl pick one.
-    const command = (portForward ?? 'false').replace(/ \d+:(\d+)\s.*$/, ' :$1');
-    const child = spawn('sh', ['-c', `exec ${command}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [assignment = '', binary = 'false', ...args] = (portForward ?? '').replace(/ \d+:(\d+)\s.*$/, ' :$1').split(/\s+/);
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: assignment.replace(/^KUBECONFIG=/, '') } });
     t.teardown(() => void child.kill('SIGTERM'));
     let out = '';
+    let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const local = await waitFor('kubectl port-forward listens', () => /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1], { timeoutMs: 30_000, intervalMs: 100 });
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const local = await waitFor('kubectl port-forward listens', () => {
+      if (child.exitCode !== null) throw new Error(`kubectl port-forward exited ${child.exitCode}: ${err}`);
+      return /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1];
+    }, { timeoutMs: 30_000, intervalMs: 100 });
     const answer = await fetch(`http://127.0.0.1:${local}/through-the-sandbox`);
     t.equal(answer.status, 200);
     t.match(await answer.text(), /^Hello from pod demo-sandbox\/hello-\S+, container web, port 80 \(Tether simulated provider\): GET \/through-the-sandbox\n$/,

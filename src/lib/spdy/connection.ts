@@ -73,6 +73,8 @@ interface StreamState {
   remoteClosed: boolean;
   reset: boolean;
   replied: boolean;
+  /** This stream's reader is behind, and has paused the socket. */
+  pausing: boolean;
   settle(): void;
   /** Server role: resolves once the SYN_REPLY is queued, so no write overtakes it. */
   readonly ready: Promise<void>;
@@ -214,7 +216,7 @@ export class SpdyConnection {
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     const incoming = new PassThrough({ highWaterMark: READ_HIGH_WATER });
     const state: StreamState = {
-      incoming, localClosed: false, remoteClosed: false, reset: false, replied: false, ready, markReady,
+      incoming, localClosed: false, remoteClosed: false, reset: false, replied: false, pausing: false, ready, markReady,
       settle: () => {
         this.streams.delete(id);
         settle();
@@ -346,16 +348,18 @@ export class SpdyConnection {
     const state = this.streams.get(id);
     // Data for a stream that has ended (or never was) is dropped, as spdystream does.
     if (!state || state.reset || state.remoteClosed) return;
-    if (data.length > 0 && !state.incoming.write(data)) {
+    if (data.length > 0 && !state.incoming.write(data) && !state.pausing) {
+      // No flow control in SPDY as spdystream speaks it: a slow reader holds the whole socket.
+      state.pausing = true;
       this.pause();
-      state.incoming.once('drain', () => this.resume());
+      const release = (): void => {
+        if (!state.pausing) return;
+        state.pausing = false;
+        this.resume();
+      };
+      state.incoming.once('drain', release);
       // A reader that stops reading for good (the stream ends) must not keep the socket paused.
-      void state.stream.done.then(() => {
-        if (state.incoming.listenerCount('drain') > 0) {
-          state.incoming.removeAllListeners('drain');
-          this.resume();
-        }
-      });
+      void state.stream.done.then(release);
     }
     if (fin) this.remoteFin(state);
   }

@@ -164,3 +164,23 @@ t.test('an abrupt close ends every stream on both sides', async (t) => {
   await t.rejects(clientSide.openStream([['n', '3']]), StreamClosedError);
   t.equal(await readAll(accepted[0] as SpdyStream), '');
 });
+
+t.test('a reader that falls behind holds the socket (no flow control) until it is reset', async (t) => {
+  const { client, server } = await socketPair(t);
+  const accepted: SpdyStream[] = [];
+  const serverSide = new SpdyConnection({ socket: server, role: 'server', onStream: (s) => (accepted.push(s), true) });
+  const clientSide = new SpdyConnection({ socket: client, role: 'client' });
+  const slow = await clientSide.openStream([['n', 'slow']]);
+  const other = await clientSide.openStream([['n', 'other']]);
+  const [slowRemote, otherRemote] = accepted as [SpdyStream, SpdyStream];
+  void slow.write(Buffer.alloc(2 * 1024 * 1024, 'x')).catch(() => undefined);
+  void other.write(Buffer.from('behind the slow one')).then(() => other.end());
+  const otherText = readAll(otherRemote);
+  slowRemote.reset();
+  t.equal(await otherText, 'behind the slow one', 'the other stream\'s data arrives once the slow reader is gone');
+  await otherRemote.end();
+  await other.done;
+  clientSide.close();
+  await serverSide.closed;
+  t.equal(serverSide.openStreams(), 0);
+});
