@@ -5,23 +5,19 @@
  * The simulated provider answers HTTP on each declared containerPort, so an ordinary HTTP GET to
  * kubectl's local port shows the whole path works. Then the Kubernetes provider's relay (how a host
  * Tether forwards to a remote pod) through the same API server, and a port nothing listens on.
- * Network set-up as in kubectlExec.test.ts.
+ * The node is reachable as in kubectlExec.test.ts (test/support/kubeletNode.ts).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import t from 'tap';
-import { createAccessReviewer } from '../../src/adapters/kubernetes/accessReviewClient.js';
-import { silentLogger } from '../../src/adapters/logger.js';
-import { TetherAgent } from '../../src/app/tetherAgent.js';
-import { createNetworkNamespace, networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
-import { startKubeletServer } from '../../src/kubelet/kubeletServer.js';
+import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { classify } from '../../src/providers/errors.js';
 import { relayRemotePortForward } from '../../src/providers/kubernetes/remotePortForward.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
-import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
-import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { startKubeletNode } from '../support/kubeletNode.js';
 
 const support = await networkNamespaceSupport();
 
@@ -41,29 +37,7 @@ function httpGet(port: number, path: string): Promise<{ status: number; body: st
 t.test('kubectl port-forward reaches a simulated pod\'s declared port through the host API server', { skip: support.available ? false : support.reason }, async (t) => {
   const { host } = await useSharedClusters(t);
   reportLogsOnFailure(t, [host]);
-  const ns = await createNetworkNamespace('kpf');
-  t.teardown(() => ns.remove());
-  const nodeName = uniqueNamespace('vn-pf');
-  const provider = new SimulatedProvider({ startLatencyMs: 200, stopLatencyMs: 100 });
-  const kubelet = await startKubeletServer({
-    nodeName,
-    provider,
-    reviewer: createAccessReviewer(host.kubeConfig()),
-    clientCA: readFileSync(host.describe().caCertPath, 'utf8'),
-    address: ns.hostAddress,
-    port: 0,
-  });
-  t.teardown(() => kubelet.stop());
-  const agent = TetherAgent.start({
-    host: { kind: 'file', path: host.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
-  });
-  t.teardown(async () => {
-    void provider.stop();
-    await agent.stop({ deleteNodes: true });
-  });
-  await waitFor('the node is Ready', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });
+  const { nodeName, kubelet } = await startKubeletNode(t, host, { prefix: 'vn-pf', provider: new SimulatedProvider({ startLatencyMs: 200, stopLatencyMs: 100 }) });
 
   const namespace = await testNamespace(t, host, 'pf');
   await host.kubectl(['apply', '-f', '-'], {

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { AccessReviewer, UserInfo } from '../../src/adapters/kubernetes/accessReview.js';
+import { FakeAccessReviewer } from '../support/fakeAccessReviewer.js';
 import { SpdyConnection, StreamClosedError, type SpdyStream } from '../../src/lib/spdy/connection.js';
 import { runPortForwardSession, type PortForwardSessionOptions } from '../../src/kubelet/portForwardSession.js';
 import { openTunnelSocket } from '../../src/lib/spdy/tunnelProtocol.js';
@@ -24,21 +24,12 @@ const pod = {
   spec: { containers: [{ name: 'app', image: 'x', ports: [{ containerPort: 8080 }] }] },
 };
 
-class FakeReviewer implements AccessReviewer {
-  async reviewToken(token: string): Promise<UserInfo | undefined> {
-    return token === 'good' ? { username: 'alice', groups: [] } : undefined;
-  }
-  async authorize(): Promise<{ allowed: boolean }> {
-    return { allowed: true };
-  }
-}
-
 async function setup(t: Test, streams?: KubeletServerOptions['streams']): Promise<KubeletServer> {
   const provider = new SimulatedProvider({ startLatencyMs: 0 });
   provider.notifyPods(() => undefined);
   await provider.createPod(structuredClone(pod));
   await waitFor('running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
-  const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer: new FakeReviewer(), address: '127.0.0.1', port: 0, ...(streams ? { streams } : {}) });
+  const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer: new FakeAccessReviewer(), address: '127.0.0.1', port: 0, ...(streams ? { streams } : {}) });
   t.teardown(async () => {
     await server.stop();
     void provider.stop();
