@@ -8,6 +8,7 @@
  * abrupt closes that abort the provider and leave no stream behind.
  */
 import { createServer } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -127,6 +128,20 @@ t.test('refusals before the upgrade: unknown pod, other subprotocols, the node\'
   await t.rejects(tunnel(t, url(server, '/portForward/shop/ghost')), { status: 404, message: /pod shop\/ghost does not exist on node vk-1/ });
   await t.rejects(tunnel(t, url(server, '/portForward/shop/web/u2')), { status: 404, message: /does not exist/ }, 'a pod of another UID');
   await t.rejects(tunnel(t, url(server), ['v4.channel.k8s.io']), { status: 400, message: /SPDY\/3.1\+portforward.k8s.io/ });
+  const spdy = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpsRequest(`https://127.0.0.1:${server.port}/portForward/shop/web`, {
+      method: 'POST', rejectUnauthorized: false,
+      headers: { authorization: 'Bearer good', connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'portforward.k8s.io' },
+    }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  t.equal(spdy.status, 400, 'a plain SPDY upgrade (an API server without the gates) is refused');
+  t.match(spdy.body, /SPDY\/3.1\+portforward.k8s.io.*ExtendWebSocketsToKubelet/);
   const held = await tunnel(t, url(server));
   await t.rejects(tunnel(t, url(server)), { status: 429, message: /too many concurrent streams/ });
   held.spdy.close();
