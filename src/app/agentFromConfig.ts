@@ -17,6 +17,7 @@ import { TetherMetrics } from '../observability/metrics.js';
 import { withProviderMetrics } from '../observability/providerMetrics.js';
 import { KubernetesProvider } from '../providers/kubernetes/index.js';
 import { startOperatorServers } from './operatorServers.js';
+import { PodEventForwarder } from './podEventForwarder.js';
 import { createProvider, type ProviderHandle } from './providerFactory.js';
 import { TetherAgent, type AgentNodeSpec } from './tetherAgent.js';
 
@@ -46,9 +47,12 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   const host = hostKubeconfigSource(config.host, options.env ?? process.env);
   const policies = resolveRestartPolicies(config.restartPolicies);
   const handles: ProviderHandle[] = [];
+  const podEvents = config.nodes.map(() => new PodEventForwarder());
   try {
-    for (const node of config.nodes) {
-      handles.push(await createProvider(node.provider, { nodeName: node.name, internalIP: node.internalIP, host, logger: logger.child({ node: node.name }) }));
+    for (const [i, node] of config.nodes.entries()) {
+      handles.push(await createProvider(node.provider, {
+        nodeName: node.name, internalIP: node.internalIP, host, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
+      }));
     }
     const metrics = new TetherMetrics();
     // Providers are timed and counted per call; the agent and the servers see the same wrapper.
@@ -57,6 +61,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       if (h.provider instanceof KubernetesProvider) {
         const provider = h.provider;
         metrics.observeIgnoredRemotePods(config.nodes[i]!.name, () => provider.ignoredRemotePods());
+        metrics.observeServiceReflection(config.nodes[i]!.name, () => provider.serviceReflection());
       }
     });
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
@@ -72,6 +77,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
       ...(leaderElection ? { leaderElection } : {}),
     });
+    config.nodes.forEach((node, i) => podEvents[i]!.bind(agent.eventsOf(node.name)));
     metrics.observe(agent);
     const servers = await startOperatorServers(config, { agent, metrics, host, providers, logger, clock });
     const deadlineMs = config.shutdown?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;

@@ -9,6 +9,7 @@ import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/ku
 import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
+import type { PodEventForwarder } from './podEventForwarder.js';
 import { refusedCredentials } from './remoteKubeconfigPolicy.js';
 import { hostClusterIdFromUid, KubernetesProvider } from '../providers/kubernetes/index.js';
 import type { ClusterSource } from '../providers/kubernetes/index.js';
@@ -28,6 +29,8 @@ export interface ProviderContext {
   readonly internalIP: string;
   readonly host: KubeconfigSource;
   readonly logger: Logger;
+  /** Where a provider's Events about the node's pods go (the node's host EventRecorder). */
+  readonly podEvents?: PodEventForwarder;
 }
 
 /** A configuration the process cannot act on (a Secret that is missing, say): exit code 2. */
@@ -87,6 +90,8 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     ...(config.pingTimeoutMs !== undefined ? { pingTimeoutMs: config.pingTimeoutMs } : {}),
     ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
     ...(config.reflection ? { reflection: config.reflection } : {}),
+    ...(ctx.podEvents ? { onRemoteEvent: ctx.podEvents.record } : {}),
+    ...(config.reflectedKinds !== undefined ? { reflectedKinds: config.reflectedKinds === 'none' ? [] : [...new Set(config.reflectedKinds)] } : {}),
   });
   return handleOf(provider, provider);
 }

@@ -11,6 +11,7 @@
 import { sleep, type Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import { systemClock } from '../adapters/clock.js';
+import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
@@ -174,6 +175,14 @@ export class TetherAgent implements Lifecycle {
 
   static start(options: AgentOptions): TetherAgent {
     return new TetherAgent(options);
+  }
+
+  /**
+   * The node's host EventRecorder (rate-limited, and fenced with its writes under HA), for
+   * providers that report Events about the node's pods (the Kubernetes provider's remote Events).
+   */
+  eventsOf(nodeName: string): EventRecorder | undefined {
+    return this.slots.find((slot) => slot.name === nodeName)?.clients.events;
   }
 
   /** Read-only, for /metrics: each node's finished host API requests by verb and code. */

@@ -91,6 +91,12 @@ export const kubernetesProviderSchema = z.strictObject({
   countVirtualNodes: z.boolean('true or false').optional(),
   pingTimeoutMs: positiveNumber.optional(),
   rateLimit: rateLimit.optional(),
+  /** Which host kinds follow offloaded pods into their remote namespaces (default both; `none`: neither). */
+  reflectedKinds: z.union([
+    z.literal('none'),
+    z.array(z.enum(['Service', 'EndpointSlice'], 'Service or EndpointSlice'), 'a list of kinds')
+      .refine((kinds) => !kinds.includes('EndpointSlice') || kinds.includes('Service'), 'EndpointSlice needs Service (a slice belongs to a reflected Service)'),
+  ], 'none, or a list of Service and EndpointSlice').optional(),
   reflection: z.strictObject({
     sweepMs: positiveNumber.optional(),
     minAgeMs: nonNegativeNumber.optional(),

@@ -17,6 +17,15 @@ const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 export type CallOutcome = 'ok' | 'not-found' | 'invalid-input' | 'transient' | 'error';
 
+/** What a provider reflects into one remote namespace (the Kubernetes provider's Service reflection). */
+export interface ReflectionFigures {
+  readonly namespace: string;
+  readonly services: number;
+  readonly endpointSlices: number;
+  readonly taken: readonly string[];
+  readonly lastError?: string;
+}
+
 export class TetherMetrics {
   readonly registry = new Registry();
   private readonly providerCalls: Counter<'node' | 'method' | 'outcome'>;
@@ -24,6 +33,7 @@ export class TetherMetrics {
   private readonly statusLatency: Histogram<'node'>;
   private agent: AgentView | undefined;
   private readonly ignoredSources = new Map<string, () => number>();
+  private readonly reflectionSources = new Map<string, () => readonly ReflectionFigures[]>();
   private figures: { at: number; value: TreeFigures } | undefined;
   private readonly clock: Clock;
 
@@ -40,6 +50,34 @@ export class TetherMetrics {
     new Gauge({ name: 'tether_remote_pods_ignored_total', help: "Remote pods carrying Tether's marks that are not Tether's (another namespace, host cluster or node), ignored.", labelNames: ['node'], registers, collect() {
       this.reset();
       for (const [node, count] of ignored) this.set({ node }, count());
+    } });
+    this.reflectionGauges(registers);
+  }
+
+  /** A provider's Service reflection, per host namespace, read at scrape time. */
+  observeServiceReflection(node: string, figures: () => readonly ReflectionFigures[]): void {
+    this.reflectionSources.set(node, figures);
+  }
+
+  private reflectionGauges(registers: Registry[]): void {
+    const sources = this.reflectionSources;
+    const each = (fn: (node: string, f: ReflectionFigures) => void): void => {
+      for (const [node, figures] of sources) for (const f of figures()) fn(node, f);
+    };
+    new Gauge({ name: 'tether_reflected_objects', help: 'Host Services and EndpointSlices reflected into the remote namespace, per host namespace.', labelNames: ['node', 'namespace', 'kind'], registers, collect() {
+      this.reset();
+      each((node, f) => {
+        this.set({ node, namespace: f.namespace, kind: 'Service' }, f.services);
+        this.set({ node, namespace: f.namespace, kind: 'EndpointSlice' }, f.endpointSlices);
+      });
+    } });
+    new Gauge({ name: 'tether_reflection_names_taken', help: 'Names Service reflection cannot use: a remote object Tether did not create holds them.', labelNames: ['node', 'namespace'], registers, collect() {
+      this.reset();
+      each((node, f) => this.set({ node, namespace: f.namespace }, f.taken.length));
+    } });
+    new Gauge({ name: 'tether_reflection_failing', help: '1 while the last Service reflection pass of a namespace failed (it is retried with backoff).', labelNames: ['node', 'namespace'], registers, collect() {
+      this.reset();
+      each((node, f) => this.set({ node, namespace: f.namespace }, f.lastError === undefined ? 0 : 1));
     } });
   }
 

@@ -28,16 +28,34 @@ export type ErrorKind = 'not-found' | 'invalid-input' | 'transient';
 
 export interface ErrorOptions {
   readonly cause?: unknown;
+  /**
+   * A CamelCase Event reason naming what went wrong more precisely than the kind, in the
+   * vocabulary tools already know (virtual-kubelet's `MandatoryConfigMapNotFound`, say). Tether
+   * records a Warning Event with it on the pod, besides its own (`ProviderCreateFailed`).
+   */
+  readonly reason?: string;
 }
 
 export class ProviderError extends Error {
   readonly kind: ErrorKind;
+  readonly reason: string | undefined;
 
   constructor(kind: ErrorKind, message: string, options?: ErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProviderError';
     this.kind = kind;
+    this.reason = options?.reason;
   }
+}
+
+/** The Event reason of the outermost ProviderError in the cause chain that carries one. */
+export function eventReasonOf(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
+    if (current instanceof ProviderError && current.reason !== undefined) return current.reason;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 export function notFound(message: string, options?: ErrorOptions): ProviderError {

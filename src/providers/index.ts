@@ -27,6 +27,9 @@
  * `transient(...)` (retried with backoff). HTTP-shaped errors are classified by status code. An
  * unclassified error is a provider bug: the calling pod actor crashes and its supervisor restarts
  * it with backoff. Callers branch on `classify(err)`, walking `cause`, never on message text.
+ * A create failure may carry a precise Event reason (`transient(msg, { reason:
+ * 'MandatorySecretNotFound' })`, virtual-kubelet's vocabulary where it has one): the pod gets a
+ * Warning Event with it beside Tether's own `ProviderCreateFailed` / `ProviderRejected`.
  *
  * ## Lifecycle (src/lib/lifecycle.ts)
  * Concrete providers have the one lifecycle of Tether's long-lived parts: `ready` (a Kubernetes

@@ -2,7 +2,7 @@
 import { relative } from 'node:path';
 import type { SandboxState } from './state.js';
 import { DEMO_CONFIG_DIR, DEMO_PORT } from './demo.js';
-import { REMOTE_WORKER, VIRTUAL_NODE } from './topology.js';
+import { HOST_CLUSTER_ID, REMOTE_WORKER, VIRTUAL_NODE } from './topology.js';
 
 /** The local port of the printed port-forward command (`:80` instead lets kubectl pick a free one). */
 export const PORT_FORWARD_LOCAL_PORT = 8080;
@@ -14,6 +14,8 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
   const ns = state.demo?.namespace ?? 'demo';
   const hostK = `KUBECONFIG=${host?.kubeconfig ?? '?'} ${kubectl}`;
   const remoteK = `KUBECONFIG=${remote?.kubeconfig ?? '?'} ${kubectl}`;
+  // The provider's 'suffix' mapping (providers/kubernetes/namespaceMapping.ts); short names stay as they are.
+  const remoteNs = `${ns}-${HOST_CLUSTER_ID}`;
   const rel = (p: string | undefined): string => {
     if (p === undefined) return '?';
     const r = relative(process.cwd(), p);
@@ -37,6 +39,7 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
     `  ${hostK} get pods -n ${ns} -o wide`,
     `  ${hostK} get nodes -o wide`,
     `  ${remoteK} get pods -A -o wide`,
+    `  ${remoteK} get svc,endpointslices -n ${remoteNs}     (the host's Services, reflected: the offloaded pods reach them by name)`,
     `  ${hostK} scale deployment ${state.demo?.deployment ?? 'hello'} -n ${ns} --replicas=6`,
     '',
     `Introspection: ${state.introspectionUrl ?? `unavailable (${state.introspectionUnavailable ?? 'not configured'})`}`,

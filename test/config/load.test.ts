@@ -30,6 +30,8 @@ const broken: Record<string, string[]> = {
     'nodes[1].provider.remote.secret.name: missing: expected a non-empty string (line 10)',
     'nodes[1].provider.namespaceStrategy: expected suffix or same-name, got "prefix" (line 11)',
     'nodes[1].provider.hostClusterId: expected a DNS label',
+    'nodes[1].provider.reflectedKinds: EndpointSlice needs Service (a slice belongs to a reflected Service) (line 13)',
+    'nodes[2].provider.reflectedKinds: expected none, or a list of Service and EndpointSlice, got a list (line 19)',
   ],
   'cross-field.yaml': [
     'nodes[0].ping.timeoutMs: must not exceed ping.intervalMs (1000), or pings would overlap (line 7)',

@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/adapters/logger.js';
 import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { createErrorAnnotation } from '../../src/actors/pod/annotations.js';
+import { PodEventForwarder } from '../../src/app/podEventForwarder.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { reportLogsOnFailure, startDedicatedCluster, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
@@ -36,7 +37,10 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
     nodes: [{ name: remoteNodeName, internalIP: '127.0.0.1', provider: workerProvider, taints: [], statusIntervalMs: 5_000 }],
   });
   const virtualNodeName = uniqueNamespace('offload');
+  // As `tether run` wires it: the provider's Events about pods go to the node's host recorder.
+  const podEvents = new PodEventForwarder();
   const offload = new KubernetesProvider({
+    onRemoteEvent: podEvents.record,
     nodeName: virtualNodeName,
     hostClusterId: clusterId,
     remote: { kind: 'file', path: remote.kubeconfigPath },
@@ -58,6 +62,7 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
       pod: { retry: { minMs: 500, maxMs: 3_000, factor: 2, jitter: 0.2 } },
     }],
   });
+  podEvents.bind(hostTether.eventsOf(virtualNodeName));
   t.teardown(async () => {
     if (!t.passing()) {
       const unusual = hostTether.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
@@ -111,6 +116,25 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
 
     await host.kubectl(['patch', 'configmap', 'shop-config', '-n', ns, '--type=merge', '-p', '{"data":{"greeting":"bonjour"}}']);
     await waitFor('the remote copy follows', async () => (await getJson<{ data: Record<string, string> }>(remote, ['configmap', 'shop-config', '-n', remoteNs]))?.data.greeting === 'bonjour', { timeoutMs: 30_000 });
+  });
+
+  await t.test('missing ConfigMaps get virtual-kubelet\'s Event reasons: an optional one lets the pod run, a mandatory one holds it until it exists', async (t) => {
+    const reasonsFor = async (pod: string): Promise<string[]> =>
+      ((await getJson<List<{ reason?: string; regarding?: { name?: string } }>>(host, ['events.events.k8s.io', '-n', ns]))?.items ?? [])
+        .filter((e) => e.regarding?.name === pod).map((e) => e.reason ?? '');
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('opt-cm', ns, virtualNodeName, { volumes: [{ name: 'v', configMap: { name: 'nowhere', optional: true } }] }) });
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('must-cm', ns, virtualNodeName, { volumes: [{ name: 'v', configMap: { name: 'later' } }] }) });
+    await waitFor('OptionalConfigMapNotFound on the pod that runs', async () => (await reasonsFor('opt-cm')).includes('OptionalConfigMapNotFound'), { timeoutMs: 60_000 });
+    await waitFor('the optional pod Running', async () => (await getJson<KubeObject>(host, ['pod', 'opt-cm', '-n', ns]))?.status?.phase === 'Running', { timeoutMs: 60_000 });
+    await waitFor('MandatoryConfigMapNotFound beside ProviderCreateFailed', async () => {
+      const reasons = await reasonsFor('must-cm');
+      return reasons.includes('MandatoryConfigMapNotFound') && reasons.includes('ProviderCreateFailed');
+    }, { timeoutMs: 60_000 });
+    t.not((await getJson<KubeObject>(host, ['pod', 'must-cm', '-n', ns]))?.status?.phase, 'Running', 'held while the ConfigMap is missing');
+    await host.kubectl(['create', 'configmap', 'later', '-n', ns, '--from-literal=k=v']);
+    await waitFor('the mandatory pod Running once its ConfigMap exists', async () => (await getJson<KubeObject>(host, ['pod', 'must-cm', '-n', ns]))?.status?.phase === 'Running', { timeoutMs: 90_000 });
+    await host.kubectl(['delete', 'pod', 'opt-cm', 'must-cm', '-n', ns, '--timeout=90s']);
+    t.pass('virtual-kubelet\'s reasons seen');
   });
 
   await t.test('the remote API server stops: NotReady, pods out of endpoints; it returns: Ready again', async (t) => {

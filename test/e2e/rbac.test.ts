@@ -6,7 +6,8 @@
  * is taken away and the API server's refusal shows up where that rule is used.
  *
  * Not exercised here: tokenreviews/subjectaccessreviews (the kubelet API; test/e2e/kubectlLogs.test.ts)
- * and configmaps/secrets (the Kubernetes provider's reflection; test/e2e/offloading.test.ts).
+ * configmaps/secrets (the Kubernetes provider's reflection; test/e2e/offloading.test.ts) and
+ * services/endpointslices (its Service reflection; test/providers/kubernetes/serviceReflector.e2e.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

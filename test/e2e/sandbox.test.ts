@@ -50,6 +50,14 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
   const remote = await sh('sh', ['-c', command?.replace(state.clusters?.host?.kubeconfig ?? '', state.clusters?.remote?.kubeconfig ?? '').replace('-n demo', '-A') ?? 'false']);
   t.match(remote.stdout, /demo-sandbox\s+hello-\S+\s+1\/1\s+Running.*sandbox-worker/, 'the pods run in the remote cluster, on its Tether node');
 
+  const reflected = up.stdout.split('\n').map((l) => l.trim()).find((l) => l.includes('get svc,endpointslices -n demo-sandbox'));
+  t.ok(reflected, 'a kubectl command for the reflected Services is printed');
+  const services = await waitFor('the demo Service and its slice reflected to the remote namespace', async () => {
+    const out = await sh('sh', ['-c', (reflected ?? 'false').replace(/\s+\(.*\)$/, '')]);
+    return /service\/hello\s/.test(out.stdout) && /endpointslice\.discovery\.k8s\.io\/hello-\S+\s+IPv4\s+\S+\s+\d/.test(out.stdout) ? out.stdout : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 1_000 });
+  t.match(services, /service\/hello/);
+
   if (state.netns && state.netns.length > 0) {
     const exec = up.stdout.split('\n').map((l) => l.trim()).find((l) => / exec -n demo deploy\/hello -- cat /.test(l));
     t.ok(exec, 'a ready-to-paste kubectl exec command is printed');

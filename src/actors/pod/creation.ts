@@ -27,7 +27,7 @@ export function create(config: PodActorConfig, state: PodState, _now: number): N
 /** The create in flight has not answered in time: a failure whose outcome at the provider is unknown. */
 export function onCreateDeadline(config: PodActorConfig, state: PodState, attempt: number, now: number): Next {
   if (state.stage !== 'creating' || attempt !== state.createAttempts) return { state };
-  return onCreateFailed(config, state, 'transient', `the provider did not answer the create within ${config.createDeadlineMs / 1000} s`, now);
+  return onCreateFailed(config, state, { kind: 'transient', message: `the provider did not answer the create within ${config.createDeadlineMs / 1000} s` }, now);
 }
 
 export function onCreateSucceeded(config: PodActorConfig, state: PodState, now: number): Next {
@@ -46,7 +46,11 @@ export function onCreateSucceeded(config: PodActorConfig, state: PodState, now: 
   return withEffects(annotated.state, effects);
 }
 
-export function onCreateFailed(config: PodActorConfig, state: PodState, kind: ErrorKind, message: string, now: number): Next {
+/** `reason`: the provider's precise Event reason (virtual-kubelet's, e.g. MandatorySecretNotFound), recorded beside Tether's own. */
+export function onCreateFailed(
+  config: PodActorConfig, state: PodState, failure: { readonly kind: ErrorKind; readonly message: string; readonly reason?: string | undefined }, now: number,
+): Next {
+  const { kind, message, reason } = failure;
   if (state.stage !== 'creating') return { state }; // a late answer: the deadline already decided
   const error = { kind, message, at: now };
   if (!state.host || state.host.metadata?.deletionTimestamp) {
@@ -55,15 +59,21 @@ export function onCreateFailed(config: PodActorConfig, state: PodState, kind: Er
     // Refused outright: nothing runs. Otherwise the create may have happened: the provider's answer to the delete says.
     return kind === 'invalid-input' ? finish({ ...next, stage: 'backoff' }) : terminate(config, { ...next, stage: 'backoff' }, now);
   }
+  const precise = reason !== undefined ? [event('Warning', reason, message, 'Create')] : [];
   if (kind === 'invalid-input') {
     const next = reconcileAnnotation({ ...state, stage: 'rejected', createError: error }, now);
-    return withEffects(next.state, [...(next.stop ? [] : next.effects ?? []), event('Warning', 'ProviderRejected', `the provider rejected the pod; it will not be retried until its spec changes: ${message}`, 'Create')]);
+    return withEffects(next.state, [
+      ...(next.stop ? [] : next.effects ?? []),
+      ...precise,
+      event('Warning', 'ProviderRejected', `the provider rejected the pod; it will not be retried until its spec changes: ${message}`, 'Create'),
+    ]);
   }
   const attempts = state.createAttempts + 1;
   const delay = retryDelay(config, state, attempts - 1);
   const next = reconcileAnnotation({ ...state, stage: 'backoff', createAttempts: attempts, createError: error, nextAttemptAt: now + delay }, now);
   return withEffects(next.state, [
     ...(next.stop ? [] : next.effects ?? []),
+    ...precise,
     event('Warning', 'ProviderCreateFailed', `creating the pod at the provider failed: ${message}`, 'Create'),
     { type: 'schedule', ms: delay, msg: { type: 'pod.retry-create' } },
   ]);

@@ -69,7 +69,7 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.create-succeeded':
       return onCreateSucceeded(config, state, now);
     case 'pod.create-failed':
-      return onCreateFailed(config, state, msg.kind, msg.message, now);
+      return onCreateFailed(config, state, msg, now);
     case 'pod.create-deadline':
       return onCreateDeadline(config, state, msg.attempt, now);
     case 'pod.retry-create':

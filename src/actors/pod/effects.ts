@@ -9,7 +9,7 @@ import { isSuperseded } from '../../adapters/kubernetes/rateLimiter.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { classify, isClassified, type ErrorKind } from '../../providers/errors.js';
+import { classify, eventReasonOf, isClassified, type ErrorKind } from '../../providers/errors.js';
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import type { PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
@@ -35,7 +35,7 @@ type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
 async function askProvider<T>(
   call: () => Promise<T>,
   onAnswer: (value: T) => PodMsg | undefined,
-  onError: (kind: ErrorKind, message: string, retryAfterMs: number | undefined) => PodMsg,
+  onError: (kind: ErrorKind, message: string, retryAfterMs: number | undefined, error: unknown) => PodMsg,
   ctx: EffectContext<PodMsg>,
 ): Promise<void> {
   let answer: PodMsg | undefined;
@@ -44,7 +44,7 @@ async function askProvider<T>(
   } catch (error) {
     if (ctx.signal.aborted) return;
     if (!isClassified(error)) throw error;
-    answer = onError(classify(error), errorMessage(error), retryAfterMsOf(error));
+    answer = onError(classify(error), errorMessage(error), retryAfterMsOf(error), error);
   }
   if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
 }
@@ -65,7 +65,10 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
       return askProvider(
         () => provider.createPod(effect.pod, signal),
         () => ({ type: 'pod.create-succeeded' }),
-        (kind, message) => ({ type: 'pod.create-failed', kind, message }),
+        (kind, message, _retryAfterMs, error) => {
+          const reason = eventReasonOf(error);
+          return { type: 'pod.create-failed', kind, message, ...(reason !== undefined ? { reason } : {}) };
+        },
         ctx,
       );
     case 'provider.update':

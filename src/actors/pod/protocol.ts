@@ -108,7 +108,8 @@ export type PodMsg =
   | { readonly type: 'pod.provider-status'; readonly status: PodStatus }
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
   | { readonly type: 'pod.create-succeeded' }
-  | { readonly type: 'pod.create-failed'; readonly kind: ErrorKind; readonly message: string }
+  /** `reason`: the provider's precise Event reason, if it gave one (errors.ts `eventReasonOf`). */
+  | { readonly type: 'pod.create-failed'; readonly kind: ErrorKind; readonly message: string; readonly reason?: string }
   /** Create attempt `attempt` has had no answer for `createDeadlineMs`. */
   | { readonly type: 'pod.create-deadline'; readonly attempt: number }
   | { readonly type: 'pod.retry-create' }

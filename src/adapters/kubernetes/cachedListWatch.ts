@@ -25,7 +25,7 @@
 import { backoffDelay } from '../../lib/backoff.js';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { ListWatch, Watch } from '@kubernetes/client-node';
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
 import { describeApiError } from './errors.js';
@@ -76,7 +76,18 @@ export interface CachedListWatchOptions<T> extends WatchTiming {
   readonly description: string;
 }
 
-export class CachedListWatch<T extends KubernetesObject & Versioned> {
+/** What readers of a list-watch use: its events and its cache (a seam for unit tests). */
+export interface ListWatchSource<T> {
+  readonly events: Observable<EngineEvent<T>>;
+  start(): void;
+  stop(): void;
+  hasSynced(): boolean;
+  /** By `namespace/name` (or `name` for cluster-scoped objects). */
+  get(key: string): T | undefined;
+  list(): T[];
+}
+
+export class CachedListWatch<T extends KubernetesObject & Versioned> implements ListWatchSource<T> {
   readonly events = new Subject<EngineEvent<T>>();
   private readonly cache = new WatchCache<T>();
   private readonly t: Required<Omit<WatchTiming, 'random'>> & { random: () => number };

@@ -19,6 +19,10 @@ export type {
   V1ObjectReference as ObjectReference,
   V1ConfigMap as ConfigMap,
   V1Secret as Secret,
+  V1Service as Service,
+  V1ServicePort as ServicePort,
+  V1EndpointSlice as EndpointSlice,
+  V1Endpoint as Endpoint,
 } from '@kubernetes/client-node';
 
 /** The kubelet API's port when none is configured (the kubelet's own `--port` default). */

@@ -1,15 +1,16 @@
 /**
  * One cluster as the provider reaches it: a validated KubeConfig behind a keep-alive connection
- * pool, a CoreV1Api, and a rate limiter shared by every request to that cluster. The provider
- * holds two: the remote cluster (where pods run) and the host cluster (where the ConfigMaps and
- * Secrets to reflect live).
+ * pool, a CoreV1Api and a DiscoveryV1Api (EndpointSlices), and a rate limiter shared by every
+ * request to that cluster. The provider holds two: the remote cluster (where pods run) and the
+ * host cluster (where the ConfigMaps, Secrets, Services and EndpointSlices to reflect live).
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import type { StopOutcome } from '../../lib/lifecycle.js';
 import { call, type CallContext, type CallDeadlines, type DeadlineClass, DEFAULT_CALL_DEADLINES } from '../../adapters/kubernetes/call.js';
 import { ConnectionPool, pooledKubeConfig } from '../../adapters/kubernetes/connectionPool.js';
+import { EventRecorderClient, type EventRecorderOptions } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { KubeconfigSource } from '../../adapters/kubernetes/kubeconfig.js';
 import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.js';
 import type { Priority } from '../../adapters/kubernetes/rateLimiter.js';
@@ -31,6 +32,7 @@ const READS = /^(get|list|read|watch)\b/;
 export class ClusterClient {
   readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
+  readonly discovery: DiscoveryV1Api;
   readonly limiter: RateLimiter;
   readonly server: string;
   readonly deadlines: CallDeadlines;
@@ -44,6 +46,7 @@ export class ClusterClient {
     const loaded = source instanceof KubeConfig ? source : loadKubeConfig(source);
     this.kubeConfig = pooledKubeConfig(loaded, this.pool);
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
+    this.discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
     this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), ...(options.clock ? { clock: options.clock } : {}) });
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
     this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
@@ -70,9 +73,23 @@ export class ClusterClient {
    * `options` on to client-node also aborts the request itself at the deadline.
    */
   call<T>(priority: Priority, operation: string, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    return this.callApi(this.core, priority, operation, fn, deadlineClass);
+  }
+
+  /** {@link call} for discovery.k8s.io/v1 (EndpointSlices): same limiter, deadlines and fence. */
+  callDiscovery<T>(priority: Priority, operation: string, fn: (discovery: DiscoveryV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    return this.callApi(this.discovery, priority, operation, fn, deadlineClass);
+  }
+
+  /** An events.k8s.io/v1 recorder whose writes go through this cluster's limiter and fence. */
+  eventRecorder(options: EventRecorderOptions): EventRecorderClient {
+    return new EventRecorderClient(this.kubeConfig.makeApiClient(EventsV1Api), this.writes, options);
+  }
+
+  private callApi<A, T>(api: A, priority: Priority, operation: string, fn: (api: A, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
     const deadline = deadlineClass ?? (operation.startsWith('list ') ? 'list' : undefined);
     const context = READS.test(operation) ? this.context : this.writes;
-    return call(context, priority, operation, (options) => fn(this.core, options), deadline ? { deadline } : {});
+    return call(context, priority, operation, (options) => fn(api, options), deadline ? { deadline } : {});
   }
 
   /** Closes pooled connections (watches included). */

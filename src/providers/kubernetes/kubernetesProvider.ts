@@ -4,6 +4,8 @@
  *
  *   createPod  → remote namespace (remoteNamespaces.ts) → ConfigMaps/Secrets (reflector.ts)
  *                → the translated pod (podTranslation.ts)
+ *   services   → the host Services and EndpointSlices of namespaces with offloaded pods
+ *                (serviceReflector.ts), endpoints translated to remote pod IPs
  *   status     ← the remote pod informer (remotePods.ts) → notifyPods, host identity (hostView.ts)
  *   events     ← remote pod Events (remoteEvents.ts) → onRemoteEvent
  *   node       ← /readyz, remote nodes and pods (remoteNode.ts, capacity.ts)
@@ -38,6 +40,8 @@ import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
 import { toRemotePod, type TranslationContext } from './podTranslation.js';
+import { offloadedPodLookup } from './endpointTranslation.js';
+import { REFLECTED_KINDS } from './reflectionPlan.js';
 import { Reflector } from './reflector.js';
 import { RemoteEvents } from './remoteEvents.js';
 import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
@@ -47,6 +51,8 @@ import { relayRemoteStream } from './remoteStreams.js';
 import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
 import { RemotePods } from './remotePods.js';
+import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
+import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 
 export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, WriteFencedProvider, Lifecycle {
   readonly name = 'kubernetes';
@@ -56,6 +62,8 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   private readonly host: ClusterClient;
   private readonly namespaces: RemoteNamespaces;
   private readonly reflector: Reflector;
+  private readonly services: ServiceReflector;
+  private readonly hostEvents: EventRecorderClient;
   private readonly pods: RemotePods;
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
@@ -85,6 +93,18 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
+        { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
+      ),
+    });
+    this.hostEvents = this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
+    this.services = new ServiceReflector({
+      ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
+      kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
+      events: this.hostEvents,
+      ...(o.reflection?.sweepMs !== undefined ? { resyncMs: o.reflection.sweepMs } : {}),
+      ...(o.reflection?.minAgeMs !== undefined ? { lingerMs: o.reflection.minAgeMs } : {}),
     });
     this.events = o.onRemoteEvent
       ? new RemoteEvents({
@@ -95,10 +115,12 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
       ...common, remote: this.remote, nodeName: o.nodeName, rule: this.rule, view: this.view,
       onAppear: (hostKey, hostNamespace, remote) => {
         this.reflector.track(hostKey, hostNamespace, remote);
+        this.services.podAppeared(hostKey, hostNamespace);
         this.events?.podAppeared(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
       onGo: (hostKey, remote) => {
         this.reflector.untrack(hostKey);
+        this.services.podGone(hostKey, hostKey.slice(0, hostKey.indexOf('/')));
         this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
     });
@@ -117,8 +139,10 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.started = true;
     this.pods.start();
     this.reflector.start();
+    this.services.start();
     void this.pods.waitForSync().then(() => {
       this.life.markReady();
+      this.services.podsSynced();
       return this.reflector.sweep();
     }, () => undefined);
   }
@@ -143,12 +167,19 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
     this.pods.stop();
     this.events?.stop();
     this.reflector.stop();
+    this.services.stop();
+    await this.hostEvents.flushAll();
     await Promise.all([this.remote.stop(), this.host.stop()]);
   }
 
   /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */
   ignoredRemotePods(): number {
     return this.pods.ignoredCount();
+  }
+
+  /** The reflected Services and EndpointSlices per host namespace (counts, taken names, last error). */
+  serviceReflection(): NamespaceReflection[] {
+    return this.services.state();
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */

@@ -1,20 +1,21 @@
 /**
  * A set of self-healing list-watches, one per namespace, kept equal to a wanted set of
  * namespaces: new namespaces start a watch, dropped ones stop theirs. Used for the host's
- * ConfigMaps and Secrets (namespaces with offloaded pods that reference them) and the remote
- * pods' Events (remote namespaces holding this node's pods).
+ * ConfigMaps and Secrets (namespaces with offloaded pods that reference them), the host's Services
+ * and EndpointSlices (namespaces with offloaded pods) and the remote pods' Events (remote
+ * namespaces holding this node's pods).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
-import type { CachedListWatch, EngineEvent } from '../../adapters/kubernetes/cachedListWatch.js';
+import type { EngineEvent, ListWatchSource } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { Versioned } from '../../adapters/kubernetes/watchCache.js';
 
 export class NamespacedWatches<T extends KubernetesObject & Versioned> {
-  private readonly watches = new Map<string, { readonly watch: CachedListWatch<T>; readonly subscription: Subscription }>();
+  private readonly watches = new Map<string, { readonly watch: ListWatchSource<T>; readonly subscription: Subscription }>();
   private stopped = false;
 
   constructor(
-    private readonly create: (namespace: string) => CachedListWatch<T>,
+    private readonly create: (namespace: string) => ListWatchSource<T>,
     private readonly onEvent: (namespace: string, event: EngineEvent<T>) => void,
   ) {}
 
@@ -40,6 +41,11 @@ export class NamespacedWatches<T extends KubernetesObject & Versioned> {
   /** The cached object, if its namespace is watched and the watch has it. */
   get(namespace: string, name: string): T | undefined {
     return this.watches.get(namespace)?.watch.get(`${namespace}/${name}`);
+  }
+
+  /** Every cached object of a watched namespace (the cache's own: do not mutate). */
+  list(namespace: string): T[] {
+    return this.watches.get(namespace)?.watch.list() ?? [];
   }
 
   isSynced(namespace: string): boolean {

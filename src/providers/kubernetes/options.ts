@@ -12,6 +12,7 @@ import type { ClusterSource } from './clusterClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
 import type { PodPolicy } from './podPolicy.js';
 import type { OffloadingPatch } from './podTranslation.js';
+import type { ReflectedKind } from './reflectionPlan.js';
 import type { RemoteEventCallback } from './remoteEvents.js';
 
 export interface KubernetesProviderOptions {
@@ -39,7 +40,11 @@ export interface KubernetesProviderOptions {
   readonly countVirtualNodes?: boolean;
   /** Fixed capacity and allocatable instead of the remote nodes' sum. */
   readonly quota?: ResourceList;
-  /** Remote Events about this node's pods; wire it to the host EventRecorder. */
+  /**
+   * Events about this node's host pods: remote Events (note prefixed `remote: `) and the
+   * provider's own (`OptionalConfigMapNotFound`, `OptionalSecretNotFound`). Wire it to the host
+   * EventRecorder (`tether run` does).
+   */
   readonly onRemoteEvent?: RemoteEventCallback;
   /** `/readyz` timeout for `ping` (default 5000 ms). */
   readonly pingTimeoutMs?: number;
@@ -56,6 +61,12 @@ export interface KubernetesProviderOptions {
     /** Sweep this long after a pod goes (default 1 s). */
     readonly sweepDelayMs?: number;
   };
+  /**
+   * Which of the host's kinds follow offloaded pods into their remote namespaces (default
+   * Service and EndpointSlice; [] reflects neither). EndpointSlice needs Service. ConfigMaps and
+   * Secrets a pod references are always reflected: the pod cannot start without them.
+   */
+  readonly reflectedKinds?: readonly ReflectedKind[];
   /** Used when the remote cluster has no nodes to describe. */
   readonly nodeInfo?: Partial<ProviderNodeInfo>;
   readonly clock?: Clock;

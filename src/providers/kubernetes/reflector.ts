@@ -3,7 +3,9 @@
  *
  * - Before a pod is created remotely, `reflectFor` reads each referenced object from the HOST
  *   cluster and writes its copy (reflectedObject.ts) into the remote namespace. A missing
- *   required object rejects `transient` naming it and the reference; optional ones are skipped.
+ *   required object rejects `transient` naming it and the reference, with virtual-kubelet's Event
+ *   reason (`MandatoryConfigMapNotFound`, `MandatorySecretNotFound`); a missing optional one is
+ *   skipped and reported through `onOptionalMissing` (`OptionalConfigMapNotFound`, …).
  * - While any of this node's remote pods references an object, the host namespace's ConfigMaps
  *   and Secrets are watched (one self-healing list-watch each per namespace; Secret data stays in
  *   memory only, never in logs), and every change is written through; a host deletion deletes
@@ -17,14 +19,16 @@
  * - A remote object of the same name that does not carry Tether's marks is never overwritten:
  *   the pod's creation fails (transient) saying so.
  * - The remote copies are watched too (this host cluster's, all namespaces): a copy deleted or
- *   edited in the remote cluster while a pod still references it is put back from the host.
+ *   edited in the remote cluster while a pod still references it is put back from the host,
+ *   judged from both watches' caches (copyRepair.ts) on every copy event, every (re)list of
+ *   either side and every newly tracked pod, so a deletion that raced the watches' start is seen.
  * - A ServiceAccount token Secret (`kubernetes.io/service-account-token`) is never copied: a pod
  *   that references one is refused (invalid input: annotation and Event on the host pod), since
  *   the remote's users would hold a credential of the host cluster.
  */
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../lib/clock.js';
-import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
+import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import { describeApiError, isApiErrorKind } from '../../adapters/kubernetes/errors.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod } from '../../adapters/kubernetes/model.js';
@@ -33,6 +37,7 @@ import type { ClusterClient } from './clusterClient.js';
 import type { Subscription } from 'rxjs';
 import { hostClusterSelector, hostNamespaceAnnotation, isOwned } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
+import { decideCopyRepair } from './copyRepair.js';
 import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
 import { referencedObjects, referenceKey, type ObjectReference, type ReferencedKind } from './references.js';
@@ -52,6 +57,13 @@ export interface ReflectorOptions {
   readonly minAgeMs?: number;
   /** Delay of the sweep after a pod goes, so a burst of deletions costs one sweep (default 1 s). */
   readonly sweepDelayMs?: number;
+  /**
+   * An optional object the pod names is missing: it runs without it, and the pod gets a Warning
+   * Event with virtual-kubelet's reason (`OptionalConfigMapNotFound`, `OptionalSecretNotFound`).
+   */
+  readonly onOptionalMissing?: (hostPod: Pod, reason: string, note: string) => void;
+  /** Makes the list-watches (default: CachedListWatch); unit tests hand in fakes. */
+  readonly watchFactory?: (options: CachedListWatchOptions<HostObject>) => ListWatchSource<HostObject>;
 }
 
 const kindWord = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'configmap' : 'secret');
@@ -62,7 +74,7 @@ export class Reflector {
   private readonly creating = new Map<string, { namespace: string; keys: string[] }>();
   private readonly watches: Record<ReferencedKind, NamespacedWatches<HostObject>>;
   /** The remote copies, to put back one that is deleted or edited there (started with the first reference). */
-  private copies: { watch: CachedListWatch<HostObject>; subscription: Subscription }[] | undefined;
+  private copies: Record<ReferencedKind, { watch: ListWatchSource<HostObject>; subscription: Subscription }> | undefined;
   private sweepTimer: Timer | undefined;
   private periodicTimer: Timer | undefined;
   private stopped = false;
@@ -84,7 +96,7 @@ export class Reflector {
     this.periodicTimer?.cancel();
     this.watches.ConfigMap.stop();
     this.watches.Secret.stop();
-    for (const { watch, subscription } of this.copies ?? []) {
+    for (const { watch, subscription } of Object.values(this.copies ?? {})) {
       subscription.unsubscribe();
       watch.stop();
     }
@@ -106,6 +118,7 @@ export class Reflector {
     try {
       for (const ref of refs) {
         const found = await this.readHost(namespace, ref);
+        if (!found) this.o.onOptionalMissing?.(hostPod, `Optional${ref.kind}NotFound`, `${kindWord(ref.kind)} "${ref.name}" not found`);
         if (found && isServiceAccountToken(ref.kind, found)) {
           throw invalidInput(`secret ${namespace}/${ref.name} (referenced by ${ref.where}) is a ServiceAccount token (type ${SERVICE_ACCOUNT_TOKEN_TYPE}): Tether never copies host credentials to the remote cluster`);
         }
@@ -121,8 +134,11 @@ export class Reflector {
   /** This node's remote pods, as they come and go: what they reference is kept in sync. */
   track(hostPodKey: string, hostNamespace: string, remotePod: Pod): void {
     if (this.index.has(hostPodKey)) return; // references are fixed at creation (volumes and env are immutable)
-    this.index.set(hostPodKey, hostNamespace, referencedObjects(remotePod).map((r) => referenceKey(r.kind, r.name)));
+    const refs = referencedObjects(remotePod);
+    this.index.set(hostPodKey, hostNamespace, refs.map((r) => referenceKey(r.kind, r.name)));
     this.refreshWatches();
+    // A copy deleted remotely between its write and now left no event this reflector listened to.
+    for (const ref of refs) this.repair(ref.kind, hostNamespace, ref.name);
   }
 
   untrack(hostPodKey: string): void {
@@ -137,8 +153,8 @@ export class Reflector {
     try {
       const selector = hostClusterSelector(this.o.hostClusterId);
       const [configMaps, secrets] = await Promise.all([
-        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core) => core.listConfigMapForAllNamespaces({ labelSelector: selector })),
-        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core) => core.listSecretForAllNamespaces({ labelSelector: selector })),
+        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
+        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
       ]);
       const candidates = [
         ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
@@ -166,8 +182,8 @@ export class Reflector {
 
   /** Keys referenced by any Tether pod in a remote namespace, or by pods this node is creating. */
   private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
-    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core) =>
-      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }),
+    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core, options) =>
+      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }, options),
     );
     const used = new Set<string>();
     for (const pod of pods.items) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
@@ -180,15 +196,16 @@ export class Reflector {
   private async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
     try {
-      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core) =>
+      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core, options) =>
         ref.kind === 'ConfigMap'
-          ? core.readNamespacedConfigMap({ name: ref.name, namespace })
-          : core.readNamespacedSecret({ name: ref.name, namespace }),
+          ? core.readNamespacedConfigMap({ name: ref.name, namespace }, options)
+          : core.readNamespacedSecret({ name: ref.name, namespace }, options),
       );
     } catch (err) {
       if (!isApiErrorKind(err, 'notFound')) throw toProviderError(err, `read ${what} from the host cluster`);
       if (ref.optional) return undefined;
-      throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err });
+      // virtual-kubelet's reasons, so tools that wait for them see them (MandatorySecretNotFound, …).
+      throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err, reason: `Mandatory${ref.kind}NotFound` });
     }
   }
 
@@ -202,8 +219,8 @@ export class Reflector {
     const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
     try {
       try {
-        await this.o.remote.call('other', `create ${what}`, (core) =>
-          kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }) : core.createNamespacedSecret({ namespace, body: copy }),
+        await this.o.remote.call('other', `create ${what}`, (core, options) =>
+          kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
         );
       } catch (err) {
         if (!isApiErrorKind(err, 'alreadyExists')) throw err;
@@ -219,25 +236,25 @@ export class Reflector {
   private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<void> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
-    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core) =>
-      kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }) : core.readNamespacedSecret({ name, namespace }),
+    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
+      kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }, options) : core.readNamespacedSecret({ name, namespace }, options),
     );
     if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
       throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
     }
     const body = { ...copy, metadata: { ...copy.metadata, resourceVersion: current.metadata?.resourceVersion } };
-    await this.o.remote.call('other', `replace ${what}`, (core) =>
+    await this.o.remote.call('other', `replace ${what}`, (core, options) =>
       kind === 'ConfigMap'
-        ? core.replaceNamespacedConfigMap({ name, namespace, body })
-        : core.replaceNamespacedSecret({ name, namespace, body }),
+        ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
+        : core.replaceNamespacedSecret({ name, namespace, body }, options),
     );
   }
 
   private async deleteRemote(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
     this.written.delete(`${kind}/${namespace}/${name}`);
     try {
-      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core) =>
-        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }) : core.deleteNamespacedSecret({ name, namespace }),
+      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core, options) =>
+        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
       );
       this.o.log.debug('deleted unreferenced reflected object', { kind, namespace, name });
     } catch (err) {
@@ -248,21 +265,25 @@ export class Reflector {
   private refreshWatches(): void {
     if (this.stopped) return;
     const namespaces = this.index.namespaces();
-    if (namespaces.length > 0 && !this.copies) this.copies = (['ConfigMap', 'Secret'] as const).map((kind) => this.copyWatch(kind));
+    if (namespaces.length > 0 && !this.copies) this.copies = { ConfigMap: this.copyWatch('ConfigMap'), Secret: this.copyWatch('Secret') };
     const hasKind = (kind: ReferencedKind) => (ns: string): boolean => this.index.keysIn(ns).some((k) => k.startsWith(`${kind}/`));
     this.watches.ConfigMap.setNamespaces(namespaces.filter(hasKind('ConfigMap')));
     this.watches.Secret.setNamespaces(namespaces.filter(hasKind('Secret')));
   }
 
-  private hostWatch(kind: ReferencedKind, namespace: string): CachedListWatch<HostObject> {
+  private newWatch(options: CachedListWatchOptions<HostObject>): ListWatchSource<HostObject> {
+    return this.o.watchFactory ? this.o.watchFactory(options) : new CachedListWatch<HostObject>(options);
+  }
+
+  private hostWatch(kind: ReferencedKind, namespace: string): ListWatchSource<HostObject> {
     const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
-    return new CachedListWatch<HostObject>({
+    return this.newWatch({
       ...this.o.watch,
       kubeConfig: this.o.host.kubeConfig,
       path: `/api/v1/namespaces/${namespace}/${plural}`,
       list: async () => {
-        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core) =>
-          kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }) : core.listNamespacedSecret({ namespace }),
+        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core, options) =>
+          kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }, options) : core.listNamespacedSecret({ namespace }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
       },
@@ -273,17 +294,17 @@ export class Reflector {
   }
 
   /** One list-watch of this host cluster's copies of `kind` in the remote cluster (all namespaces). */
-  private copyWatch(kind: ReferencedKind): { watch: CachedListWatch<HostObject>; subscription: Subscription } {
+  private copyWatch(kind: ReferencedKind): { watch: ListWatchSource<HostObject>; subscription: Subscription } {
     const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
     const labelSelector = hostClusterSelector(this.o.hostClusterId);
-    const watch = new CachedListWatch<HostObject>({
+    const watch = this.newWatch({
       ...this.o.watch,
       kubeConfig: this.o.remote.kubeConfig,
       path: `/api/v1/${plural}`,
       labelSelector,
       list: async () => {
-        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core) =>
-          kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }) : core.listSecretForAllNamespaces({ labelSelector }),
+        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core, options) =>
+          kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }, options) : core.listSecretForAllNamespaces({ labelSelector }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
       },
@@ -296,20 +317,43 @@ export class Reflector {
     return { watch, subscription };
   }
 
-  /** A remote copy changed or went: if a pod still references it and it no longer matches its source, put it back. */
+  /** A remote copy changed or went, or the copies were listed: put back what no longer matches its source. */
   private onCopyEvent(kind: ReferencedKind, event: EngineEvent<HostObject>): void {
-    if (this.stopped || (event.type !== 'updated' && event.type !== 'deleted')) return;
+    if (this.stopped || event.type === 'error' || event.type === 'added') return;
+    if (event.type === 'synced') {
+      for (const namespace of this.index.namespaces()) this.repairAll(kind, namespace);
+      return;
+    }
     const copy = event.object;
     const hostNamespace = copy.metadata?.annotations?.[hostNamespaceAnnotation];
-    const name = copy.metadata?.name ?? '';
-    const remoteNamespace = copy.metadata?.namespace ?? '';
-    if (!hostNamespace || this.o.remoteNamespaceOf(hostNamespace) !== remoteNamespace) return;
-    if (!this.index.isReferenced(hostNamespace, referenceKey(kind, name))) return;
-    const source = this.watches[kind].get(hostNamespace, name);
-    if (!source) return; // the host watch decides about copies whose source is gone
-    const desired = remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
-    if (event.type === 'updated' && contentDigest(copy) === contentDigest(desired)) return;
-    this.o.log.warn('putting back a reflected copy changed in the remote cluster', { kind, namespace: remoteNamespace, name, change: event.type });
+    if (!hostNamespace || this.o.remoteNamespaceOf(hostNamespace) !== copy.metadata?.namespace) return;
+    this.repair(kind, hostNamespace, copy.metadata?.name ?? '');
+  }
+
+  private repairAll(kind: ReferencedKind, hostNamespace: string): void {
+    for (const key of this.index.keysIn(hostNamespace)) {
+      if (key.startsWith(`${kind}/`)) this.repair(kind, hostNamespace, key.slice(kind.length + 1));
+    }
+  }
+
+  /** Writes the copy of one referenced object again if the watches show it missing or changed (copyRepair.ts). */
+  private repair(kind: ReferencedKind, hostNamespace: string, name: string): void {
+    if (this.stopped) return;
+    const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
+    const watched = this.watches[kind].get(hostNamespace, name);
+    const source = watched && isServiceAccountToken(kind, watched) ? undefined : watched;
+    const desired = source && remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
+    const copies = this.copies?.[kind].watch;
+    const verdict = decideCopyRepair({
+      referenced: this.index.isReferenced(hostNamespace, referenceKey(kind, name)),
+      sourceSynced: this.watches[kind].isSynced(hostNamespace),
+      source,
+      copiesSynced: copies?.hasSynced() ?? false,
+      copy: copies?.get(`${remoteNamespace}/${name}`),
+      desired,
+    });
+    if (verdict.action === 'none' || !desired) return;
+    this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
     this.written.delete(`${kind}/${remoteNamespace}/${name}`);
     this.writeRemote(kind, desired).catch((err: unknown) =>
       this.o.log.warn('putting back a reflected copy failed; its next change or the host resync retries', {
@@ -321,23 +365,24 @@ export class Reflector {
   private onHostEvent(kind: ReferencedKind, namespace: string, event: EngineEvent<HostObject>): void {
     if (this.stopped) return;
     if (event.type === 'error') return; // the watch restarts itself
-    const names = event.type === 'synced'
-      ? this.index.keysIn(namespace).filter((k) => k.startsWith(`${kind}/`)).map((k) => k.slice(kind.length + 1))
-      : [event.object.metadata?.name ?? ''];
-    for (const name of names) {
-      if (!this.index.isReferenced(namespace, referenceKey(kind, name))) continue;
-      const watched = this.watches[kind].get(namespace, name);
-      const current = watched && isServiceAccountToken(kind, watched) ? undefined : watched;
-      const remoteNamespace = this.o.remoteNamespaceOf(namespace);
-      const pending = current
-        ? this.writeRemote(kind, remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId))
-        : event.type === 'deleted' ? this.deleteRemote(kind, remoteNamespace, name) : Promise.resolve();
-      pending.catch((err: unknown) =>
-        this.o.log.warn('updating a reflected object failed; the next change or resync retries', {
-          kind, namespace, name, error: err instanceof Error ? err.message : String(err),
-        }),
-      );
+    if (event.type === 'synced') {
+      // A (re)list: compare with the copies as the remote shows them, not with what was written.
+      this.repairAll(kind, namespace);
+      return;
     }
+    const name = event.object.metadata?.name ?? '';
+    if (!this.index.isReferenced(namespace, referenceKey(kind, name))) return;
+    const watched = this.watches[kind].get(namespace, name);
+    const current = watched && isServiceAccountToken(kind, watched) ? undefined : watched;
+    const remoteNamespace = this.o.remoteNamespaceOf(namespace);
+    const pending = current
+      ? this.writeRemote(kind, remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId))
+      : event.type === 'deleted' ? this.deleteRemote(kind, remoteNamespace, name) : Promise.resolve();
+    pending.catch((err: unknown) =>
+      this.o.log.warn('updating a reflected object failed; the next change or resync retries', {
+        kind, namespace, name, error: err instanceof Error ? err.message : String(err),
+      }),
+    );
   }
 
   private scheduleSweep(delayMs: number): void {

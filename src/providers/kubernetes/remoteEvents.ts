@@ -72,8 +72,8 @@ export class RemoteEvents {
       path: `/api/v1/namespaces/${namespace}/events`,
       fieldSelector: FIELD_SELECTOR,
       list: async () => {
-        const list = await this.o.remote.call('other', `list pod events in remote namespace ${namespace}`, (core) =>
-          core.listNamespacedEvent({ namespace, fieldSelector: FIELD_SELECTOR }),
+        const list = await this.o.remote.call('other', `list pod events in remote namespace ${namespace}`, (core, options) =>
+          core.listNamespacedEvent({ namespace, fieldSelector: FIELD_SELECTOR }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
       },

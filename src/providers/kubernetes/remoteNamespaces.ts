@@ -36,8 +36,8 @@ export class RemoteNamespaces {
 
   private async create(name: string): Promise<void> {
     try {
-      await this.remote.call('other', `create remote namespace ${name}`, (core) =>
-        core.createNamespace({ body: { metadata: { name, labels: { ...this.labels, ...ownershipLabels(this.hostClusterId) } } } }),
+      await this.remote.call('other', `create remote namespace ${name}`, (core, options) =>
+        core.createNamespace({ body: { metadata: { name, labels: { ...this.labels, ...ownershipLabels(this.hostClusterId) } } } }, options),
       );
     } catch (err) {
       if (!isApiErrorKind(err, 'alreadyExists')) throw err;

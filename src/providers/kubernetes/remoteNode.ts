@@ -66,14 +66,14 @@ export class RemoteNode {
   }
 
   private async nodes(): Promise<Node[]> {
-    const list = await asProviderCall('list remote nodes', () => this.o.remote.call('other', 'list remote nodes', (core) => core.listNode({})));
+    const list = await asProviderCall('list remote nodes', () => this.o.remote.call('other', 'list remote nodes', (core, options) => core.listNode({}, options)));
     return list.items;
   }
 
   /** One list of every non-terminal pod in the remote cluster (a cost paid once per capacity poll). */
   private async nonTerminalPods(): Promise<Pod[]> {
     const list = await asProviderCall('list remote pods', () =>
-      this.o.remote.call('other', 'list remote pods', (core) => core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL })),
+      this.o.remote.call('other', 'list remote pods', (core, options) => core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL }, options)),
     );
     return list.items;
   }

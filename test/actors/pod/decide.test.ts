@@ -99,6 +99,19 @@ t.test('a creation failure is an annotation and an Event, retried with backoff; 
   t.match(only(created, 'host.event'), { eventType: 'Normal', reason: 'ProviderCreated', note: /after 2 failed attempt/ });
 });
 
+t.test('a creation failure with the provider\'s own reason (virtual-kubelet\'s MandatoryConfigMapNotFound) records that Event beside ProviderCreateFailed', async (t) => {
+  const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
+  const failed = step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'configmap "app-config" not found', reason: 'MandatoryConfigMapNotFound' });
+  const events = effects(failed).filter((e) => e.type === 'host.event');
+  t.match(events, [
+    { eventType: 'Warning', reason: 'MandatoryConfigMapNotFound', note: 'configmap "app-config" not found' },
+    { eventType: 'Warning', reason: 'ProviderCreateFailed' },
+  ]);
+  t.equal(failed.state.stage, 'backoff', 'still retried: the ConfigMap may appear');
+  const rejected = step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'no', reason: 'InvalidEnvironmentVariableNames' });
+  t.match(effects(rejected).filter((e) => e.type === 'host.event'), [{ reason: 'InvalidEnvironmentVariableNames' }, { reason: 'ProviderRejected' }]);
+});
+
 t.test('an invalid spec is not retried until the spec changes', async (t) => {
   const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
   const rejected = step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'image "bad" is not allowed' });

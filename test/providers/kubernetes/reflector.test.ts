@@ -1,18 +1,24 @@
 /**
  * The reflector never copies a host ServiceAccount token to the remote cluster: a pod referencing
  * one is refused as invalid input (so the pod actor annotates it and records an Event), and
- * nothing is written remotely. Fake cluster clients: only what reflectFor calls.
+ * nothing is written remotely. A copy deleted in the remote cluster comes back whenever the
+ * deletion happened relative to the watches starting. Fake cluster clients and watches.
  */
+import { ApiException } from '@kubernetes/client-node';
+import { Subject } from 'rxjs';
 import t from 'tap';
+import type { CachedListWatchOptions, EngineEvent, ListWatchSource } from '../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { classify } from '../../../src/providers/errors.js';
+import { classify, eventReasonOf } from '../../../src/providers/errors.js';
 import type { ClusterClient } from '../../../src/providers/kubernetes/clusterClient.js';
 import { Reflector } from '../../../src/providers/kubernetes/reflector.js';
+import { remoteCopy, type HostObject } from '../../../src/providers/kubernetes/reflectedObject.js';
 import { ManualClock } from '../../support/manualClock.js';
+import { drain } from '../../support/until.js';
 
 function fakeCluster(secrets: Record<string, object>, writes: string[]): ClusterClient {
   const core = {
-    readNamespacedSecret: async ({ name }: { name: string }) => secrets[name] ?? Promise.reject(Object.assign(new Error('not found'), { code: 404 })),
+    readNamespacedSecret: async ({ name }: { name: string }) => secrets[name] ?? Promise.reject(new ApiException(404, 'not found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {})),
     createNamespacedSecret: async ({ namespace, body }: { namespace: string; body: { metadata: { name: string } } }) => {
       writes.push(`${namespace}/${body.metadata.name}`);
       return body;
@@ -50,5 +56,142 @@ void t.test('a pod referencing a ServiceAccount token Secret is refused as inval
   const ok = await reflector.reflectFor(podWithSecretVolume('plain'), 'shop-home');
   ok.done();
   t.same(writes, ['shop-home/plain'], 'an ordinary Secret is still reflected');
+  reflector.stop();
+});
+
+/** A list-watch driven by the test: `list` is its first (or a re-) list, `emit` one watch event. */
+class FakeWatch implements ListWatchSource<HostObject> {
+  readonly events = new Subject<EngineEvent<HostObject>>();
+  private readonly cache = new Map<string, HostObject>();
+  private synced = false;
+  constructor(readonly path: string) {}
+  start(): void {}
+  stop(): void { this.events.complete(); }
+  hasSynced(): boolean { return this.synced; }
+  get(key: string): HostObject | undefined { return this.cache.get(key); }
+  list(): HostObject[] { return [...this.cache.values()]; }
+  listed(items: HostObject[]): void {
+    this.cache.clear();
+    for (const item of items) this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+    this.synced = true;
+    this.events.next({ type: 'synced' });
+  }
+  deleted(item: HostObject): void {
+    this.cache.delete(`${item.metadata?.namespace}/${item.metadata?.name}`);
+    this.events.next({ type: 'deleted', object: item });
+  }
+}
+
+function configMapWorld(): { reflector: Reflector; writes: string[]; watch: (path: string) => FakeWatch; source: HostObject; copy: HostObject; pod: Pod } {
+  const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { 'app.conf': 'v1' } };
+  const copy = remoteCopy('ConfigMap', source, 'shop-home', 'home');
+  const writes: string[] = [];
+  const host = { call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({ readNamespacedConfigMap: async () => source }) };
+  const remote = {
+    call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({
+      createNamespacedConfigMap: async ({ namespace, body }: { namespace: string; body: HostObject }) => {
+        writes.push(`${namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`);
+        return body;
+      },
+    }),
+  };
+  const watches = new Map<string, FakeWatch>();
+  const reflector = new Reflector({
+    host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never,
+    watchFactory: (o: CachedListWatchOptions<HostObject>) => {
+      const w = new FakeWatch(o.path);
+      watches.set(o.path, w);
+      return w;
+    },
+  });
+  const pod: Pod = {
+    metadata: { name: 'p', namespace: 'shop', uid: 'u' },
+    spec: { containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'v', configMap: { name: 'app-config' } }] },
+  };
+  const watch = (path: string): FakeWatch => {
+    const w = watches.get(path);
+    if (!w) throw new Error(`no watch of ${path}; have ${[...watches.keys()].join(', ')}`);
+    return w;
+  };
+  return { reflector, writes, watch, source, copy, pod };
+}
+
+async function offloaded(world: ReturnType<typeof configMapWorld>): Promise<void> {
+  (await world.reflector.reflectFor(world.pod, 'shop-home')).done();
+  world.reflector.track('shop/p', 'shop', world.pod);
+}
+
+void t.test('a copy deleted remotely before the host watch has listed is written again once it has', async (t) => {
+  const world = configMapWorld();
+  await offloaded(world);
+  t.same(world.writes, ['shop-home/app-config=v1'], 'written once before the pod');
+  const copies = world.watch('/api/v1/configmaps');
+  copies.listed([world.copy]);
+  copies.deleted(world.copy); // the host watch has not listed yet: nothing to compare against
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'put back, although Tether wrote that content before');
+  world.reflector.stop();
+});
+
+void t.test('a copy deleted remotely before the copies\' watch has listed is written again by that first list', async (t) => {
+  const world = configMapWorld();
+  await offloaded(world);
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  world.watch('/api/v1/configmaps').listed([]); // the deletion happened before the list: no event for it
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1']);
+  world.reflector.stop();
+});
+
+void t.test('a copy that both watches show in sync is not written again', async (t) => {
+  const world = configMapWorld();
+  await offloaded(world);
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  world.watch('/api/v1/configmaps').listed([world.copy]);
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1'], 'one write: the first');
+  world.reflector.stop();
+});
+
+void t.test('missing Secrets get virtual-kubelet\'s Event reasons: a mandatory one fails the creation, an optional one is reported and skipped', async (t) => {
+  const writes: string[] = [];
+  const warned: string[] = [];
+  const reflector = new Reflector({
+    host: fakeCluster({}, []), remote: fakeCluster({}, writes), hostClusterId: 'home', remoteNamespaceOf: (ns) => `${ns}-home`,
+    clock: new ManualClock(), log: silentLog as never,
+    onOptionalMissing: (pod, reason, note) => warned.push(`${pod.metadata?.name}: ${reason}: ${note}`),
+  });
+  const error = await reflector.reflectFor(podWithSecretVolume('db-password'), 'shop-home').then(() => undefined, (e: unknown) => e);
+  t.equal(classify(error), 'transient', 'retried: the Secret may be created later');
+  t.equal(eventReasonOf(error), 'MandatorySecretNotFound');
+  t.match((error as Error).message, 'secret shop/db-password not found (referenced by volume "v")');
+
+  const optional = podWithSecretVolume('extra');
+  optional.spec!.volumes![0]!.secret!.optional = true;
+  (await reflector.reflectFor(optional, 'shop-home')).done();
+  t.same(warned, ['p: OptionalSecretNotFound: secret "extra" not found']);
+  t.same(writes, [], 'nothing to copy');
+  reflector.stop();
+});
+
+void t.test('the reflector hands each request the call\'s options, so a deadline aborts the request itself, not only the wait', async (t) => {
+  const options = { middleware: [] };
+  const seen: unknown[] = [];
+  const through = (core: Record<string, (params: unknown, o: unknown) => Promise<unknown>>) => ({
+    call: (_p: string, _w: string, fn: (c: unknown, o: unknown) => Promise<unknown>) => fn(core, options),
+  });
+  const source = { metadata: { name: 'app-config', namespace: 'shop' }, data: { a: 'b' } };
+  const host = through({ readNamespacedConfigMap: async (_params, o) => { seen.push(o); return source; } });
+  const remote = through({ createNamespacedConfigMap: async (params, o) => { seen.push(o); return (params as { body: unknown }).body; } });
+  const reflector = new Reflector({
+    host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never,
+  });
+  const pod: Pod = { metadata: { name: 'p', namespace: 'shop', uid: 'u' }, spec: { containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'v', configMap: { name: 'app-config' } }] } };
+  (await reflector.reflectFor(pod, 'shop-home')).done();
+  t.equal(seen.length, 2, 'a host read and a remote create');
+  t.ok(seen.every((o) => o === options), 'both carried the call\'s options');
   reflector.stop();
 });

@@ -1,0 +1,30 @@
+/**
+ * When a reflected ConfigMap or Secret copy is written again: judged from the watches' view of
+ * the host object and the remote copy, never from Tether's memory of having written it.
+ */
+import t from 'tap';
+import { decideCopyRepair, type CopyRepairInput } from '../../../src/providers/kubernetes/copyRepair.js';
+import { remoteCopy, type HostObject } from '../../../src/providers/kubernetes/reflectedObject.js';
+
+const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '7' }, data: { 'app.conf': 'v1' } };
+const desired = remoteCopy('ConfigMap', source, 'shop-home', 'home');
+const tampered: HostObject = { ...desired, data: { 'app.conf': 'tampered' } };
+const base: CopyRepairInput = { referenced: true, sourceSynced: true, source, copiesSynced: true, copy: desired, desired };
+
+const cases: readonly [string, Partial<CopyRepairInput>, string][] = [
+  ['a copy that matches its source is left alone', {}, 'none:in-sync'],
+  ['a copy that matches apart from server-set metadata is left alone', { copy: { ...desired, metadata: { ...desired.metadata, resourceVersion: '99', uid: 'r' } } }, 'none:in-sync'],
+  ['a copy deleted in the remote cluster is written again, even though Tether wrote it before', { copy: undefined }, 'write'],
+  ['a copy edited in the remote cluster is written again', { copy: tampered }, 'write'],
+  ['nothing is judged before the host watch has listed', { sourceSynced: false, copy: undefined }, 'none:waiting-for-watches'],
+  ['nothing is judged before the copies\' watch has listed', { copiesSynced: false, copy: undefined }, 'none:waiting-for-watches'],
+  ['an object no pod references any more is the sweep\'s, not a repair', { referenced: false, copy: undefined }, 'none:unreferenced'],
+  ['a host object that is gone is the host watch\'s to follow', { source: undefined, desired: undefined, copy: undefined }, 'none:no-source'],
+];
+
+for (const [name, change, expected] of cases) {
+  void t.test(name, async (t) => {
+    const verdict = decideCopyRepair({ ...base, ...change });
+    t.equal(verdict.action === 'write' ? 'write' : `none:${verdict.why}`, expected);
+  });
+}
