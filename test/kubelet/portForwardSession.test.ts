@@ -12,11 +12,11 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
-import { FakeAccessReviewer } from '../support/fakeAccessReviewer.js';
+import { startSimulatedKubelet } from '../support/simulatedKubelet.js';
 import { SpdyConnection, StreamClosedError, type SpdyStream } from '../../src/lib/spdy/connection.js';
 import { runPortForwardSession, type PortForwardSessionOptions } from '../../src/kubelet/portForwardSession.js';
 import { openTunnelSocket } from '../../src/lib/spdy/tunnelProtocol.js';
-import { startKubeletServer, type KubeletServer, type KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
+import type { KubeletServer, KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { waitFor } from '../harness/waitFor.js';
 
@@ -26,16 +26,7 @@ const pod = {
 };
 
 async function setup(t: Test, streams?: KubeletServerOptions['streams']): Promise<KubeletServer> {
-  const provider = new SimulatedProvider({ startLatencyMs: 0 });
-  provider.notifyPods(() => undefined);
-  await provider.createPod(structuredClone(pod));
-  await waitFor('running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
-  const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer: new FakeAccessReviewer(), address: '127.0.0.1', port: 0, ...(streams ? { streams } : {}) });
-  t.teardown(async () => {
-    await server.stop();
-    void provider.stop();
-  });
-  return server;
+  return startSimulatedKubelet(t, new SimulatedProvider({ startLatencyMs: 0 }), pod, streams);
 }
 
 /** Opens the tunnel as kubectl does; rejects with the HTTP status and body of a refusal. */

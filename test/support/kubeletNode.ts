@@ -20,19 +20,26 @@ import { condition, getJson, type KubeObject } from './kubectlJson.js';
 export interface KubeletNode {
   readonly nodeName: string;
   readonly kubelet: KubeletServer;
+  /** The node's InternalIP, where its kubelet API listens. */
+  readonly address: string;
 }
 
 export async function startKubeletNode(
   t: Test,
   host: ClusterAccess,
-  options: { readonly prefix: string; readonly provider: Provider & { stop(): Promise<unknown> }; readonly kubeletProvider?: KubeletServerOptions['provider'] },
+  options: {
+    readonly prefix: string;
+    readonly provider: Provider & { stop(): Promise<unknown> };
+    /** What the kubelet API serves from, if not `provider` itself (a wrapper, say). */
+    readonly kubeletProvider?: (nodeName: string) => KubeletServerOptions['provider'];
+  },
 ): Promise<KubeletNode> {
   const ns = await createNetworkNamespace(options.prefix.slice(0, 6));
   t.teardown(() => ns.remove());
   const nodeName = uniqueNamespace(options.prefix);
   const kubelet = await startKubeletServer({
     nodeName,
-    provider: options.kubeletProvider ?? options.provider,
+    provider: options.kubeletProvider?.(nodeName) ?? options.provider,
     reviewer: createAccessReviewer(host.kubeConfig()),
     clientCA: readFileSync(host.describe().caCertPath, 'utf8'),
     address: ns.hostAddress,
@@ -49,5 +56,5 @@ export async function startKubeletNode(
     await agent.stop({ deleteNodes: true });
   });
   await waitFor('the node is Ready', async () => condition(await getJson<KubeObject>(host, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });
-  return { nodeName, kubelet };
+  return { nodeName, kubelet, address: ns.hostAddress };
 }
