@@ -170,10 +170,10 @@ export class SpdyConnection {
     if (this.ended) return;
     this.ended = true;
     void this.enqueue(() => encodeGoaway(this.lastPeerStreamId, code === CLOSE_NORMAL ? GOAWAY.ok : GOAWAY.protocolError)).catch(() => undefined);
+    // The GOAWAY goes after the frames already queued; a peer that never answers the close is cut off.
+    setTimeout(() => this.socket.terminate(), 5_000).unref();
     void this.outbound.finally(() => {
       if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(code, reason);
-      // A peer that never answers the close is cut off.
-      setTimeout(() => this.socket.terminate(), 2_000).unref();
     });
     this.teardown();
   }

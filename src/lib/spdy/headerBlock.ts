@@ -83,6 +83,7 @@ function flushThrough(stream: Deflate | Inflate, input: Buffer, maxBytes: number
     const cleanup = (): void => {
       stream.off('data', onData);
       stream.off('error', onError);
+      stream.off('close', onClose);
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
@@ -96,8 +97,15 @@ function flushThrough(stream: Deflate | Inflate, input: Buffer, maxBytes: number
       cleanup();
       reject(new HeaderBlockError(`header block is not valid zlib data: ${error.message}`));
     };
+    // A context closed mid-block (the connection went) never calls back: settle here instead.
+    const onClose = (): void => {
+      cleanup();
+      reject(new HeaderBlockError('header compression closed with the connection'));
+    };
     stream.on('data', onData);
     stream.once('error', onError);
+    stream.once('close', onClose);
+    if (stream.destroyed) return onClose();
     stream.write(input);
     stream.flush(constants.Z_SYNC_FLUSH, () => {
       if (stream.destroyed) return;
@@ -111,6 +119,10 @@ function flushThrough(stream: Deflate | Inflate, input: Buffer, maxBytes: number
 export class HeaderCompressor {
   private readonly deflate = createDeflate({ dictionary: SPDY3_DICTIONARY });
   private queue: Promise<unknown> = Promise.resolve();
+
+  constructor() {
+    this.deflate.on('error', () => undefined);
+  }
 
   compress(headers: Iterable<readonly [string, string]>): Promise<Buffer> {
     const block = encodeHeaders(headers);

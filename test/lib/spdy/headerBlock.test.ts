@@ -63,3 +63,14 @@ function encodeHeadersRaw(pairs: Array<[string, string]>): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+t.test('a context closed while a block is queued or in flight rejects it rather than hanging', async (t) => {
+  const compressor = new HeaderCompressor();
+  const queued = [compressor.compress([['a', '1']]), compressor.compress([['b', '2']])];
+  compressor.close();
+  for (const block of queued) await t.rejects(block, { constructor: HeaderBlockError, message: /closed with the connection/ });
+  const decompressor = new HeaderDecompressor();
+  const pending = decompressor.decompress(Buffer.from([0x78]));
+  decompressor.close();
+  await t.rejects(pending, HeaderBlockError);
+});
