@@ -14,16 +14,14 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../adapters/logger.js';
 import { CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../lib/spdy/connection.js';
-import type { PortForwardProvider } from '../providers/provider.js';
+import type { PortConnection } from '../providers/provider.js';
 import { readPortForwardStream } from './portForwardStream.js';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './streamSession.js';
-
-type Connection = Parameters<PortForwardProvider['portForward']>[3];
 
 export interface PortForwardSessionOptions {
   readonly socket: WebSocket;
   /** The provider's call for one forwarded connection. */
-  readonly forward: (port: number, connection: Connection, signal: AbortSignal) => Promise<void>;
+  readonly forward: (port: number, connection: PortConnection, signal: AbortSignal) => Promise<void>;
   /** For messages: "shop/web, uid 1234". */
   readonly pod: string;
   readonly idleTimeoutMs?: number;

@@ -26,10 +26,11 @@ import { invalidInput, notFound, transient } from '../errors.js';
 import { namespaceRefusal, podSecurityLabels, policyViolations } from './podPolicy.js';
 import type {
   AttachProvider,
-  PortForwardProvider,
   ContainerRef,
   ContainerStreams,
   ExecProvider,
+  PortConnection,
+  PortForwardProvider,
   WriteFencedProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
 } from '../provider.js';
@@ -376,7 +377,7 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   }
 
   /** One forwarded connection to the remote pod's port through the remote API server. */
-  async portForward(namespace: string, podName: string, port: number, connection: Parameters<PortForwardProvider['portForward']>[3], signal?: AbortSignal): Promise<void> {
+  async portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
     const pod = await this.getPod(namespace, podName, signal);
     if (!pod) throw notFound(`pod ${namespace}/${podName} is not offloaded by virtual node ${this.o.nodeName}`);
     const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, port };

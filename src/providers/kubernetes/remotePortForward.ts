@@ -14,10 +14,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { SpdyConnection, type SpdyStream } from '../../lib/spdy/connection.js';
 import { openTunnelSocket, PORT_FORWARD_TUNNEL_PROTOCOL } from '../../lib/spdy/tunnelProtocol.js';
 import { invalidInput, transient } from '../errors.js';
-import type { PortForwardProvider } from '../provider.js';
+import type { PortConnection } from '../provider.js';
 import { connectRemote } from './remoteStreams.js';
-
-type Connection = Parameters<PortForwardProvider['portForward']>[3];
 
 /** How long the remote's error stream may take to end once the pod side has closed. */
 const ERROR_STREAM_GRACE_MS = 10_000;
@@ -31,7 +29,7 @@ async function readAll(stream: SpdyStream): Promise<string> {
 export async function relayRemotePortForward(
   kubeConfig: KubeConfig,
   target: { readonly namespace: string; readonly pod: string; readonly port: number },
-  connection: Connection,
+  connection: PortConnection,
   operation: string,
   signal?: AbortSignal,
 ): Promise<void> {
