@@ -1,5 +1,5 @@
 /**
- * A SPDY/3.1 connection tunnelled through a WebSocket, as Kubernetes port-forward does since 1.30
+ * A SPDY/3.1 connection tunnelled through a WebSocket, as Kubernetes port-forward does by default since 1.31
  * (subprotocol `SPDY/3.1+portforward.k8s.io`: every binary message carries the next bytes of the
  * SPDY stream, with no alignment to frames). Either role: a server accepts the peer's streams
  * (`onStream`), a client opens them (`openStream`). What moby/spdystream, the Go side, needs:

@@ -1,9 +1,10 @@
 /**
  * One forwarded connection to a remote pod's port, through the remote API server, spoken as
  * kubectl speaks it: SPDY tunnelled in a WebSocket (`SPDY/3.1+portforward.k8s.io`,
- * lib/spdy/connection.ts), an error stream and a data stream for the port. Any API server since
- * 1.30 takes it: one whose node declares ExtendWebSocketsToKubelet (a remote Tether) hands the
- * tunnel through, any other unwraps it to SPDY for its kubelet. client-node's PortForward speaks
+ * lib/spdy/connection.ts), an error stream and a data stream for the port. Any API server with
+ * PortForwardWebsockets (on since 1.31) takes it: one whose node declares
+ * ExtendWebSocketsToKubelet (a remote Tether) hands the tunnel through, any other unwraps it to
+ * SPDY for its kubelet. client-node's PortForward speaks
  * the older `v4.channel.k8s.io` port-forward, which a 1.36 API server only hands through to the
  * node, where a Tether node would have to speak it too; hence this relay on the one protocol.
  * The host side's bytes go on the data stream, the pod's answer comes back with backpressure;
