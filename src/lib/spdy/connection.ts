@@ -1,7 +1,7 @@
 /**
  * A SPDY/3.1 connection tunnelled through a WebSocket, as Kubernetes port-forward does by
- * default since 1.31 (subprotocol `SPDY/3.1+portforward.k8s.io`: every binary message carries the next bytes of the
- * SPDY stream, with no alignment to frames). Either role: a server accepts the peer's streams
+ * default since 1.31 (subprotocol `SPDY/3.1+portforward.k8s.io`: every binary message carries
+ * the next bytes of the SPDY stream, with no alignment to frames). Either role: a server accepts the peer's streams
  * (`onStream`), a client opens them (`openStream`). What moby/spdystream, the Go side, needs:
  * every accepted SYN_STREAM answered by a SYN_REPLY before any data, pings echoed, no flow control
  * (spdystream neither sends nor honours WINDOW_UPDATE; backpressure is the WebSocket's own).
