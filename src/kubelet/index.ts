@@ -1,7 +1,9 @@
 /**
  * The kubelet API of a virtual node (what the API server proxies `kubectl logs` to):
  * `kubeletServer.ts` (HTTPS routes), `access.ts` (webhook-mode authentication and authorization),
- * `logQuery.ts` (the containerLogs query), `servingCertificate.ts` (self-signed or provided).
+ * `logQuery.ts` (the containerLogs query), `servingCertificate.ts` (self-signed or provided),
+ * `streamRoutes.ts` (the WebSocket upgrades: exec and attach in `streamSession.ts`, port-forward
+ * in `portForwardSession.ts` over `lib/spdy`).
  *
  * Sketch:
  *   const reviewer = createAccessReviewer(loadKubeConfig(host));      // adapters/kubernetes

@@ -29,8 +29,9 @@ import { writeChunk } from '../adapters/http/writeChunk.js';
 export interface KubeletServerOptions {
   readonly nodeName: string;
   /**
-   * The node's provider: logs, exec, attach if it has them (`isLogsProvider`, `isExecProvider`,
-   * `isAttachProvider`), `listPods` for /pods and `getPod` to check a stream's target.
+   * The node's provider: logs, exec, attach, port-forward if it has them (`isLogsProvider`,
+   * `isExecProvider`, `isAttachProvider`, `isPortForwardProvider`), `listPods` for /pods and
+   * `getPod` to check a stream's target.
    */
   readonly provider: Pick<LegacyPodProvider, 'listPods' | 'getPod'>;
   /** Bounds of the streaming endpoints (streamRoutes.ts). */

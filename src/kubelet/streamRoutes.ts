@@ -4,19 +4,25 @@
  * declares the feature, the API server proxies the client's WebSocket here unchanged). Every
  * request is authorized as the other kubelet paths are (access.ts: `nodes/proxy`), checked against
  * the provider's pod before the upgrade (so an unknown pod is a plain 404), and counted against
- * the node's cap on concurrent streams. SPDY upgrades, which only an API server without the
- * feature gates would send, get a clear 400 instead of a hang.
+ * the node's cap on concurrent streams. exec and attach speak the `channel.k8s.io` protocols
+ * (streamSession.ts); port-forward speaks SPDY tunnelled in the WebSocket, as kubectl sends it
+ * (portForwardSession.ts). SPDY upgrades, which only an API server without the feature gates
+ * would send, get a clear 400 instead of a hang.
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { Pod } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
+import {
+  answerWithTunnelProtocol, offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelRequest,
+} from '../lib/spdy/tunnelProtocol.js';
 import { classify, isClassified } from '../providers/errors.js';
-import { isAttachProvider, isExecProvider, type LegacyPodProvider } from '../providers/provider.js';
+import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { CHANNEL_PROTOCOLS, selectChannelProtocol } from './channelProtocol.js';
 import { InvalidStreamRequest, parseStreamOptions, streamTarget, type StreamTarget } from './streamRequest.js';
+import { runPortForwardSession } from './portForwardSession.js';
 import { runStreamSession } from './streamSession.js';
 
 export interface StreamRouteOptions {
@@ -82,12 +88,13 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   const max = options.maxConcurrentStreams ?? 64;
   const sessions = new Set<Promise<void>>();
   let reserved = 0;
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: options.maxMessageBytes ?? 1024 * 1024,
-    perMessageDeflate: false,
+  const maxPayload = options.maxMessageBytes ?? 1024 * 1024;
+  const channelWss = new WebSocketServer({
+    noServer: true, maxPayload, perMessageDeflate: false,
     handleProtocols: (offered) => selectChannelProtocol(offered) ?? false,
   });
+  const tunnelWss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
+  answerWithTunnelProtocol(tunnelWss);
 
   async function checkPod(target: StreamTarget): Promise<void> {
     const where = `${target.namespace}/${target.pod}`;
@@ -105,6 +112,45 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     }
   }
 
+  /** Hands the socket to `wss` and runs `session` on the WebSocket; the slot is freed when it ends. */
+  function launch(wss: WebSocketServer, req: IncomingMessage, release: () => void, session: (ws: WebSocket) => Promise<void>) {
+    return (socket: Duplex, head: Buffer): void => {
+      let started = false;
+      // ws answers a bad handshake itself without calling back: the slot is freed when the socket goes.
+      socket.once('close', () => {
+        if (!started) release();
+      });
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        started = true;
+        const running = session(ws).catch((error: unknown) => options.logger?.warn('stream session failed', { error: String(error) }));
+        sessions.add(running);
+        void running.finally(() => {
+          sessions.delete(running);
+          release();
+        });
+      });
+    };
+  }
+
+  async function preparePortForward(req: IncomingMessage, target: StreamTarget, release: () => void): Promise<(socket: Duplex, head: Buffer) => void> {
+    if (!offersTunnelProtocol(req)) {
+      throw new HttpRefusal(400, `Tether's kubelet API (node ${options.nodeName}) serves port-forward as SPDY tunnelled in a WebSocket ` +
+        `(subprotocol ${PORT_FORWARD_TUNNEL_PROTOCOL}, what kubectl 1.31+ sends); offered: ${offeredProtocols(req).join(', ') || 'none'}`);
+    }
+    const provider = options.provider;
+    if (!isPortForwardProvider(provider)) throw new HttpRefusal(501, `the provider of node ${options.nodeName} does not forward ports`);
+    await checkPod(target);
+    prepareTunnelRequest(req);
+    const { namespace, pod } = target;
+    return launch(tunnelWss, req, release, (ws) => runPortForwardSession({
+      socket: ws,
+      pod: `${namespace}/${pod}${target.uid ? `, uid ${target.uid}` : ''}`,
+      forward: (port, connection, signal) => provider.portForward(namespace, pod, port, connection, signal),
+      ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    }));
+  }
+
   async function prepare(req: IncomingMessage, url: URL, release: () => void): Promise<(socket: Duplex, head: Buffer) => void> {
     const access = await decideAccess(options.reviewer, options.nodeName, req, url.pathname);
     if (!access.allowed) throw new HttpRefusal(access.code, access.message);
@@ -112,10 +158,10 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     if (!target) throw new HttpRefusal(404, `no such streaming endpoint on Tether's kubelet API: ${url.pathname}`);
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       throw new HttpRefusal(400, `Tether's kubelet API (node ${options.nodeName}) serves ${target.kind} over WebSockets only ` +
-        `(${CHANNEL_PROTOCOLS.join(', ')}), not ${req.headers.upgrade ?? 'a plain request'}; the API server needs the ` +
+        `(${target.kind === 'portForward' ? PORT_FORWARD_TUNNEL_PROTOCOL : CHANNEL_PROTOCOLS.join(', ')}), not ${req.headers.upgrade ?? 'a plain request'}; the API server needs the ` +
         `${WEBSOCKET_FEATURE} and NodeDeclaredFeatures feature gates (on by default since Kubernetes 1.36) and a WebSocket client (kubectl 1.31+)`);
     }
-    if (target.kind === 'portForward') throw new HttpRefusal(501, `port-forward is not supported yet by Tether (virtual node ${options.nodeName})`);
+    if (target.kind === 'portForward') return preparePortForward(req, target, release);
     const provider = options.provider;
     const streamOptions = parseStreamOptions(target.kind, url.searchParams);
     const protocol = selectChannelProtocol(offeredProtocols(req));
@@ -132,30 +178,15 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
       run = (streams, signal) => provider.attachToContainer(ref, streams, signal);
     }
     await checkPod(target);
-    return (socket, head) => {
-      let started = false;
-      // ws answers a bad handshake itself without calling back: the slot is freed when the socket goes.
-      socket.once('close', () => {
-        if (!started) release();
-      });
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        started = true;
-        const session = runStreamSession({
-          socket: ws,
-          protocol,
-          options: streamOptions,
-          run,
-          ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
-          ...(options.logger ? { logger: options.logger } : {}),
-          description: `${target.kind} in ${namespace}/${pod}/${container}`,
-        }).catch((error: unknown) => options.logger?.warn('stream session failed', { error: String(error) }));
-        sessions.add(session);
-        void session.finally(() => {
-          sessions.delete(session);
-          release();
-        });
-      });
-    };
+    return launch(channelWss, req, release, (ws) => runStreamSession({
+      socket: ws,
+      protocol,
+      options: streamOptions,
+      run,
+      ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      description: `${target.kind} in ${namespace}/${pod}/${container}`,
+    }));
   }
 
   return {
@@ -184,13 +215,13 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     },
     active: () => reserved,
     async close() {
-      for (const client of wss.clients) {
+      for (const client of [...channelWss.clients, ...tunnelWss.clients]) {
         client.close(1001, 'Tether is shutting down');
         // A client that does not answer the close is cut off rather than waited for.
         setTimeout(() => client.terminate(), 1_000).unref();
       }
       await Promise.all([...sessions]);
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await Promise.all([channelWss, tunnelWss].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));
     },
   };
 }

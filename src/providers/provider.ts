@@ -260,13 +260,13 @@ export interface AttachProvider {
  * `invalidInput` for a port nothing listens on.
  */
 export interface PortForwardProvider {
-  portForward(
-    namespace: string,
-    podName: string,
-    port: number,
-    connection: { readonly input: AsyncIterable<Buffer>; readonly write: (chunk: Buffer) => Promise<void> },
-    signal?: AbortSignal,
-  ): Promise<void>;
+  portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void>;
+}
+
+/** One forwarded TCP connection as a provider sees it: the client's bytes, and a writer back. */
+export interface PortConnection {
+  readonly input: AsyncIterable<Buffer>;
+  readonly write: (chunk: Buffer) => Promise<void>;
 }
 
 function hasMethod(value: object, name: string): boolean {

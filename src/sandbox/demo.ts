@@ -15,6 +15,8 @@ export interface Demo {
 
 /** Where the demo's ConfigMap is mounted in its pods. */
 export const DEMO_CONFIG_DIR = '/etc/hello';
+/** The port the demo's container declares (the simulated provider answers HTTP there). */
+export const DEMO_PORT = 80;
 
 export const DEMO: Demo = { namespace: 'demo', deployment: 'hello', service: 'hello', replicas: 3 };
 
@@ -45,7 +47,7 @@ export function demoManifest(demo: Demo = DEMO): string {
               tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
               terminationGracePeriodSeconds: 5,
               containers: [{
-                name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }],
+                name: 'web', image: 'nginx:1.27', ports: [{ containerPort: DEMO_PORT }],
                 env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: `${demo.deployment}-config`, key: 'greeting' } } }],
                 volumeMounts: [{ name: 'config', mountPath: DEMO_CONFIG_DIR }],
               }],
@@ -57,7 +59,7 @@ export function demoManifest(demo: Demo = DEMO): string {
       {
         apiVersion: 'v1', kind: 'Service',
         metadata: { name: demo.service, namespace: demo.namespace },
-        spec: { selector: labels, ports: [{ port: 80, targetPort: 80 }] },
+        spec: { selector: labels, ports: [{ port: DEMO_PORT, targetPort: DEMO_PORT }] },
       },
     ],
   });

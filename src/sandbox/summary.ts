@@ -1,8 +1,11 @@
 /** What the sandbox prints once it is up: where things are and what to paste. */
 import { relative } from 'node:path';
 import type { SandboxState } from './state.js';
-import { DEMO_CONFIG_DIR } from './demo.js';
+import { DEMO_CONFIG_DIR, DEMO_PORT } from './demo.js';
 import { HOST_CLUSTER_ID, REMOTE_WORKER, VIRTUAL_NODE } from './topology.js';
+
+/** The local port of the printed port-forward command (`:80` instead lets kubectl pick a free one). */
+export const PORT_FORWARD_LOCAL_PORT = 8080;
 
 export function summary(state: SandboxState, how: { detached: boolean; stateDirArg: string }): string {
   const kubectl = state.kubectl ?? 'kubectl';
@@ -47,7 +50,7 @@ export function summary(state: SandboxState, how: { detached: boolean; stateDirA
           `  ${hostK} logs -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} --tail=5`,
           `  ${hostK} exec -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- cat ${DEMO_CONFIG_DIR}/greeting`,
           `  ${hostK} exec -it -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} -- sh     (a simulated shell: echo, env, cat, ls, hostname, exit)`,
-          '  (port-forward: not yet)',
+          `  ${hostK} port-forward -n ${ns} deploy/${state.demo?.deployment ?? 'hello'} ${PORT_FORWARD_LOCAL_PORT}:${DEMO_PORT}     (then, in another shell: curl -s http://127.0.0.1:${PORT_FORWARD_LOCAL_PORT}/)`,
           ...(state.metricsServer
             ? [
                 'Usage through metrics-server (host Tether → the remote nodes\' /stats/summary through the remote API server):',

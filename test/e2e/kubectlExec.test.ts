@@ -8,19 +8,16 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import WebSocket from 'ws';
-import { createAccessReviewer } from '../../src/adapters/kubernetes/accessReviewClient.js';
 import { createConfigObjectReader } from '../../src/adapters/kubernetes/configObjects.js';
-import { silentLogger } from '../../src/adapters/logger.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
-import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { KubectlError } from '../../src/harness/clusterAccess.js';
 import { classify } from '../../src/providers/errors.js';
 import { relayRemoteStream } from '../../src/providers/kubernetes/remoteStreams.js';
-import { createNetworkNamespace, networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
-import { startKubeletServer } from '../../src/kubelet/kubeletServer.js';
-import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
+import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { startKubeletNode } from '../support/kubeletNode.js';
 
 const support = await networkNamespaceSupport();
 
@@ -58,28 +55,8 @@ const frame = (channel: number, data: string): Buffer => Buffer.concat([Buffer.f
 t.test('kubectl exec and attach reach the virtual node over WebSockets through the host API server', { skip: support.available ? false : support.reason }, async (t) => {
   const { host } = await useSharedClusters(t);
   reportLogsOnFailure(t, [host]);
-  const ns = await createNetworkNamespace('kexec');
-  t.teardown(() => ns.remove());
-  const nodeName = uniqueNamespace('vn-exec');
   const provider = new SimulatedProvider({ startLatencyMs: 200, stopLatencyMs: 100, logIntervalMs: 100, configSource: createConfigObjectReader(host.kubeConfig()) });
-  const kubelet = await startKubeletServer({
-    nodeName,
-    provider,
-    reviewer: createAccessReviewer(host.kubeConfig()),
-    clientCA: readFileSync(host.describe().caCertPath, 'utf8'),
-    address: ns.hostAddress,
-    port: 0,
-  });
-  t.teardown(() => kubelet.stop());
-  const agent = TetherAgent.start({
-    host: { kind: 'file', path: host.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
-  });
-  t.teardown(async () => {
-    void provider.stop();
-    await agent.stop({ deleteNodes: true });
-  });
+  const { nodeName, kubelet } = await startKubeletNode(t, host, { prefix: 'vn-exec', provider });
   const node = await waitFor('the node is Ready', async () => {
     const n = await getJson<KubeObject & { status?: { declaredFeatures?: string[] } }>(host, ['node', nodeName]);
     return condition(n, 'Ready')?.status === 'True' ? n : undefined;

@@ -7,20 +7,16 @@
  * a SubjectAccessReview that allows `nodes/proxy`.
  */
 import { request } from 'node:https';
-import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { createAccessReviewer } from '../../src/adapters/kubernetes/accessReviewClient.js';
-import { silentLogger } from '../../src/adapters/logger.js';
 import type { ContainerLogOptions } from '../../src/providers/provider.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
-import { TetherAgent } from '../../src/app/tetherAgent.js';
-import { createNetworkNamespace, networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
-import { startKubeletServer } from '../../src/kubelet/kubeletServer.js';
+import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { TetherMetrics } from '../../src/observability/metrics.js';
 import { withProviderMetrics } from '../../src/observability/providerMetrics.js';
-import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { startKubeletNode } from '../support/kubeletNode.js';
 
 const support = await networkNamespaceSupport();
 
@@ -59,34 +55,16 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
 t.test('kubectl logs reaches the virtual node\'s kubelet API through the host API server', { skip: support.available ? false : support.reason }, async (t) => {
   const { host } = await useSharedClusters(t);
   reportLogsOnFailure(t, [host]);
-  const ns = await createNetworkNamespace('kubelet');
-  t.teardown(() => ns.remove());
-  const nodeName = uniqueNamespace('vn-logs');
   const metrics = new TetherMetrics({ processMetrics: false });
   const provider = new CountingProvider({ startLatencyMs: 200, stopLatencyMs: 100, logIntervalMs: 100 });
-  const kubelet = await startKubeletServer({
-    nodeName,
-    provider: withProviderMetrics(provider, metrics, nodeName),
-    reviewer: createAccessReviewer(host.kubeConfig()),
-    clientCA: readFileSync(host.describe().caCertPath, 'utf8'),
-    address: ns.hostAddress,
-    port: 0,
-  });
-  t.teardown(() => kubelet.stop());
-  const agent = TetherAgent.start({
-    host: { kind: 'file', path: host.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
-  });
-  t.teardown(async () => {
-    void provider.stop();
-    await agent.stop({ deleteNodes: true });
+  const { nodeName, kubelet, address } = await startKubeletNode(t, host, {
+    prefix: 'vn-logs', provider, kubeletProvider: (nodeName) => withProviderMetrics(provider, metrics, nodeName),
   });
   const node = await waitFor('the node is Ready', async () => {
     const n = await getJson<KubeObject & { status?: { addresses?: Array<{ type: string; address: string }>; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }>(host, ['node', nodeName]);
     return condition(n, 'Ready')?.status === 'True' ? n : undefined;
   }, { timeoutMs: 60_000 });
-  t.match(node.status?.addresses, [{ type: 'InternalIP', address: ns.hostAddress }], 'a non-loopback InternalIP');
+  t.match(node.status?.addresses, [{ type: 'InternalIP', address }], 'a non-loopback InternalIP');
   t.equal(node.status?.daemonEndpoints?.kubeletEndpoint?.Port, kubelet.port, 'the kubelet port the API server dials');
 
   const namespace = await testNamespace(t, host, 'logs');
@@ -121,7 +99,7 @@ t.test('kubectl logs reaches the virtual node\'s kubelet API through the host AP
   });
 
   await t.test('the kubelet port refuses anonymous callers and unauthorized users', async (t) => {
-    const base = `https://${ns.hostAddress}:${kubelet.port}`;
+    const base = `https://${address}:${kubelet.port}`;
     const anonymous = await get(`${base}/containerLogs/${namespace}/talker/app`);
     t.equal(anonymous.status, 401);
     t.equal((await get(`${base}/pods`)).status, 401);

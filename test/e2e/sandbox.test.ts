@@ -1,9 +1,9 @@
 /**
  * `tether sandbox --detach` end to end: it returns once the demo pods are Running on the virtual
- * node; the printed kubectl command shows them; `--down` leaves no recorded process alive and
+ * node; the printed kubectl commands show them, exec in them and port-forward to them; `--down` leaves no recorded process alive and
  * removes the state directory (and the network namespaces when run as root).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,26 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
     t.ok(exec, 'a ready-to-paste kubectl exec command is printed');
     const shown = await sh('sh', ['-c', exec ?? 'false']);
     t.equal(shown.stdout, 'Hello from the host cluster\n', 'exec goes host API server → host Tether → remote API server → remote Tether → simulated provider');
+
+    const portForward = up.stdout.split('\n').map((l) => l.trim()).find((l) => / port-forward -n demo deploy\/hello /.test(l));
+    t.ok(portForward, 'a ready-to-paste kubectl port-forward command is printed');
+    // The printed command's fixed local port may be taken here: ':80' lets kubectl pick one.
+    const [assignment = '', binary = 'false', ...args] = (portForward ?? '').replace(/ \d+:(\d+)\s.*$/, ' :$1').split(/\s+/);
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: assignment.replace(/^KUBECONFIG=/, '') } });
+    t.teardown(() => void child.kill('SIGTERM'));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const local = await waitFor('kubectl port-forward listens', () => {
+      if (child.exitCode !== null) throw new Error(`kubectl port-forward exited ${child.exitCode}: ${err}`);
+      return /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1];
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const answer = await fetch(`http://127.0.0.1:${local}/through-the-sandbox`);
+    t.equal(answer.status, 200);
+    t.match(await answer.text(), /^Hello from pod demo-sandbox\/hello-\S+, container web, port 80 \(Tether simulated provider\): GET \/through-the-sandbox\n$/,
+      'port-forward goes host API server → host Tether → remote API server → remote Tether → simulated provider');
+    child.kill('SIGTERM');
   }
 
   if (state.metricsServer) {

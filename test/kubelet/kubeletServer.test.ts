@@ -4,7 +4,7 @@
  */
 import { request } from 'node:https';
 import t, { type Test } from 'tap';
-import type { AccessReviewer, NodeRequestAttributes, UserInfo } from '../../src/adapters/kubernetes/accessReview.js';
+import { FakeAccessReviewer } from '../support/fakeAccessReviewer.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { requestAttributes, subresourceOf } from '../../src/kubelet/access.js';
 import { startKubeletServer, type KubeletServer } from '../../src/kubelet/kubeletServer.js';
@@ -12,17 +12,6 @@ import { parseLogOptions } from '../../src/kubelet/logQuery.js';
 import { waitFor } from '../harness/waitFor.js';
 
 const pod = { metadata: { name: 'web', namespace: 'shop', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'x' }] } };
-
-class FakeReviewer implements AccessReviewer {
-  readonly asked: NodeRequestAttributes[] = [];
-  async reviewToken(token: string): Promise<UserInfo | undefined> {
-    return token === 'good' || token === 'weak' ? { username: token === 'good' ? 'alice' : 'bob', groups: [] } : undefined;
-  }
-  async authorize(user: UserInfo, attributes: NodeRequestAttributes): Promise<{ allowed: boolean; reason?: string }> {
-    this.asked.push(attributes);
-    return user.username === 'alice' ? { allowed: true } : { allowed: false, reason: 'no RBAC rule' };
-  }
-}
 
 function get(server: KubeletServer, path: string, token?: string, onData?: (text: string, destroy: () => void) => void): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -43,12 +32,12 @@ function get(server: KubeletServer, path: string, token?: string, onData?: (text
   });
 }
 
-async function setup(t: Test): Promise<{ server: KubeletServer; provider: SimulatedProvider; reviewer: FakeReviewer }> {
+async function setup(t: Test): Promise<{ server: KubeletServer; provider: SimulatedProvider; reviewer: FakeAccessReviewer }> {
   const provider = new SimulatedProvider({ startLatencyMs: 0, logIntervalMs: 20 });
   provider.notifyPods(() => undefined);
   await provider.createPod(structuredClone(pod));
   await waitFor('running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
-  const reviewer = new FakeReviewer();
+  const reviewer = new FakeAccessReviewer();
   const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer, address: '127.0.0.1', port: 0 });
   t.teardown(async () => {
     await server.stop();

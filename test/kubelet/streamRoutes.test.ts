@@ -7,10 +7,10 @@
 import { request } from 'node:https';
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
-import type { AccessReviewer, NodeRequestAttributes, UserInfo } from '../../src/adapters/kubernetes/accessReview.js';
+import { startSimulatedKubelet } from '../support/simulatedKubelet.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { staticConfigSource } from '../../src/providers/simulated/configSource.js';
-import { startKubeletServer, type KubeletServer, type KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
+import type { KubeletServer, KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
 import { waitFor } from '../harness/waitFor.js';
 
 const pod = {
@@ -25,26 +25,10 @@ const pod = {
   },
 };
 
-class FakeReviewer implements AccessReviewer {
-  async reviewToken(token: string): Promise<UserInfo | undefined> {
-    return token === 'good' || token === 'weak' ? { username: token === 'good' ? 'alice' : 'bob', groups: [] } : undefined;
-  }
-  async authorize(user: UserInfo, _attributes: NodeRequestAttributes): Promise<{ allowed: boolean; reason?: string }> {
-    return { allowed: user.username === 'alice' };
-  }
-}
-
 async function setup(t: Test, streams?: KubeletServerOptions['streams']): Promise<{ server: KubeletServer; provider: SimulatedProvider }> {
   const configSource = staticConfigSource({ configMaps: { 'shop/cfg': { color: 'blue', 'app.conf': 'port=8080\n' } } });
   const provider = new SimulatedProvider({ startLatencyMs: 0, logIntervalMs: 20, configSource });
-  provider.notifyPods(() => undefined);
-  await provider.createPod(structuredClone(pod));
-  await waitFor('running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
-  const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer: new FakeReviewer(), address: '127.0.0.1', port: 0, ...(streams ? { streams } : {}) });
-  t.teardown(async () => {
-    await server.stop();
-    void provider.stop();
-  });
+  const server = await startSimulatedKubelet(t, provider, pod, streams);
   return { server, provider };
 }
 

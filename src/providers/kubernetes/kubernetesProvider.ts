@@ -32,6 +32,8 @@ import type {
   ExecProvider,
   InspectableProvider,
   ProviderPart,
+  PortConnection,
+  PortForwardProvider,
   WriteFencedProvider,
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
   StatsProvider, StatsSummary,
@@ -49,6 +51,7 @@ import { Reflector } from './reflector.js';
 import { RemoteEvents } from './remoteEvents.js';
 import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
 import { streamRemoteLogs } from './remoteLogs.js';
+import { relayRemotePortForward } from './remotePortForward.js';
 import { relayRemoteStream } from './remoteStreams.js';
 import { RemoteNamespaces } from './remoteNamespaces.js';
 import { RemoteNode } from './remoteNode.js';
@@ -57,7 +60,8 @@ import { RemoteStats } from './remoteStats.js';
 import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 
-export class KubernetesProvider implements Provider, LogsProvider, ExecProvider, AttachProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
+export class KubernetesProvider
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -399,6 +403,14 @@ export class KubernetesProvider implements Provider, LogsProvider, ExecProvider,
   async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
     const path = await this.remoteStreamPath(target, 'attach', streams, [], signal);
     return relayRemoteStream(this.remote.kubeConfig, path, streams, `attach to remote pod of ${target.namespace}/${target.pod}`, signal);
+  }
+
+  /** One forwarded connection to the remote pod's port through the remote API server. */
+  async portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
+    const pod = await this.getPod(namespace, podName, signal);
+    if (!pod) throw notFound(`pod ${namespace}/${podName} is not offloaded by virtual node ${this.o.nodeName}`);
+    const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, port };
+    await relayRemotePortForward(this.remote.kubeConfig, target, connection, `port-forward to remote pod of ${namespace}/${podName}`, signal);
   }
 
   private async remoteStreamPath(

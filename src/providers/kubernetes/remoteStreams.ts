@@ -55,14 +55,23 @@ function refusal(code: number, body: string, operation: string): Error {
   return code === 404 ? notFound(text) : code === 400 || code === 403 || code === 422 ? invalidInput(text) : transient(text);
 }
 
-async function connect(kubeConfig: KubeConfig, path: string, operation: string): Promise<WebSocket> {
+/** Opens a WebSocket to `url` with the kubeconfig's TLS and credentials in `options`. */
+export type OpenSocket = (url: string, options: ClientOptions) => WebSocket;
+
+const openChannelSocket: OpenSocket = (url, options) => new WebSocket(url, PROTOCOLS, options);
+
+/**
+ * A WebSocket to `path` on the remote API server, open; a refusal before the upgrade rejects
+ * classified with the remote's message. The handshake has a 30 s deadline.
+ */
+export async function connectRemote(kubeConfig: KubeConfig, path: string, operation: string, open: OpenSocket = openChannelSocket): Promise<WebSocket> {
   const server = kubeConfig.getCurrentCluster()?.server;
   if (!server) throw invalidInput(`${operation}: the remote kubeconfig names no server`);
   const options: ClientOptions = { handshakeTimeout: 30_000, perMessageDeflate: false };
   await kubeConfig.applyToHTTPSOptions(options);
   // A pooled keep-alive agent would keep the upgraded socket's slot: connect on a fresh one.
   delete options.agent;
-  const socket = new WebSocket(`${server.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, PROTOCOLS, options);
+  const socket = open(`${server.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, options);
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(socket));
     socket.once('unexpected-response', (_req, res) => {
@@ -84,7 +93,7 @@ export async function relayRemoteStream(
   signal?: AbortSignal,
 ): Promise<number | undefined> {
   signal?.throwIfAborted();
-  const socket = await connect(kubeConfig, path, operation);
+  const socket = await connectRemote(kubeConfig, path, operation);
   socket.on('error', () => undefined);
   const stop = (): void => socket.close(1000);
   signal?.addEventListener('abort', stop, { once: true });

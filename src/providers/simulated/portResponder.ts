@@ -5,11 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { Duplex } from 'node:stream';
+import type { PortConnection } from '../provider.js';
 
-export interface PortConnection {
-  readonly input: AsyncIterable<Buffer>;
-  readonly write: (chunk: Buffer) => Promise<void>;
-}
 
 export interface PortIdentity {
   readonly namespace: string;

@@ -23,6 +23,7 @@ import type {
   ContainerStreams,
   ExecProvider,
   LogsProvider,
+  PortConnection,
   PortForwardProvider,
   NodeResources,
   PodNotification,
@@ -41,7 +42,7 @@ import { simulatedStats } from './stats.js';
 import { BuiltinShell } from './builtinShell.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { containerView, MissingReference } from './containerView.js';
-import { servePortConnection, type PortConnection } from './portResponder.js';
+import { servePortConnection } from './portResponder.js';
 
 export interface SimulatedProviderOptions {
   readonly clock?: Clock;

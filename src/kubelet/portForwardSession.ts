@@ -1,0 +1,139 @@
+/**
+ * One `kubectl port-forward` connection, as the kubelet serves it: SPDY tunnelled in a WebSocket
+ * (lib/spdy/connection.ts), and in it, per forwarded TCP connection, an error stream and a data
+ * stream sharing a `requestID` (portForwardStream.ts). Once both have arrived, the pair goes to
+ * the provider's port-forward; the provider's failure (unknown pod, nothing on that port) is
+ * written on the error stream as the kubelet words it, and both streams are then closed.
+ * Bounded as the kubelet bounds it: a pair whose second stream does not come within
+ * `pairTimeoutMs` (the kubelet's streamCreationTimeout, 30 s) fails on its error stream; a
+ * connection with no frame either way for `idleTimeoutMs` closes (kubectl pings every 10 s, so a
+ * live kubectl keeps it open, as it keeps the kubelet's); at most `maxPairs` connections forwarded
+ * at once. The client resetting a data stream, or going away, aborts the provider's call. The
+ * returned promise settles once the socket is closed and every provider call has settled.
+ */
+import type { WebSocket } from 'ws';
+import type { Logger } from '../adapters/logger.js';
+import { CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../lib/spdy/connection.js';
+import type { PortConnection } from '../providers/provider.js';
+import { readPortForwardStream } from './portForwardStream.js';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './streamSession.js';
+
+export interface PortForwardSessionOptions {
+  readonly socket: WebSocket;
+  /** The provider's call for one forwarded connection. */
+  readonly forward: (port: number, connection: PortConnection, signal: AbortSignal) => Promise<void>;
+  /** For messages: "shop/web, uid 1234". */
+  readonly pod: string;
+  readonly idleTimeoutMs?: number;
+  readonly pairTimeoutMs?: number;
+  readonly maxPairs?: number;
+  readonly logger?: Logger;
+}
+
+export const DEFAULT_PAIR_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_PAIRS = 128;
+
+interface Pair {
+  readonly port: number;
+  data?: SpdyStream;
+  error?: SpdyStream;
+  timer?: NodeJS.Timeout;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runPortForwardSession(session: PortForwardSessionOptions): Promise<void> {
+  const idleTimeoutMs = session.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  const pairTimeoutMs = session.pairTimeoutMs ?? DEFAULT_PAIR_TIMEOUT_MS;
+  const maxPairs = session.maxPairs ?? DEFAULT_MAX_PAIRS;
+  const waiting = new Map<string, Pair>();
+  const running = new Set<Promise<void>>();
+  const gone = new AbortController();
+  let idle: NodeJS.Timeout | undefined;
+
+  /** Writes `message` on the error stream (if the client still reads it) and closes the pair. */
+  const failPair = async (pair: Pair, message: string): Promise<void> => {
+    if (pair.error) await pair.error.write(Buffer.from(message, 'utf8')).catch(() => undefined);
+    await Promise.all([pair.error?.end(), pair.data?.end()]);
+  };
+
+  const forward = async (pair: Pair, data: SpdyStream, error: SpdyStream): Promise<void> => {
+    const stop = new AbortController();
+    const signal = AbortSignal.any([gone.signal, stop.signal]);
+    // kubectl resets the data stream once it has read the pod's answer to its end.
+    void data.done.then(() => {
+      if (data.aborted) stop.abort(new Error('the client closed the forwarded connection'));
+    });
+    try {
+      await session.forward(pair.port, { input: data.input, write: (chunk) => data.write(chunk) }, signal);
+      await Promise.all([data.end(), error.end()]);
+    } catch (failure) {
+      if (signal.aborted) {
+        // The client waits for the error stream's end before it lets the local connection go.
+        data.reset();
+        return void (await error.end());
+      }
+      session.logger?.debug('port-forward failed', { pod: session.pod, port: pair.port, error: messageOf(failure) });
+      await failPair(pair, `error forwarding port ${pair.port} to pod ${session.pod}: ${messageOf(failure)}`);
+    }
+  };
+
+  const start = (pair: Pair): void => {
+    clearTimeout(pair.timer);
+    const { data, error } = pair as Required<Pair>;
+    const run = running.size >= maxPairs
+      ? failPair(pair, `too many forwarded connections to pod ${session.pod} (at most ${maxPairs} at once); try again later`)
+      : forward(pair, data, error);
+    running.add(run);
+    void run.finally(() => running.delete(run));
+  };
+
+  const onStream = (stream: SpdyStream): boolean => {
+    const parsed = readPortForwardStream(stream.headers, stream.id);
+    if (!parsed.ok) {
+      session.logger?.debug('port-forward stream refused', { pod: session.pod, reason: parsed.reason });
+      return false;
+    }
+    let pair = waiting.get(parsed.requestId);
+    if (!pair) {
+      const created: Pair = { port: parsed.port };
+      created.timer = setTimeout(() => {
+        waiting.delete(parsed.requestId);
+        void failPair(created, `timed out waiting for the ${created.data ? 'error' : 'data'} stream of request ${parsed.requestId} (port ${created.port})`);
+      }, pairTimeoutMs);
+      created.timer.unref();
+      waiting.set(parsed.requestId, created);
+      pair = created;
+    }
+    if (pair[parsed.streamType] || pair.port !== parsed.port) return false;
+    pair[parsed.streamType] = stream;
+    if (pair.data && pair.error) {
+      waiting.delete(parsed.requestId);
+      start(pair);
+    }
+    return true;
+  };
+
+  const connection = new SpdyConnection({
+    socket: session.socket,
+    role: 'server',
+    onStream,
+    onActivity: () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => connection.close(CLOSE_NORMAL, 'idle timeout'), idleTimeoutMs);
+      idle.unref();
+    },
+    maxStreams: maxPairs * 2 + 2,
+  });
+  idle = setTimeout(() => connection.close(CLOSE_NORMAL, 'idle timeout'), idleTimeoutMs);
+  idle.unref();
+
+  const closed = await connection.closed;
+  clearTimeout(idle);
+  gone.abort(new Error(`the client closed the port-forward connection (${closed.code})`));
+  for (const pair of waiting.values()) clearTimeout(pair.timer);
+  waiting.clear();
+  await Promise.all([...running]);
+}
