@@ -18,6 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { withLeaseDefaults } from '../src/actors/lease/config.js';
 import { withNodeDefaults } from '../src/actors/node/config.js';
@@ -326,6 +327,9 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const settled = { ms: lastWriteAt - stormStart, statusWrites: host.counters.statusWrites - writes0.statusWrites };
   await settle();
   const steady = process.memoryUsage();
+  // A heap snapshot of the steady state, to see where the per-pod heap goes (STORM_HEAP_SNAPSHOT=file).
+  const snapshotFile = process.env['STORM_HEAP_SNAPSHOT'];
+  if (snapshotFile) writeHeapSnapshot(snapshotFile);
   const sweepStart = performance.now();
   const listed = await withDeepCopies(provider).listPods();
   const hostUids = new Set(host.watch.list().flatMap((p) => (p.metadata?.uid ? [p.metadata.uid] : [])));

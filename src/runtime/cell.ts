@@ -62,8 +62,12 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
   mailboxDepth = 0;
   lastError: { message: string; at: string } | null = null;
   protected engineRef: EngineRef | undefined;
-  /** Aborted once, when the cell stops for good (ends a backoff wait early). */
-  private readonly lifetime = new AbortController();
+  private ended = false;
+  /**
+   * Aborted once, when the cell stops for good (ends a backoff wait early). Made only when a
+   * restart waits: an AbortController costs ~0.7 KiB, and most cells never need one.
+   */
+  private lifetime: AbortController | undefined;
 
   constructor(
     protected readonly env: CellEnvironment,
@@ -84,24 +88,31 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
   abstract get childCount(): number;
 
   get stopped(): boolean {
-    return this.lifetime.signal.aborted;
+    return this.ended;
   }
 
   /** Starts (or, for a permanent child's normal exit, starts again) the underlying nact actor. */
   spawnUnder(parentRef: EngineRef): void {
     this.status = 'starting';
-    this.engineRef = spawnActor<I, Envelope<M>>(parentRef, this.name, {
-      handle: (incarnation, envelope) => {
-        this.mailboxDepth = Math.max(0, this.mailboxDepth - 1);
-        this.processed++;
-        return this.handleEnvelope(incarnation, envelope);
-      },
-      initialState: () => this.beginIncarnation(),
-      onCrash: (error) => this.onCrash(error),
-      afterStop: () => this.markStopped(),
-    });
+    this.engineRef = spawnActor<I, Envelope<M>>(parentRef, this.name, this);
     this.env.registry.register(this, this.parent === null);
     this.deliver({ k: 'start' });
+  }
+
+  // The engine's side (EngineActorSpec): methods rather than closures, since every pod has a cell.
+
+  handle(incarnation: I, envelope: Envelope<M>): I {
+    this.mailboxDepth = Math.max(0, this.mailboxDepth - 1);
+    this.processed++;
+    return this.handleEnvelope(incarnation, envelope);
+  }
+
+  initialState(): I {
+    return this.beginIncarnation();
+  }
+
+  afterStop(): void {
+    this.markStopped();
   }
 
   /** Makes this cell crash from inside its own mailbox, after what is already queued. */
@@ -134,7 +145,8 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
   /** Idempotent bookkeeping for a cell that no longer runs, however it stopped. */
   markStopped(): void {
     if (this.stopped) return;
-    this.lifetime.abort();
+    this.ended = true;
+    this.lifetime?.abort();
     this.endIncarnation();
     this.mailboxDepth = 0;
     if (this.status !== 'failed') this.status = 'stopped';
@@ -149,7 +161,7 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
     this.env.registry.deregister(this);
   }
 
-  private async onCrash(error: unknown): Promise<EngineDecision> {
+  async onCrash(error: unknown): Promise<EngineDecision> {
     this.endIncarnation();
     if (this.stopped) return 'stop';
     if (error instanceof SiblingRestart) {
@@ -183,6 +195,8 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
     this.restarts++;
     if (delayMs > 0) {
       try {
+        this.lifetime ??= new AbortController();
+        if (this.stopped) return 'stop';
         await sleep(this.env.clock, delayMs, this.lifetime.signal);
       } catch {
         return 'stop'; // stopped while waiting to restart

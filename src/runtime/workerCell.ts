@@ -7,7 +7,8 @@ interface Incarnation<S> {
   state: S;
   started: boolean;
   readonly controller: AbortController;
-  readonly timers: Set<Timer>;
+  /** Timers still pending; made at the first one (most actors idle with none). */
+  timers: Set<Timer> | undefined;
 }
 
 /** A worker actor: runs an `ActorBehavior`, one message at a time, with its effects detached. */
@@ -42,7 +43,7 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
   }
 
   protected beginIncarnation(): Incarnation<S> {
-    this.current = { state: this.behavior.initialState(), started: false, controller: new AbortController(), timers: new Set() };
+    this.current = { state: this.behavior.initialState(), started: false, controller: new AbortController(), timers: undefined };
     return this.current;
   }
 
@@ -50,8 +51,8 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
     const inc = this.current;
     if (!inc) return;
     inc.controller.abort(new Error(`${this.path}: incarnation ended`));
-    for (const timer of inc.timers) timer.cancel();
-    inc.timers.clear();
+    for (const timer of inc.timers ?? []) timer.cancel();
+    inc.timers = undefined;
   }
 
   protected handleEnvelope(inc: Incarnation<S>, envelope: Envelope<M>): Incarnation<S> {
@@ -123,10 +124,11 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
       schedule: (ms, msg) => {
         if (inc.controller.signal.aborted) return;
         const timer = this.env.clock.setTimer(ms, () => {
-          inc.timers.delete(timer);
+          inc.timers?.delete(timer);
+          if (inc.timers?.size === 0) inc.timers = undefined;
           if (!inc.controller.signal.aborted) this.deliver({ k: 'msg', msg, from: inc });
         });
-        inc.timers.add(timer);
+        (inc.timers ??= new Set()).add(timer);
       },
     };
   }

@@ -4,16 +4,18 @@
  * and the effect runner (effects.ts) into an actor behaviour.
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
-import type { ActorBehavior } from '../../runtime/behavior.js';
+import type { Logger } from '../../adapters/logger.js';
+import type { ActorBehavior, EffectContext, StateSummary } from '../../runtime/behavior.js';
 import { decidePod, initialPodState, onPodStart } from './decide.js';
 import { performPodEffect, type PodEffectDeps } from './effects.js';
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodEffect, PodMsg, PodState } from './protocol.js';
+import type { Next } from './transitions.js';
 
 export interface PodActorDeps extends PodEffectDeps {
   readonly config: PodActorConfig;
   /** The host pod as the watch cache has it now: every incarnation starts from the truth. */
-  readonly readHostPod: () => Pod | undefined;
+  readonly readHostPod: (namespace: string, name: string) => Pod | undefined;
   /** The virtual node's readiness now. */
   readonly nodeReadiness: () => NodeReadiness;
 }
@@ -24,18 +26,44 @@ export interface PodIdentity {
   readonly uid: string;
 }
 
-export function podActor(deps: PodActorDeps, identity: PodIdentity): ActorBehavior<PodState, PodMsg, PodEffect> {
-  return {
-    kind: 'pod',
-    initialState: () => {
-      const host = deps.readHostPod();
-      // A cached pod with another UID is a namesake, not this actor's pod.
-      return initialPodState(host?.metadata?.uid === identity.uid ? host : undefined, identity, deps.nodeReadiness());
-    },
-    onStart: (state, now) => onPodStart(deps.config, state, now),
-    decide: (state, msg, now) => decidePod(deps.config, state, msg, now),
-    perform: (effect, ctx) => performPodEffect(deps, identity, effect, ctx),
-    summarize: (state) => ({
+/** `deps` may be shared by every pod of a node; `logger` is this pod's own (deps.logger by default). */
+export function podActor(deps: PodActorDeps, identity: PodIdentity, logger: Logger = deps.logger): ActorBehavior<PodState, PodMsg, PodEffect> {
+  return new PodBehavior(deps, identity, logger);
+}
+
+/**
+ * A class rather than an object of closures: one pod actor each, so the behaviour is two fields
+ * and shared prototype methods (the deps are one object per node).
+ */
+class PodBehavior implements ActorBehavior<PodState, PodMsg, PodEffect> {
+  readonly kind = 'pod';
+
+  constructor(
+    private readonly deps: PodActorDeps,
+    private readonly identity: PodIdentity,
+    private readonly logger: Logger,
+  ) {}
+
+  initialState(): PodState {
+    const host = this.deps.readHostPod(this.identity.namespace, this.identity.name);
+    // A cached pod with another UID is a namesake, not this actor's pod.
+    return initialPodState(host?.metadata?.uid === this.identity.uid ? host : undefined, this.identity, this.deps.nodeReadiness());
+  }
+
+  onStart(state: PodState, now: number): Next {
+    return onPodStart(this.deps.config, state, now);
+  }
+
+  decide(state: PodState, msg: PodMsg, now: number): Next {
+    return decidePod(this.deps.config, state, msg, now);
+  }
+
+  perform(effect: PodEffect, ctx: EffectContext<PodMsg>): Promise<void> | void {
+    return performPodEffect(this.deps, this.identity, effect, ctx, this.logger);
+  }
+
+  summarize(state: PodState): StateSummary {
+    return {
       namespace: state.namespace,
       name: state.name,
       stage: state.stage,
@@ -45,6 +73,6 @@ export function podActor(deps: PodActorDeps, identity: PodIdentity): ActorBehavi
       createAttempts: state.createAttempts,
       nextAttemptAt: state.nextAttemptAt === null ? null : new Date(state.nextAttemptAt).toISOString(),
       lastError: state.createError?.message ?? null,
-    }),
-  };
+    };
+  }
 }

@@ -49,7 +49,8 @@ async function askProvider<T>(
   if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
 }
 
-export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: PodEffect, ctx: EffectContext<PodMsg>): Promise<void> | void {
+/** `logger` is the pod's own (the node's by default). */
+export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: PodEffect, ctx: EffectContext<PodMsg>, logger: Logger = deps.logger): Promise<void> | void {
   const { provider } = deps;
   const { namespace, name } = pod;
   const signal = ctx.signal;
@@ -86,7 +87,7 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
         ctx,
       );
     case 'host.write-status':
-      return writeStatus(deps, pod, effect.status, ctx);
+      return writeStatus(deps, pod, effect.status, ctx, logger);
     case 'host.annotate':
       return annotate(deps, pod, effect.annotations, ctx);
     case 'host.event':
@@ -109,7 +110,7 @@ export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: Pod
   }
 }
 
-async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>): Promise<void> {
+async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> {
   try {
     const stored = await deps.pods.patchPodStatus(pod.namespace, pod.name, pod.uid, status);
     ctx.self.tell({
@@ -125,7 +126,7 @@ async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus
     }
     // 404, or 409 on the uid carried in the patch: another pod holds the name now. Ours is gone.
     const podGone = isApiErrorKind(error, 'notFound', 'conflict');
-    if (!podGone) deps.logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });
+    if (!podGone) logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });
     ctx.self.tell({ type: 'pod.status-write-failed', message: describeApiError(error), podGone });
   }
 }
