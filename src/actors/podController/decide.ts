@@ -1,5 +1,6 @@
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
+import type { PodMarks } from '../../providers/podMarks.js';
 import type { PodNotification } from '../../providers/provider.js';
 import type { Transition } from '../../runtime/behavior.js';
 import { hostUidMark, virtualNodeMark } from '../pod/annotations.js';
@@ -121,16 +122,18 @@ function onReadiness(state: ControllerState, readiness: NodeReadiness): Next {
  * twice: only after a successful host list (a failed list must never delete healthy pods), and
  * only pods carrying Tether's marks for this very node (pods Tether did not create are never touched).
  */
-function onProviderListed(config: ControllerConfig, state: ControllerState, pods: readonly Pod[], hostUids: ReadonlySet<string>): Next {
+function onProviderListed(config: ControllerConfig, state: ControllerState, pods: readonly PodMarks[], hostUids: ReadonlySet<string>): Next {
   const next = { ...state, sweeps: state.sweeps + 1 };
   if (!state.synced) return { state: next };
-  const orphans = pods.filter((pod) => {
-    const marks = pod.metadata?.annotations ?? {};
-    const hostUid = marks[hostUidMark];
-    return marks[virtualNodeMark] === config.nodeName && hostUid !== undefined && !hostUids.has(hostUid) && !state.index.has(hostUid);
-  });
+  const orphans = pods.filter((pod) => isOrphan(config, state, pod, hostUids));
   return {
     state: { ...next, orphansDeleted: next.orphansDeleted + orphans.length },
-    effects: orphans.map((pod) => ({ type: 'delete-orphan', pod })),
+    effects: orphans.map((orphan) => ({ type: 'delete-orphan', orphan })),
   };
+}
+
+/** Marked by Tether for this node, and no host pod (cached or with an actor) has its host uid. */
+function isOrphan(config: ControllerConfig, state: ControllerState, pod: PodMarks, hostUids: ReadonlySet<string>): boolean {
+  const hostUid = pod.marks[hostUidMark];
+  return pod.marks[virtualNodeMark] === config.nodeName && hostUid !== undefined && !hostUids.has(hostUid) && !state.index.has(hostUid);
 }

@@ -1,6 +1,8 @@
 import type { PodWatch } from '../../adapters/kubernetes/watch.js';
 import type { Logger } from '../../adapters/logger.js';
+import { canListPodMarks, podMarksOf, type PodMarks } from '../../providers/podMarks.js';
 import type { PodProvider } from '../../providers/provider.js';
+import { hostUidMark, virtualNodeMark } from '../pod/annotations.js';
 import type { ActorRef, EffectContext } from '../../runtime/behavior.js';
 import type { Shards } from '../../supervisors/shards.js';
 import type { PodMsg } from '../pod/protocol.js';
@@ -37,7 +39,7 @@ export function performControllerEffect(deps: ControllerEffectDeps, effect: Cont
     case 'list-provider':
       return listProvider(deps, ctx);
     case 'delete-orphan':
-      return deleteOrphan(deps, effect.pod, ctx);
+      return deleteOrphan(deps, effect.orphan, ctx);
     case 'schedule':
       ctx.schedule(effect.ms, effect.msg);
       return;
@@ -45,9 +47,12 @@ export function performControllerEffect(deps: ControllerEffectDeps, effect: Cont
 }
 
 async function listProvider(deps: ControllerEffectDeps, ctx: EffectContext<ControllerMsg>): Promise<void> {
-  const hostUids = new Set(deps.podWatch.list().flatMap((p) => (p.metadata?.uid ? [p.metadata.uid] : [])));
+  const hostUids = new Set<string>();
+  for (const pod of deps.podWatch.list()) if (pod.metadata?.uid) hostUids.add(pod.metadata.uid);
   try {
-    const pods = await deps.provider.listPods(ctx.signal);
+    const provider = deps.provider;
+    // The light listing when the provider has one; else whole pods, reduced at once.
+    const pods = canListPodMarks(provider) ? await provider.listPodMarks(ctx.signal) : (await provider.listPods(ctx.signal)).map(podMarksOf);
     ctx.self.tell({ type: 'pods.provider-listed', pods, hostUids });
   } catch (error) {
     deps.logger.warn('listing provider pods for the orphan sweep failed', { error: String(error) });
@@ -55,12 +60,22 @@ async function listProvider(deps: ControllerEffectDeps, ctx: EffectContext<Contr
   }
 }
 
-async function deleteOrphan(deps: ControllerEffectDeps, pod: Parameters<PodProvider['deletePod']>[0], ctx: EffectContext<ControllerMsg>): Promise<void> {
-  const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+/**
+ * Deletes one orphan: the provider's pod is read again (the listing was light, and time has passed)
+ * and deleted only if it still carries the marks the sweep judged by.
+ */
+async function deleteOrphan(deps: ControllerEffectDeps, orphan: PodMarks, ctx: EffectContext<ControllerMsg>): Promise<void> {
+  const name = `${orphan.namespace}/${orphan.name}`;
   try {
+    const pod = await deps.provider.getPod(orphan.namespace, orphan.name, ctx.signal);
+    if (!pod || !sameMarks(podMarksOf(pod), orphan)) return;
     deps.logger.info('deleting a provider pod that no host pod owns', { pod: name });
     await deps.provider.deletePod(pod, ctx.signal);
   } catch (error) {
     deps.logger.warn('deleting an orphaned provider pod failed; the next sweep tries again', { pod: name, error: String(error) });
   }
+}
+
+function sameMarks(a: PodMarks, b: PodMarks): boolean {
+  return a.marks[hostUidMark] === b.marks[hostUidMark] && a.marks[virtualNodeMark] === b.marks[virtualNodeMark];
 }

@@ -3,8 +3,8 @@
  * the provider say to the right pod actor (spawning it on first sight), fans the node's readiness
  * out to every pod, and removes provider pods that Tether created but no host pod owns any more.
  */
-import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
+import type { PodMarks } from '../../providers/podMarks.js';
 import type { PodNotification } from '../../providers/provider.js';
 import type { NodeReadiness, PodMsg } from '../pod/protocol.js';
 import type { PodIndex, PodKey } from './podIndex.js';
@@ -23,7 +23,8 @@ export type ControllerMsg =
   | { readonly type: 'pods.notification'; readonly notification: PodNotification }
   | { readonly type: 'pods.node-readiness'; readonly readiness: NodeReadiness }
   | { readonly type: 'pods.sweep' }
-  | { readonly type: 'pods.provider-listed'; readonly pods: readonly Pod[]; readonly hostUids: ReadonlySet<string> }
+  /** The provider's pods, light (identity and Tether's marks: all the sweep reads), and the host cache's uids. */
+  | { readonly type: 'pods.provider-listed'; readonly pods: readonly PodMarks[]; readonly hostUids: ReadonlySet<string> }
   | { readonly type: 'pods.provider-list-failed'; readonly message: string };
 
 export type ControllerEffect =
@@ -35,6 +36,7 @@ export type ControllerEffect =
   | { readonly type: 'release-failed'; readonly uid: string }
   /** List the provider's pods (and the host cache's uids at that moment) for the orphan sweep. */
   | { readonly type: 'list-provider' }
-  | { readonly type: 'delete-orphan'; readonly pod: Pod }
+  /** Fetch the provider's pod and delete it, if it still carries the same marks. */
+  | { readonly type: 'delete-orphan'; readonly orphan: PodMarks }
   | { readonly type: 'schedule'; readonly ms: number; readonly msg: ControllerMsg };
 

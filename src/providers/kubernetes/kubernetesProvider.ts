@@ -59,6 +59,7 @@ import { RemotePods } from './remotePods.js';
 import { RemoteStats } from './remoteStats.js';
 import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
+import type { PodMarks } from '../podMarks.js';
 
 export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
@@ -358,6 +359,13 @@ export class KubernetesProvider
     this.start();
     await this.pods.waitForSync(signal);
     return this.pods.list().flatMap((remote) => toHostPod(remote, this.view) ?? []);
+  }
+
+  /** The orphan sweep's light listing (podMarks.ts), from the same informer as `listPods`. */
+  async listPodMarks(signal?: AbortSignal): Promise<PodMarks[]> {
+    this.start();
+    await this.pods.waitForSync(signal);
+    return this.pods.listMarks();
   }
 
   ping(signal?: AbortSignal): Promise<void> {

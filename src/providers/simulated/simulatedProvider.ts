@@ -35,6 +35,7 @@ import type {
   TerminalSize,
 } from '../provider.js';
 import { podIdentity, podKey } from '../provider.js';
+import { podMarksOf, type PodMarks } from '../podMarks.js';
 import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
 import { SimulatedFaults, type SimulatedFaultOptions } from './faults.js';
 import { syntheticLogs, type LogSource } from './syntheticLogs.js';
@@ -244,6 +245,12 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
   async listPods(signal?: AbortSignal): Promise<Pod[]> {
     signal?.throwIfAborted();
     return deepCopyPodsYielding([...this.pods.values()].map((r) => r.pod));
+  }
+
+  /** The light listing for the orphan sweep (podMarks.ts): no pod is copied. */
+  async listPodMarks(signal?: AbortSignal): Promise<PodMarks[]> {
+    signal?.throwIfAborted();
+    return [...this.pods.values()].map((r) => podMarksOf(r.pod));
   }
 
   /**

@@ -5,6 +5,7 @@ import { decideController, startController } from '../../../src/actors/podContro
 import type { ControllerEffect, ControllerMsg, ControllerState } from '../../../src/actors/podController/protocol.js';
 import type { ControllerConfig } from '../../../src/actors/podController/config.js';
 import type { Transition } from '../../../src/runtime/behavior.js';
+import { podMarksOf } from '../../../src/providers/podMarks.js';
 
 const config: ControllerConfig = { nodeName: 'vnode-1', sweepIntervalMs: 60_000 };
 const ready = { ready: true, reason: 'KubeletReady', message: 'ok' };
@@ -66,7 +67,7 @@ t.test("the node's readiness goes to every pod", async (t) => {
 
 t.test('orphans: only marked pods of this node with no host pod, and never before a successful list', async (t) => {
   const marked = (uid: string, node = 'vnode-1'): Pod => pod(`p-${uid}`, `remote-${uid}`, { [virtualNodeMark]: node, [hostUidMark]: uid });
-  const listed = [marked('u1'), marked('gone'), marked('other', 'vnode-2'), pod('unmarked', 'x')];
+  const listed = [marked('u1'), marked('gone'), marked('other', 'vnode-2'), pod('unmarked', 'x')].map(podMarksOf);
   const unsynced = startController(config, [pod('a', 'u1')], ready, false).state;
   t.same(effects(step(unsynced, { type: 'pods.provider-listed', pods: listed, hostUids: new Set(['u1']) })), [], 'no sweep before the host list succeeded');
   t.same(effects(step(unsynced, { type: 'pods.sweep' })).map((e) => e.type), ['schedule'], 'the periodic sweep does not even list');
@@ -74,7 +75,7 @@ t.test('orphans: only marked pods of this node with no host pod, and never befor
   const synced = step(unsynced, { type: 'pods.watch', event: { type: 'synced' } });
   t.match(effects(synced), [{ type: 'list-provider' }]);
   const swept = step(synced.state, { type: 'pods.provider-listed', pods: listed, hostUids: new Set(['u1']) });
-  t.same(effects(swept).map((e) => (e.type === 'delete-orphan' ? e.pod.metadata?.annotations?.[hostUidMark] : e.type)), ['gone']);
+  t.same(effects(swept).map((e) => (e.type === 'delete-orphan' ? e.orphan.marks[hostUidMark] : e.type)), ['gone']);
   t.equal(swept.state.orphansDeleted, 1);
 
   const broken = step(synced.state, { type: 'pods.watch', event: { type: 'error', error: new Error('list failed') } });

@@ -134,6 +134,11 @@ t.test('offloads a pod with its ConfigMap and Secret; copies follow the host; de
   t.match(scheduling.note, /^remote: .*no nodes available/);
   const listed = await provider.listPods();
   t.same(listed.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`), [`${namespace}/web-1`]);
+  t.same(await provider.listPodMarks(), [{
+    namespace, name: 'web-1', uid: pod.metadata?.uid,
+    marks: Object.fromEntries(Object.entries(listed[0]?.metadata?.annotations ?? {}).filter(([k]) => k.startsWith('tether.dev/'))),
+  }], 'the light listing: the same pod, its host identity and Tether\'s marks only');
+  t.ok(Object.keys((await provider.listPodMarks())[0]?.marks ?? {}).includes('tether.dev/host-uid'), 'the marks include the host uid');
   t.equal((await provider.getPod(namespace, 'web-1'))?.metadata?.uid, pod.metadata?.uid);
 
   await hostApi.replaceNamespacedConfigMap({ name: 'app-config', namespace, body: { metadata: { name: 'app-config' }, data: { 'app.conf': 'v2' } } });

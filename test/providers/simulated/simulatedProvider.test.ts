@@ -401,3 +401,15 @@ void t.test('stats: a container uses half of its requests, steadily, with cumula
   const spent = (later.pods[0]?.containers[0]?.usage.usageCoreNanoSeconds ?? 0) - (first.pods[0]?.containers[0]?.usage.usageCoreNanoSeconds ?? 0);
   t.equal(spent, 100_000_000 * 10, '0.1 core for 10 s');
 });
+
+void t.test('listPodMarks: the same pods as listPods, as identity and Tether\'s marks only', async (t) => {
+  const { sim } = setup();
+  const marked = podFixture('web');
+  marked.metadata = { ...marked.metadata, annotations: { 'tether.dev/host-uid': 'host-1', 'tether.dev/virtual-node': 'vn', 'example.com/other': 'x' } };
+  await sim.createPod(marked);
+  await sim.createPod(podFixture('plain'));
+  const marks = await sim.listPodMarks();
+  t.same(marks.map((m) => m.name).sort(), (await sim.listPods()).map((p) => p.metadata?.name).sort());
+  t.same(marks.find((m) => m.name === 'web'), { namespace: 'ns', name: 'web', uid: marked.metadata.uid, marks: { 'tether.dev/host-uid': 'host-1', 'tether.dev/virtual-node': 'vn' } });
+  t.same(marks.find((m) => m.name === 'plain')?.marks, {}, 'no marks: an empty record');
+});
