@@ -74,8 +74,8 @@ interface Result {
   /** From the storm's start until status writes stopped (no write for QUIET_MS), and the writes issued. */
   readonly settle: { readonly ms: number; readonly statusWrites: number };
   readonly idle: Window & { readonly statusWrites: number; readonly sweeps: number };
-  /** One orphan sweep's synchronous share, timed by hand: the provider list (copied) and the host uid set. */
-  readonly sweepCopyMs: number;
+  /** One orphan sweep's listing, timed by hand (CPU): light (as the sweep lists now) and full (as it listed before). */
+  readonly sweepListing: { readonly lightMs: number; readonly fullMs: number };
   readonly remove: Window & { readonly statusWrites: number; readonly deletes: number; readonly actorsGoneMs: number };
   readonly memory: {
     readonly baselineRss: number;
@@ -333,7 +333,8 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   // A heap snapshot of the steady state, to see where the per-pod heap goes (STORM_HEAP_SNAPSHOT=file).
   const snapshotFile = process.env['STORM_HEAP_SNAPSHOT'];
   if (snapshotFile) writeHeapSnapshot(snapshotFile);
-  const sweepCopyMs = await timeSweepCopy(provider, host);
+  const sweepListing = await timeSweepListing(provider, host);
+  await settle();
   const sweeps0 = controllerSweeps();
   const writes1 = host.counters.statusWrites;
   meter.start();
@@ -365,7 +366,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
     create,
     settle: settled,
     idle,
-    sweepCopyMs,
+    sweepListing,
     remove,
     memory: {
       baselineRss: baseline.rss,
@@ -391,16 +392,27 @@ async function runScenario(scenario: Scenario): Promise<Result> {
 }
 
 /**
- * One orphan sweep's synchronous share, timed by hand: the provider's light listing and the host
- * uid set. In a function of its own, so the listing is garbage once timed (not held by the scenario).
+ * One orphan sweep's own work, timed by hand in CPU time (wall time on a loaded machine measures
+ * the machine): the host uid set plus the light listing the sweep uses, and, for comparison, the
+ * full listing it used before (every pod deep-copied twice). In a function of its own, so the
+ * listings are garbage once timed (not held by the scenario).
  */
-async function timeSweepCopy(provider: SimulatedProvider, host: FakeHostPods): Promise<number> {
-  const start = performance.now();
-  const listed = await provider.listPodMarks();
-  const hostUids = new Set(host.watch.list().flatMap((p) => (p.metadata?.uid ? [p.metadata.uid] : [])));
-  const ms = performance.now() - start;
-  if (listed.length !== hostUids.size) console.error(`provider holds ${listed.length} pods, host ${hostUids.size}`);
-  return ms;
+async function timeSweepListing(provider: SimulatedProvider, host: FakeHostPods): Promise<{ lightMs: number; fullMs: number }> {
+  const cpuMs = (from: NodeJS.CpuUsage): number => {
+    const used = process.cpuUsage(from);
+    return (used.user + used.system) / 1000;
+  };
+  const hostUids = (): Set<string> => new Set(host.watch.list().flatMap((p) => (p.metadata?.uid ? [p.metadata.uid] : [])));
+  let start = process.cpuUsage();
+  const light = await provider.listPodMarks();
+  const uids = hostUids();
+  const lightMs = cpuMs(start);
+  start = process.cpuUsage();
+  const full = await withDeepCopies(provider).listPods();
+  hostUids();
+  const fullMs = cpuMs(start);
+  if (light.length !== uids.size || full.length !== uids.size) console.error(`provider holds ${light.length} pods, host ${uids.size}`);
+  return { lightMs, fullMs };
 }
 
 /** The simulated provider alone holding N running pods: its share of the per-pod memory. */
@@ -454,11 +466,11 @@ function printTables(results: readonly Result[], providerPerPod: Map<number, num
     );
   }
   console.log('\n### Idle steady state (all pods Running, nothing changing)\n');
-  console.log('| pods | idle window | CPU | fraction of a core | status writes while idle | orphan sweeps in window | one sweep\'s list copy | event-loop delay max / p99 | lease lag max |');
+  console.log('| pods | idle window | CPU | fraction of a core | status writes while idle | orphan sweeps in window | one sweep\'s listing, CPU: light / full (before) | event-loop delay max / p99 | lease lag max |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const w = r.idle;
-    console.log(`| ${label(r)} | ${s(w.ms)} | ${fmt(w.cpuMs / 1000, 2)} s | ${fmt(w.coreFraction, 3)} | ${fmt(w.statusWrites)} | ${w.sweeps} | ${fmt(r.sweepCopyMs)} ms | ${fmt(w.loopDelayMaxMs, 1)} / ${fmt(w.loopDelayP99Ms, 1)} ms | ${fmt(w.leaseLagMaxMs)} ms |`);
+    console.log(`| ${label(r)} | ${s(w.ms)} | ${fmt(w.cpuMs / 1000, 2)} s | ${fmt(w.coreFraction, 3)} | ${fmt(w.statusWrites)} | ${w.sweeps} | ${fmt(r.sweepListing.lightMs)} / ${fmt(r.sweepListing.fullMs)} ms | ${fmt(w.loopDelayMaxMs, 1)} / ${fmt(w.loopDelayP99Ms, 1)} ms | ${fmt(w.leaseLagMaxMs)} ms |`);
   }
   console.log(`\n### Lease (renewIntervalMs ${RENEW_MS}) and event loop during the storms\n`);
   console.log('| pods | phase | renewals | lease lag max / p99 (at the apiserver) | longest gap between renewals | event-loop delay max / p99 | lease actor maxLagMs (whole run) |');

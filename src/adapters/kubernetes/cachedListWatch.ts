@@ -74,6 +74,11 @@ export interface CachedListWatchOptions<T> extends WatchTiming {
   readonly log: KubeLog;
   /** Names the watch in logs and errors, e.g. "pods on node vk-1". */
   readonly description: string;
+  /**
+   * Applied to every object (listed or watched) before anything caches it, client-go's
+   * `SetTransform`: e.g. `withoutManagedFields`. May change the object in place.
+   */
+  readonly transform?: (obj: T) => T;
 }
 
 /** What readers of a list-watch use: its events and its cache (a seam for unit tests). */
@@ -150,7 +155,7 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> implements 
     this.lastActivity = this.o.clock.now();
     const lw = new ListWatch<T>(
       this.o.path,
-      new SafeWatch(this.o.kubeConfig, this.o.clock, this.t.connectTimeoutMs),
+      new SafeWatch(this.o.kubeConfig, this.o.clock, this.t.connectTimeoutMs, this.o.transform as ((obj: unknown) => unknown) | undefined),
       () => this.listFor(gen),
       false,
       this.o.labelSelector,
@@ -169,7 +174,9 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> implements 
 
   /** The list function handed to ListWatch: reconciles our cache first, then reports 'synced'. */
   private async listFor(gen: number): Promise<KubernetesListObject<T>> {
-    const result = await this.boundedList();
+    const listed = await this.boundedList();
+    const transform = this.o.transform;
+    const result = transform ? { ...listed, items: listed.items.map((obj) => transform(obj)) } : listed;
     if (gen === this.generation && !this.stopping) {
       this.touch();
       this.emitList(result);
@@ -279,6 +286,8 @@ class SafeWatch extends Watch {
     config: KubeConfig,
     private readonly clock: Clock,
     private readonly connectTimeoutMs: number,
+    /** Applied to each watched object before ListWatch (which caches it too) sees it. */
+    private readonly transform: ((obj: unknown) => unknown) | undefined,
   ) {
     super(config);
   }
@@ -301,7 +310,9 @@ class SafeWatch extends Watch {
       doneOnce(new DeadlineExceededError(this.connectTimeoutMs));
     });
     try {
-      const controller = await super.watch(path, queryParams, callback, doneOnce);
+      const transform = this.transform;
+      const shaped = transform ? (phase: string, apiObj: unknown, watchObj?: unknown): void => callback(phase, isObject(apiObj) ? transform(apiObj) : apiObj, watchObj) : callback;
+      const controller = await super.watch(path, queryParams, shaped, doneOnce);
       timer.cancel();
       if (timedOut) controller.abort();
       return controller;
@@ -311,4 +322,8 @@ class SafeWatch extends Watch {
       return new AbortController();
     }
   }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
 }

@@ -14,6 +14,7 @@ import type { KubeLog } from './log.js';
 import type { Node, Pod } from './model.js';
 import type { PodApi } from './podApi.js';
 import type { NodeWatch, NodeWatchEvent, PodWatch, PodWatchEvent, WatchLifecycle } from './watch.js';
+import { withoutManagedFields } from './withoutManagedFields.js';
 
 export interface WatchDeps {
   readonly kubeConfig: KubeConfig;
@@ -34,6 +35,7 @@ export function createPodWatch(deps: WatchDeps & { readonly pods: PodApi; readon
     clock: deps.clock,
     log: deps.log,
     description: `pods on node ${deps.nodeName}`,
+    transform: withoutManagedFields,
   });
   const events: Observable<PodWatchEvent> = engine.events.pipe(
     map((e: EngineEvent<Pod>): PodWatchEvent => ('object' in e ? { type: e.type, pod: e.object } : e)),

@@ -21,6 +21,7 @@ import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../adapt
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { PodApiClient } from '../../adapters/kubernetes/podApiClient.js';
+import { withoutManagedFields } from '../../adapters/kubernetes/withoutManagedFields.js';
 import { terminatedStatus } from '../podStatus.js';
 import { podMarksOf, type PodMarks } from '../podMarks.js';
 import type { PodNotification, PodNotificationCallback } from '../provider.js';
@@ -67,6 +68,7 @@ export class RemotePods {
       clock: o.clock,
       log: o.log,
       description: `remote pods of virtual node ${o.nodeName}`,
+      transform: withoutManagedFields,
     });
     this.subscription = this.watch.events.subscribe((e) => this.onEvent(e));
   }

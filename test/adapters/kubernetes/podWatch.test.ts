@@ -178,3 +178,24 @@ t.test('a stalled watch is restarted by the watchdog', async (t) => {
   await until('the new watch', () => f.server.watches.length === 2);
   t.same(summary(f.events), ['added a@5', 'added b@6', 'synced', 'synced'], 'an unchanged re-list emits no changes');
 });
+
+t.test('the cache holds no managedFields, listed or watched (as client-go\'s TransformStripManagedFields)', async (t) => {
+  const f = await setup(t);
+  const managed = (name: string, rv: string): Record<string, unknown> => {
+    const p = pod(name, rv) as { metadata: Record<string, unknown> };
+    p.metadata['managedFields'] = [{ manager: 'kube-scheduler', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } }];
+    return p;
+  };
+  f.state.items = [managed('a', '5')];
+  f.watch.start();
+  await until('the watch to open', () => f.server.watches.length === 1);
+  f.server.watches[0]?.send('ADDED', managed('c', '11'));
+  await until('the watched pod', () => f.watch.get('default', 'c') !== undefined);
+  for (const name of ['a', 'c']) {
+    const cached = f.watch.get('default', name);
+    t.equal(cached?.metadata?.uid, `uid-${name}`, `${name} is cached`);
+    t.equal(cached?.metadata?.managedFields, undefined, `${name} without its managedFields`);
+  }
+  const delivered = f.events.flatMap((e) => ('pod' in e ? [e.pod] : []));
+  t.ok(delivered.length >= 2 && delivered.every((p) => p.metadata?.managedFields === undefined), 'nor do the events carry them');
+});
