@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { withLeaseDefaults } from '../src/actors/lease/config.js';
 import { withNodeDefaults } from '../src/actors/node/config.js';
 import { defaultPodActorConfig } from '../src/actors/pod/config.js';
