@@ -140,6 +140,8 @@ void t.test('mutating a notified pod does not change the provider\'s state', asy
   if (n.type !== 'status') throw new Error('expected a status notification');
   n.pod.status!.phase = 'Failed';
   t.equal(inner.pods.get('web')?.status?.phase, 'Running');
+  t.equal(n.pod.metadata?.uid, inner.pods.get('web')?.metadata?.uid, 'the metadata crosses (routing)');
+  t.equal(n.pod.spec, undefined, 'the spec does not: it is the host\'s, and a copy per notification is heap a storm pays for');
 });
 
 void t.test('other methods and capabilities pass through', async (t) => {
