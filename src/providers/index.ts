@@ -19,7 +19,8 @@
  * Separate interfaces, detected at run time: `LogsProvider` (`kubectl logs`), `StatsProvider`
  * (`/stats/summary`), `ExecProvider`, `AttachProvider`, `PortForwardProvider`, `WriteFencedProvider`
  * (HA: writes dropped while the node's lock is lost), `InspectableProvider` (read-only parts shown
- * in the live actor tree under the node). A provider without status push is a `LegacyPodProvider`: wrap it in
+ * in the live actor tree under the node), `PodMarksLister` (podMarks.ts: a light `listPodMarks`
+ * for the orphan sweep). A provider without status push is a `LegacyPodProvider`: wrap it in
  * `PollingPodProvider` (pollingProvider.ts), which polls `getPodStatus` and synthesizes
  * notifications.
  *
