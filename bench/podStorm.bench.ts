@@ -105,6 +105,8 @@ const settle = async (): Promise<void> => {
     await pause(20);
   }
 };
+/** Long scenarios (100k) say where they are, on stderr. */
+const progress = (phase: string, figures: Record<string, number>): void => void process.stderr.write(`storm ${new Date().toISOString().slice(11, 19)} ${phase} ${JSON.stringify(figures)}\n`);
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(what: string, cond: () => boolean, pollMs = 10): Promise<void> {
@@ -259,6 +261,8 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const provider = new SimulatedProvider({
     startLatencyMs: START_LATENCY_MS,
     stopLatencyMs: STOP_LATENCY_MS,
+    // The default /16 has 65,534 pod IPs: a 100k storm would leave a third of its pods Pending for want of one.
+    podCIDR: '10.128.0.0/12',
     resources: { capacity: { cpu: '1000', memory: '10Ti', pods: '100000' }, allocatable: { cpu: '1000', memory: '10Ti', pods: '100000' } },
   });
 
@@ -316,6 +320,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   for (let i = 0; i < n; i++) host.bind(stormPod(i));
   await until('all pods Running', () => host.countRunning() === n);
   const create = { ...meter.stop(), statusWrites: host.counters.statusWrites - writes0.statusWrites, annotationWrites: host.counters.annotationWrites - writes0.annotationWrites };
+  progress('all Running', { ms: create.ms, cpuMs: create.cpuMs, peakRss, peakHeap });
 
   // 2. Wait until status writes stop, then steady state, then idle.
   let lastCount = host.counters.statusWrites;
@@ -330,6 +335,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const settled = { ms: lastWriteAt - stormStart, statusWrites: host.counters.statusWrites - writes0.statusWrites };
   await settle();
   const steady = process.memoryUsage();
+  progress('steady', { rss: steady.rss, heapUsed: steady.heapUsed, statusWrites: settled.statusWrites });
   // A heap snapshot of the steady state, to see where the per-pod heap goes (STORM_HEAP_SNAPSHOT=file).
   const snapshotFile = process.env['STORM_HEAP_SNAPSHOT'];
   if (snapshotFile) writeHeapSnapshot(snapshotFile);
