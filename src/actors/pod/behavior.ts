@@ -32,7 +32,7 @@ export function podActor(deps: PodActorDeps, identity: PodIdentity, logger: Logg
 }
 
 /**
- * A class rather than an object of closures: one pod actor each, so the behaviour is two fields
+ * A class rather than an object of closures: one pod actor each, so the behaviour is three fields
  * and shared prototype methods (the deps are one object per node).
  */
 class PodBehavior implements ActorBehavior<PodState, PodMsg, PodEffect> {
