@@ -31,8 +31,10 @@ export function canListPodMarks(provider: object): provider is PodMarksLister {
 /** A pod reduced to its identity and Tether's marks (sharing the pod's strings, copying nothing else). */
 export function podMarksOf(pod: Pod): PodMarks {
   const marks: Record<string, string> = {};
-  for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
-    if (key.startsWith(tetherMarkPrefix)) marks[key] = value;
+  const annotations = pod.metadata?.annotations;
+  // for…in, not Object.entries: no array per annotation (the sweep runs this for every pod).
+  for (const key in annotations) {
+    if (key.startsWith(tetherMarkPrefix)) marks[key] = annotations[key] as string;
   }
   return { namespace: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid, marks };
 }
