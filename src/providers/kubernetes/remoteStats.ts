@@ -55,14 +55,23 @@ export function hostPodStats(remoteStats: readonly PodStats[], owned: readonly P
   });
 }
 
-/** The virtual node's summary: its pods, and their sum as the node's usage (cumulative CPU kept monotonic). */
+/**
+ * The virtual node's summary: its pods, and their sum as the node's usage (cumulative CPU kept
+ * monotonic). `owned` holds the host uids of the pods still owned: one missing from `pods` but
+ * still owned (its remote node did not answer this time) is carried at its last value, since
+ * counting it as departed and then again when it is back would make the node's CPU jump.
+ */
 export function virtualNodeSummary(
-  pods: readonly PodStats[], counter: NodeCpuCounter, at: { readonly now: string; readonly startTime: string },
+  pods: readonly PodStats[], counter: NodeCpuCounter, at: { readonly now: string; readonly startTime: string }, owned: ReadonlySet<string>,
 ): { summary: StatsSummary; counter: NodeCpuCounter } {
   const seen = new Map<string, number>();
   for (const pod of pods) seen.set(pod.podRef.uid, cumulativeCpu(pod.usage, pod.startTime));
   let departed = counter.departed;
-  for (const [uid, last] of counter.pods) if (!seen.has(uid)) departed += last;
+  for (const [uid, last] of counter.pods) {
+    if (seen.has(uid)) continue;
+    if (owned.has(uid)) seen.set(uid, last);
+    else departed += last;
+  }
   const live = [...seen.values()].reduce((a, b) => a + b, 0);
   const latest = pods.reduce((t, p) => (Date.parse(p.usage.time) > Date.parse(t) ? p.usage.time : t), at.now);
   const usage: UsageStats = {
@@ -86,6 +95,7 @@ export interface RemoteStatsOptions {
 
 export class RemoteStats {
   private counter: NodeCpuCounter = EMPTY_COUNTER;
+  private last: Promise<unknown> = Promise.resolve();
   private readonly startTime: string;
 
   constructor(private readonly o: RemoteStatsOptions) {
@@ -97,7 +107,15 @@ export class RemoteStats {
    * deadline. A node that fails is left out (logged) so one broken kubelet does not blank the
    * rest; if every node fails, the summary fails (transient), naming the first failure.
    */
-  async summary(signal?: AbortSignal): Promise<StatsSummary> {
+  summary(signal?: AbortSignal): Promise<StatsSummary> {
+    // One at a time: two overlapping scrapes (/stats/summary and /metrics/resource) would both
+    // start from the same counter and the later write would undo or double the other's.
+    const next = this.last.then(() => this.read(signal), () => this.read(signal));
+    this.last = next;
+    return next;
+  }
+
+  private async read(signal?: AbortSignal): Promise<StatsSummary> {
     const owned = this.o.owned();
     const nodes = [...remoteNodesOf(owned, this.o.rule).keys()];
     const results = await Promise.allSettled(nodes.map((node) => this.nodeSummary(node, signal)));
@@ -106,7 +124,11 @@ export class RemoteStats {
     const first = failures[0];
     if (first && failures.length === nodes.length) throw transient(`no remote node's stats could be read: ${String(first.error)}`, { cause: first.error });
     const pods = results.flatMap((r) => (r.status === 'fulfilled' ? hostPodStats(r.value, owned, this.o.rule) : []));
-    const next = virtualNodeSummary(pods, this.counter, { now: new Date(this.o.clock.now()).toISOString(), startTime: this.startTime });
+    const stillOwned = new Set(owned.flatMap((p) => {
+      const ownership = ownershipOf(p, this.o.rule);
+      return ownership.owned && ownership.identity.uid !== undefined ? [ownership.identity.uid] : [];
+    }));
+    const next = virtualNodeSummary(pods, this.counter, { now: new Date(this.o.clock.now()).toISOString(), startTime: this.startTime }, stillOwned);
     this.counter = next.counter;
     return next.summary;
   }

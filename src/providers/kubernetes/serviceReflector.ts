@@ -22,6 +22,7 @@ import type { Backoff } from '../../lib/backoff.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { errorMessage } from '../../lib/errorMessage.js';
+import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
 import type { CachedListWatch, EngineEvent, WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
@@ -96,6 +97,8 @@ export class ServiceReflector {
   private readonly lingering = new Map<string, { readonly timer: Timer; readonly at: number }>();
   private readonly written = new Map<string, string>();
   private readonly refused = new Map<string, string>();
+  /** Digest the remote refused as invalid, per object key (not retried until the host object changes). */
+  private readonly refusedByRemote = new Map<string, string>();
   private readonly services: NamespacedWatches<Service>;
   private readonly slices: NamespacedWatches<EndpointSlice>;
   private readonly copies: Record<ReflectedKind, { watch: CachedListWatch<Reflected>; subscription: Subscription }>;
@@ -250,17 +253,42 @@ export class ServiceReflector {
     const slices = active && withSlices ? this.slices.list(namespace) : [];
     const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
     const existing = this.existing(namespace);
-    const steps = planReflection({ desired, existing, written: this.scoped(this.written, remoteNamespace), refused: this.scoped(this.refused, remoteNamespace) });
+    const steps = planReflection({ desired, existing, written: this.scoped(this.written, remoteNamespace), refused: this.scoped(new Map([...this.refused, ...this.refusedByRemote]), remoteNamespace) });
+    // One object the remote refuses must not hold up the others (nor the deletions): each step
+    // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
+    let retry: unknown;
     for (const step of steps) {
       if (this.stopped) return;
-      if (step.type === 'delete') {
-        const key = `${remoteNamespace}/${objectKey(step.kind, step.name)}`;
-        this.written.delete(key);
-        await this.writer.delete(step.kind, remoteNamespace, step.name, this.cached(step.kind, remoteNamespace, step.name)?.metadata?.uid);
-        continue;
+      try {
+        if (step.type === 'delete') {
+          this.written.delete(`${remoteNamespace}/${objectKey(step.kind, step.name)}`);
+          await this.writer.delete(step.kind, remoteNamespace, step.name, this.cached(step.kind, remoteNamespace, step.name)?.metadata?.uid);
+        } else {
+          await this.write(namespace, remoteNamespace, step.desired, services);
+        }
+      } catch (err) {
+        if (step.type === 'write' && isApiErrorKind(err, 'invalid')) this.rejected(namespace, remoteNamespace, step.desired, services, err);
+        else retry ??= err;
       }
-      await this.write(namespace, remoteNamespace, step.desired, services);
     }
+    if (retry !== undefined) throw retry;
+  }
+
+  /** The remote refused a copy as invalid (a dual-stack Service on a single-stack remote, say): not retried until it changes. */
+  private rejected(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[], err: unknown): void {
+    this.refusedByRemote.set(`${remoteNamespace}/${objectKey(desired.kind, desired.name)}`, desired.digest);
+    const word = desired.kind === 'Service' ? 'service' : 'endpointslice';
+    this.o.log.warn('the remote refused a reflected object', { namespace, kind: desired.kind, name: desired.name, error: errorMessage(err) });
+    this.recordOnService(namespace, desired, services, 'ReflectionRejected', `the remote cluster refused ${word} ${remoteNamespace}/${desired.name}; not retried until the host object changes: ${errorMessage(err)}`);
+  }
+
+  private recordOnService(namespace: string, desired: DesiredObject, services: readonly Service[], reason: string, note: string): void {
+    const serviceName = desired.kind === 'Service' ? desired.name : serviceNameOf(desired.object) ?? desired.name;
+    const service = services.find((s) => s.metadata?.name === serviceName);
+    this.o.events.record(
+      { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...(service?.metadata?.uid ? { uid: service.metadata.uid } : {}) },
+      'Warning', reason, note, 'Reflect',
+    );
   }
 
   private async write(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[]): Promise<void> {
@@ -269,18 +297,14 @@ export class ServiceReflector {
     if (outcome.type === 'written') {
       this.written.set(key, desired.digest);
       this.refused.delete(key);
+      this.refusedByRemote.delete(key);
       return;
     }
     this.refused.set(key, desired.digest);
-    const serviceName = desired.kind === 'Service' ? desired.name : serviceNameOf(desired.object) ?? desired.name;
-    const service = services.find((s) => s.metadata?.name === serviceName);
     const word = desired.kind === 'Service' ? 'service' : 'endpointslice';
     const note = `remote ${word} ${remoteNamespace}/${desired.name} exists and was not created by Tether for host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName}; not overwriting it, so this Service is not reflected there`;
     this.o.log.warn('a reflected name is taken in the remote namespace', { namespace, kind: desired.kind, name: desired.name });
-    this.o.events.record(
-      { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...(service?.metadata?.uid ? { uid: service.metadata.uid } : {}) },
-      'Warning', 'ReflectionNameTaken', note, 'Reflect',
-    );
+    this.recordOnService(namespace, desired, services, 'ReflectionNameTaken', note);
   }
 
   /** This node's copies for a host namespace: object key → digest. */

@@ -80,15 +80,26 @@ const podStats = (uid: string, nanoCores: number, cumulative: number, bytes = 10
 
 t.test('the virtual node\'s usage is the sum of its pods\'; its cumulative CPU keeps what departed pods spent', async (t) => {
   const times = { now: '2026-01-01T00:01:50Z', startTime: '2026-01-01T00:00:00Z' };
-  const first = virtualNodeSummary([podStats('a', 10, 1_000, 5), podStats('b', 20, 2_000, 7)], EMPTY_COUNTER, times);
+  const first = virtualNodeSummary([podStats('a', 10, 1_000, 5), podStats('b', 20, 2_000, 7)], EMPTY_COUNTER, times, new Set(['a', 'b']));
   t.same(first.summary.node, { startTime: times.startTime, usage: { time: times.now, usageNanoCores: 30, usageCoreNanoSeconds: 3_000, workingSetBytes: 12 } });
   t.equal(first.summary.pods.length, 2);
-  const second = virtualNodeSummary([podStats('b', 20, 2_500)], first.counter, times);
+  const second = virtualNodeSummary([podStats('b', 20, 2_500)], first.counter, times, new Set(['b']));
   t.equal(second.summary.node.usage.usageCoreNanoSeconds, 3_500, 'a went with 1000 spent; b has spent 2500');
   t.equal(second.summary.node.usage.usageNanoCores, 20);
-  const third = virtualNodeSummary([], second.counter, times);
+  const third = virtualNodeSummary([], second.counter, times, new Set());
   t.equal(third.summary.node.usage.usageCoreNanoSeconds, 3_500, 'never lower than before');
-  t.same(virtualNodeSummary([], EMPTY_COUNTER, times).summary, { node: { startTime: times.startTime, usage: { time: times.now, usageNanoCores: 0, usageCoreNanoSeconds: 0, workingSetBytes: 0 } }, pods: [] });
+  t.same(virtualNodeSummary([], EMPTY_COUNTER, times, new Set()).summary, { node: { startTime: times.startTime, usage: { time: times.now, usageNanoCores: 0, usageCoreNanoSeconds: 0, workingSetBytes: 0 } }, pods: [] });
+});
+
+t.test('a pod left out of one round (its remote node did not answer) but still owned is not counted as gone: no jump in the node\'s cumulative CPU when it is back', async (t) => {
+  const times = { now: '2026-01-01T00:01:50Z', startTime: '2026-01-01T00:00:00Z' };
+  const both = new Set(['a', 'b']);
+  const first = virtualNodeSummary([podStats('a', 10, 1_000), podStats('b', 20, 2_000)], EMPTY_COUNTER, times, both);
+  const second = virtualNodeSummary([podStats('b', 20, 2_500)], first.counter, times, both);
+  t.equal(second.summary.node.usage.usageCoreNanoSeconds, 3_500, 'a carried at its last 1000, b at 2500');
+  t.same(second.summary.pods.map((p) => p.podRef.uid), ['b'], 'only what was read is reported per pod');
+  const third = virtualNodeSummary([podStats('a', 10, 1_200), podStats('b', 20, 2_600)], second.counter, times, both);
+  t.equal(third.summary.node.usage.usageCoreNanoSeconds, 3_800, 'a back at 1200: counted once, not also as departed');
 });
 
 /** A remote cluster whose node proxy answers from `answers` (a body, or an error to throw), recording the nodes asked. */

@@ -10,6 +10,7 @@ import { REFLECTED_KINDS, type ReflectedKind } from '../../../src/providers/kube
 import { ServiceReflector } from '../../../src/providers/kubernetes/serviceReflector.js';
 import { MockApiServer } from '../../adapters/kubernetes/mockApiServer.js';
 import { ManualClock } from '../../support/manualClock.js';
+import { until } from '../../support/until.js';
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -62,4 +63,50 @@ t.test('with the none switch nothing is tracked', async (t) => {
   t.notOk(r.enabled);
   r.podAppeared('shop/web-1', 'shop');
   t.same(r.state(), []);
+});
+
+t.test('a Service the remote refuses (422) is reported on the host Service and skipped; the others are still reflected', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const service = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    metadata: { name, namespace: 'shop', uid: `uid-${name}`, resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }], ...extra },
+  });
+  const created: string[] = [];
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') {
+      return { body: { metadata: { resourceVersion: '5' }, items: [service('a-dual', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] }), service('b-plain')] } };
+    }
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
+      const body = JSON.parse(r.body) as { metadata: { name: string } };
+      if (body.metadata.name === 'a-dual') {
+        return { status: 422, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 422, reason: 'Invalid', message: 'Service "a-dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services' } };
+      }
+      created.push(body.metadata.name);
+      return { status: 201, body };
+    }
+    return undefined;
+  });
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock });
+  t.teardown(() => client.stop());
+  const events: string[] = [];
+  const r = new ServiceReflector({
+    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
+    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
+    events: { record: (about, type, reason, note) => events.push(`${about.name} ${type} ${reason}: ${note}`) },
+    clock, log: silentLog, lingerMs: 30_000,
+  });
+  t.teardown(() => r.stop());
+  r.start();
+  r.podsSynced();
+  r.podAppeared('shop/web-1', 'shop');
+  await until('b-plain reflected past the refused a-dual', () => {
+    clock.advance(50);
+    return created.includes('b-plain');
+  }, 10_000);
+  await until('the refusal reported on the host Service', () => events.length > 0, 10_000);
+  t.match(events[0], /^a-dual Warning ReflectionRejected: .*spec\.ipFamilyPolicy/);
+  t.equal(r.state()[0]?.lastError, undefined, 'a refusal is an answer, not a failing pass retried for ever');
 });
