@@ -9,8 +9,8 @@
  * refuses it): it is a credential of the host cluster, and the remote's users could read it.
  * Secret data is copied, never logged: nothing here describes values.
  */
-import { createHash } from 'node:crypto';
 import type { ConfigMap, Secret } from '../../adapters/kubernetes/model.js';
+import { fingerprint } from '../../lib/fingerprint.js';
 import { hostNamespaceAnnotation, ownershipLabels, withoutMarks } from './marks.js';
 import type { ReferencedKind } from './references.js';
 
@@ -57,11 +57,5 @@ export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespa
 export function contentDigest(copy: HostObject): string {
   const c = copy as ConfigMap & Secret;
   const content = { l: c.metadata?.labels, a: c.metadata?.annotations, d: c.data, b: c.binaryData, t: c.type };
-  return createHash('sha256').update(stableJson(content)).digest('hex');
-}
-
-function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const record = value as Record<string, unknown>;
-  return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${stableJson(record[k])}`).join(',')}}`;
+  return fingerprint(content);
 }
