@@ -336,12 +336,17 @@ export class Reflector {
     }
   }
 
+  /** The host object as its watch holds it, if it is one Tether copies (never a ServiceAccount token). */
+  private copiedSource(kind: ReferencedKind, hostNamespace: string, name: string): HostObject | undefined {
+    const watched = this.watches[kind].get(hostNamespace, name);
+    return watched && isServiceAccountToken(kind, watched) ? undefined : watched;
+  }
+
   /** Writes the copy of one referenced object again if the watches show it missing or changed (copyRepair.ts). */
   private repair(kind: ReferencedKind, hostNamespace: string, name: string): void {
     if (this.stopped) return;
     const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
-    const watched = this.watches[kind].get(hostNamespace, name);
-    const source = watched && isServiceAccountToken(kind, watched) ? undefined : watched;
+    const source = this.copiedSource(kind, hostNamespace, name);
     const desired = source && remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
     const copies = this.copies?.[kind].watch;
     const verdict = decideCopyRepair({
@@ -372,8 +377,7 @@ export class Reflector {
     }
     const name = event.object.metadata?.name ?? '';
     if (!this.index.isReferenced(namespace, referenceKey(kind, name))) return;
-    const watched = this.watches[kind].get(namespace, name);
-    const current = watched && isServiceAccountToken(kind, watched) ? undefined : watched;
+    const current = this.copiedSource(kind, namespace, name);
     const remoteNamespace = this.o.remoteNamespaceOf(namespace);
     const pending = current
       ? this.writeRemote(kind, remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId))
