@@ -17,12 +17,12 @@ import type { Logger } from '../adapters/logger.js';
 import {
   answerWithTunnelProtocol, offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelRequest,
 } from '../lib/spdy/tunnelProtocol.js';
-import { classify, isClassified } from '../providers/errors.js';
+import { classify, isClassified, notFound } from '../providers/errors.js';
 import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { CHANNEL_PROTOCOLS, selectChannelProtocol } from './channelProtocol.js';
 import { InvalidStreamRequest, parseStreamOptions, streamTarget, type StreamTarget } from './streamRequest.js';
-import { runPortForwardSession } from './portForwardSession.js';
+import { runPortForwardSession, type PortForwardSessionOptions } from './portForwardSession.js';
 import { runStreamSession } from './streamSession.js';
 
 export interface StreamRouteOptions {
@@ -96,7 +96,8 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   const tunnelWss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
   answerWithTunnelProtocol(tunnelWss);
 
-  async function checkPod(target: StreamTarget): Promise<void> {
+  /** The pod the request names, refused as the kubelet refuses it; its UID is what a session is bound to. */
+  async function checkPod(target: StreamTarget): Promise<string | undefined> {
     const where = `${target.namespace}/${target.pod}`;
     let pod: Pod | undefined;
     try {
@@ -110,6 +111,7 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     if (target.container !== undefined && !hasContainer(pod, target.container)) {
       throw new HttpRefusal(400, `container ${target.container} is not valid for pod ${where}`);
     }
+    return pod.metadata?.uid;
   }
 
   /** Hands the socket to `wss` and runs `session` on the WebSocket; the slot is freed when it ends. */
@@ -139,13 +141,24 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     }
     const provider = options.provider;
     if (!isPortForwardProvider(provider)) throw new HttpRefusal(501, `the provider of node ${options.nodeName} does not forward ports`);
-    await checkPod(target);
+    const uid = await checkPod(target);
     prepareTunnelRequest(req);
     const { namespace, pod } = target;
+    // A session lives as long as kubectl keeps it (hours, for some); each connection is checked
+    // against the pod it was opened for, so one re-created under the same name is never reached.
+    const forward: PortForwardSessionOptions['forward'] = async (port, connection, signal) => {
+      const now = (await provider.getPod(namespace, pod, signal))?.metadata?.uid;
+      if (now !== uid) {
+        throw notFound(now === undefined
+          ? `pod ${namespace}/${pod} no longer exists on node ${options.nodeName}`
+          : `pod ${namespace}/${pod} is no longer the pod this port-forward was opened for (uid ${uid ?? 'none'}, now ${now})`);
+      }
+      return provider.portForward(namespace, pod, port, connection, signal);
+    };
     return launch(tunnelWss, req, release, (ws) => runPortForwardSession({
       socket: ws,
       pod: `${namespace}/${pod}${target.uid ? `, uid ${target.uid}` : ''}`,
-      forward: (port, connection, signal) => provider.portForward(namespace, pod, port, connection, signal),
+      forward,
       ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     }));

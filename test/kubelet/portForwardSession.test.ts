@@ -98,6 +98,21 @@ t.test('a port nothing listens on: the kubelet\'s message on the error stream, b
   spdy.close();
 });
 
+t.test('a session stays with the pod it was opened for: a pod re-created under the same name is not reached', async (t) => {
+  const provider = new SimulatedProvider({ startLatencyMs: 0, stopLatencyMs: 0 });
+  const server = await startSimulatedKubelet(t, provider, pod);
+  const { spdy } = await tunnel(t, url(server));
+  t.match((await httpGet(await pair(spdy, 8080, 0), '/')).response, /200 OK/, 'the pod it was opened for answers');
+  await provider.deletePod(structuredClone(pod));
+  await waitFor('the old pod gone', async () => (await provider.getPod('shop', 'web')) === undefined, { timeoutMs: 5_000, intervalMs: 10 });
+  await provider.createPod({ ...structuredClone(pod), metadata: { ...pod.metadata, uid: 'u2' } });
+  await waitFor('its successor running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
+  const { response, error } = await httpGet(await pair(spdy, 8080, 1), '/');
+  t.equal(response, '', 'nothing reaches the pod that took the name');
+  t.equal(error, 'error forwarding port 8080 to pod shop/web: pod shop/web is no longer the pod this port-forward was opened for (uid u1, now u2)');
+  spdy.close();
+});
+
 t.test('streams with bad headers are refused (RST_STREAM), as the kubelet refuses them', async (t) => {
   const server = await setup(t);
   const { spdy } = await tunnel(t, url(server));
