@@ -2,7 +2,10 @@
  * Whether one reflected copy must be (re)written, judged from what the two watches hold rather
  * than from what Tether remembers writing: a copy deleted in the remote cluster between Tether's
  * write and the moment the watches came up is only visible as an absence in the copies' cache, so
- * "I already wrote this content" is never a reason to skip. Pure; reflector.ts runs the verdict.
+ * "I already wrote this content" is never a reason to skip. The copy is compared with what Tether
+ * wants and with what the remote API server stored for Tether's last write of that same content:
+ * a remote mutating admission webhook that adds a label to every write would otherwise make each
+ * repair provoke the next. Pure; reflector.ts runs the verdict.
  */
 import type { HostObject } from './reflectedObject.js';
 import { contentDigest } from './reflectedObject.js';
@@ -20,6 +23,8 @@ export interface CopyRepairInput {
   readonly copy: HostObject | undefined;
   /** What the copy should be, made from `source`. */
   readonly desired: HostObject | undefined;
+  /** contentDigest of what the remote stored for Tether's last write of `desired`, if that is what was last written. */
+  readonly stored?: string;
 }
 
 export type CopyRepair =
@@ -32,6 +37,9 @@ export function decideCopyRepair(input: CopyRepairInput): CopyRepair {
   if (!input.sourceSynced || !input.copiesSynced) return { action: 'none', why: 'waiting-for-watches' };
   // A host deletion is the host watch's to follow (it deletes the copy).
   if (!input.source || !input.desired) return { action: 'none', why: 'no-source' };
-  if (input.copy && contentDigest(input.copy) === contentDigest(input.desired)) return { action: 'none', why: 'in-sync' };
+  if (input.copy) {
+    const seen = contentDigest(input.copy);
+    if (seen === contentDigest(input.desired) || seen === input.stored) return { action: 'none', why: 'in-sync' };
+  }
   return { action: 'write' };
 }

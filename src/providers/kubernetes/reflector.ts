@@ -70,7 +70,8 @@ const kindWord = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'conf
 
 export class Reflector {
   private readonly index = new ReferenceIndex();
-  private readonly written = new Map<string, string>();
+  /** Per copy: the digest of the content last written, and of what the remote stored for it (an admission webhook may add to it). */
+  private readonly written = new Map<string, { readonly desired: string; readonly stored: string }>();
   private readonly creating = new Map<string, { namespace: string; keys: string[] }>();
   private readonly watches: Record<ReferencedKind, NamespacedWatches<HostObject>>;
   /** The remote copies, to put back one that is deleted or edited there (started with the first reference). */
@@ -215,25 +216,26 @@ export class Reflector {
     const name = copy.metadata?.name ?? '';
     const key = `${kind}/${namespace}/${name}`;
     const digest = contentDigest(copy);
-    if (this.written.get(key) === digest) return;
+    if (this.written.get(key)?.desired === digest) return;
     const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
+    let stored: HostObject | undefined;
     try {
       try {
-        await this.o.remote.call('other', `create ${what}`, (core, options) =>
+        stored = await this.o.remote.call<HostObject>('other', `create ${what}`, (core, options) =>
           kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
         );
       } catch (err) {
         if (!isApiErrorKind(err, 'alreadyExists')) throw err;
-        await this.replaceRemote(kind, copy, what);
+        stored = await this.replaceRemote(kind, copy, what);
       }
     } catch (err) {
       this.written.delete(key);
       throw toProviderError(err, `write ${what}`);
     }
-    this.written.set(key, digest);
+    this.written.set(key, { desired: digest, stored: stored ? contentDigest(stored) : digest });
   }
 
-  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<void> {
+  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
     const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
@@ -243,7 +245,7 @@ export class Reflector {
       throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
     }
     const body = { ...copy, metadata: { ...copy.metadata, resourceVersion: current.metadata?.resourceVersion } };
-    await this.o.remote.call('other', `replace ${what}`, (core, options) =>
+    return this.o.remote.call<HostObject>('other', `replace ${what}`, (core, options) =>
       kind === 'ConfigMap'
         ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
         : core.replaceNamespacedSecret({ name, namespace, body }, options),
@@ -349,6 +351,8 @@ export class Reflector {
     const source = this.copiedSource(kind, hostNamespace, name);
     const desired = source && remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
     const copies = this.copies?.[kind].watch;
+    const key = `${kind}/${remoteNamespace}/${name}`;
+    const last = this.written.get(key);
     const verdict = decideCopyRepair({
       referenced: this.index.isReferenced(hostNamespace, referenceKey(kind, name)),
       sourceSynced: this.watches[kind].isSynced(hostNamespace),
@@ -356,10 +360,11 @@ export class Reflector {
       copiesSynced: copies?.hasSynced() ?? false,
       copy: copies?.get(`${remoteNamespace}/${name}`),
       desired,
+      ...(last && desired && last.desired === contentDigest(desired) ? { stored: last.stored } : {}),
     });
     if (verdict.action === 'none' || !desired) return;
     this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
-    this.written.delete(`${kind}/${remoteNamespace}/${name}`);
+    this.written.delete(key);
     this.writeRemote(kind, desired).catch((err: unknown) =>
       this.o.log.warn('putting back a reflected copy failed; its next change or the host resync retries', {
         kind, namespace: remoteNamespace, name, error: err instanceof Error ? err.message : String(err),

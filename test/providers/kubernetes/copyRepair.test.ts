@@ -4,11 +4,13 @@
  */
 import t from 'tap';
 import { decideCopyRepair, type CopyRepairInput } from '../../../src/providers/kubernetes/copyRepair.js';
-import { remoteCopy, type HostObject } from '../../../src/providers/kubernetes/reflectedObject.js';
+import { contentDigest, remoteCopy, type HostObject } from '../../../src/providers/kubernetes/reflectedObject.js';
 
 const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '7' }, data: { 'app.conf': 'v1' } };
 const desired = remoteCopy('ConfigMap', source, 'shop-home', 'home');
 const tampered: HostObject = { ...desired, data: { 'app.conf': 'tampered' } };
+// What the remote stored for Tether's write when a mutating admission webhook adds a label to it.
+const mutated: HostObject = { ...desired, metadata: { ...desired.metadata, labels: { ...desired.metadata?.labels, 'policy.example/audited': 'true' } } };
 const base: CopyRepairInput = { referenced: true, sourceSynced: true, source, copiesSynced: true, copy: desired, desired };
 
 const cases: readonly [string, Partial<CopyRepairInput>, string][] = [
@@ -16,6 +18,9 @@ const cases: readonly [string, Partial<CopyRepairInput>, string][] = [
   ['a copy that matches apart from server-set metadata is left alone', { copy: { ...desired, metadata: { ...desired.metadata, resourceVersion: '99', uid: 'r' } } }, 'none:in-sync'],
   ['a copy deleted in the remote cluster is written again, even though Tether wrote it before', { copy: undefined }, 'write'],
   ['a copy edited in the remote cluster is written again', { copy: tampered }, 'write'],
+  ['a copy the remote stored with more than Tether sent (a mutating webhook\'s label) is in sync with that write', { copy: mutated, stored: contentDigest(mutated) }, 'none:in-sync'],
+  ['a copy with someone else\'s label that no write of Tether\'s stored is written again', { copy: mutated }, 'write'],
+  ['a copy edited after the write the remote stored is written again', { copy: { ...mutated, data: { 'app.conf': 'tampered' } }, stored: contentDigest(mutated) }, 'write'],
   ['nothing is judged before the host watch has listed', { sourceSynced: false, copy: undefined }, 'none:waiting-for-watches'],
   ['nothing is judged before the copies\' watch has listed', { copiesSynced: false, copy: undefined }, 'none:waiting-for-watches'],
   ['an object no pod references any more is the sweep\'s, not a repair', { referenced: false, copy: undefined }, 'none:unreferenced'],

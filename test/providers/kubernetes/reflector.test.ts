@@ -76,13 +76,20 @@ class FakeWatch implements ListWatchSource<HostObject> {
     this.synced = true;
     this.events.next({ type: 'synced' });
   }
+  modified(item: HostObject): void {
+    this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+    this.events.next({ type: 'updated', object: item });
+  }
   deleted(item: HostObject): void {
     this.cache.delete(`${item.metadata?.namespace}/${item.metadata?.name}`);
     this.events.next({ type: 'deleted', object: item });
   }
 }
 
-function configMapWorld(): { reflector: Reflector; writes: string[]; watch: (path: string) => FakeWatch; source: HostObject; copy: HostObject; pod: Pod } {
+/** A mutating admission webhook in the remote cluster: it labels every ConfigMap written. */
+const audited = (body: HostObject): HostObject => ({ ...body, metadata: { ...body.metadata, labels: { ...body.metadata?.labels, 'policy.example/audited': 'true' } } });
+
+function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body): { reflector: Reflector; writes: string[]; watch: (path: string) => FakeWatch; source: HostObject; copy: HostObject; pod: Pod } {
   const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { 'app.conf': 'v1' } };
   const copy = remoteCopy('ConfigMap', source, 'shop-home', 'home');
   const writes: string[] = [];
@@ -91,7 +98,7 @@ function configMapWorld(): { reflector: Reflector; writes: string[]; watch: (pat
     call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({
       createNamespacedConfigMap: async ({ namespace, body }: { namespace: string; body: HostObject }) => {
         writes.push(`${namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`);
-        return body;
+        return admit(body);
       },
     }),
   };
@@ -152,6 +159,21 @@ void t.test('a copy that both watches show in sync is not written again', async 
   world.watch('/api/v1/configmaps').listed([world.copy]);
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1'], 'one write: the first');
+  world.reflector.stop();
+});
+
+void t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
+  const world = configMapWorld(audited);
+  await offloaded(world);
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  const copies = world.watch('/api/v1/configmaps');
+  copies.listed([audited(world.copy)]);
+  copies.modified(audited(world.copy));
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1'], 'what the remote stored for the write is in sync');
+  copies.modified({ ...audited(world.copy), data: { 'app.conf': 'tampered' } });
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'a real edit is still put back');
   world.reflector.stop();
 });
 
