@@ -12,15 +12,16 @@ import type { ClusterClient } from './clusterClient.js';
 import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import type { DesiredObject, ReflectedKind } from './reflectionPlan.js';
 
-export type WriteOutcome = { readonly type: 'written' } | { readonly type: 'taken' };
+/** `stored`: the object as the remote API server stored it (after its admission chain), when it answered with one. */
+export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' };
 
 type Reflected = Service | EndpointSlice;
 
 interface KindApi {
   readonly word: string;
-  create(namespace: string, body: Reflected, what: string): Promise<unknown>;
+  create(namespace: string, body: Reflected, what: string): Promise<Reflected | undefined>;
   read(namespace: string, name: string, what: string): Promise<Reflected>;
-  replace(namespace: string, name: string, body: Reflected, what: string): Promise<unknown>;
+  replace(namespace: string, name: string, body: Reflected, what: string): Promise<Reflected | undefined>;
   delete(namespace: string, name: string, uid: string | undefined, what: string): Promise<unknown>;
 }
 
@@ -63,8 +64,7 @@ export class ReflectionWriter {
     let current = cached;
     if (!current) {
       try {
-        await api.create(namespace, desired.object, what);
-        return { type: 'written' };
+        return { type: 'written', stored: await api.create(namespace, desired.object, what) };
       } catch (err) {
         if (!isApiErrorKind(err, 'alreadyExists')) throw err;
       }
@@ -74,11 +74,9 @@ export class ReflectionWriter {
     if (desired.kind === 'Service' && !replaceable(current as Service, desired.object)) {
       // clusterIP is immutable: a Service that turns headless (or back) is recreated.
       await this.delete(desired.kind, namespace, desired.name, current.metadata?.uid);
-      await api.create(namespace, desired.object, what);
-      return { type: 'written' };
+      return { type: 'written', stored: await api.create(namespace, desired.object, what) };
     }
-    await api.replace(namespace, desired.name, withCurrent(desired, current), what);
-    return { type: 'written' };
+    return { type: 'written', stored: await api.replace(namespace, desired.name, withCurrent(desired, current), what) };
   }
 
   /** Deletes this node's copy (uid precondition); already gone or replaced by another object: done. */

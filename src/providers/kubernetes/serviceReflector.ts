@@ -95,7 +95,12 @@ export class ServiceReflector {
   private readonly pods = new Map<string, Set<string>>();
   private readonly passes = new Map<string, Pass>();
   private readonly lingering = new Map<string, { readonly timer: Timer; readonly at: number }>();
-  private readonly written = new Map<string, string>();
+  /**
+   * Per copy: the digest last written, and of what the remote stored for it. A remote admission
+   * webhook may add to every write; judging the copy against what was sent would rewrite it on
+   * each of its watch events, for ever.
+   */
+  private readonly written = new Map<string, { readonly desired: string; readonly stored: string }>();
   private readonly refused = new Map<string, string>();
   /** Digest the remote refused as invalid, per object key (not retried until the host object changes). */
   private readonly refusedByRemote = new Map<string, string>();
@@ -253,7 +258,7 @@ export class ServiceReflector {
     const slices = active && withSlices ? this.slices.list(namespace) : [];
     const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
     const existing = this.existing(namespace);
-    const steps = planReflection({ desired, existing, written: this.scoped(this.written, remoteNamespace), refused: this.scoped(new Map([...this.refused, ...this.refusedByRemote]), remoteNamespace) });
+    const steps = planReflection({ desired, existing, written: this.scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.scoped(new Map([...this.refused, ...this.refusedByRemote]), remoteNamespace) });
     // One object the remote refuses must not hold up the others (nor the deletions): each step
     // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
     let retry: unknown;
@@ -295,7 +300,7 @@ export class ServiceReflector {
     const key = `${remoteNamespace}/${objectKey(desired.kind, desired.name)}`;
     const outcome = await this.writer.write(desired, this.cached(desired.kind, remoteNamespace, desired.name));
     if (outcome.type === 'written') {
-      this.written.set(key, desired.digest);
+      this.written.set(key, { desired: desired.digest, stored: outcome.stored ? digestOf(desired.kind, outcome.stored) : desired.digest });
       this.refused.delete(key);
       this.refusedByRemote.delete(key);
       return;
@@ -333,13 +338,13 @@ export class ServiceReflector {
     if (event.type !== 'error') this.markDirty(namespace);
   }
 
-  /** A copy changed remotely: one Tether did not write (edited, deleted) is no longer "written". */
+  /** A copy changed remotely: one that is not what the remote stored for Tether's write (edited, deleted) is no longer "written". */
   private onCopyEvent(kind: ReflectedKind, event: EngineEvent<Reflected>): void {
     if (event.type === 'synced') return this.markAll();
     if (event.type === 'error') return;
     const object = event.object;
     const key = `${object.metadata?.namespace ?? ''}/${objectKey(kind, object.metadata?.name ?? '')}`;
-    if (event.type === 'deleted' || this.written.get(key) !== digestOf(kind, object)) this.written.delete(key);
+    if (event.type === 'deleted' || this.written.get(key)?.stored !== digestOf(kind, object)) this.written.delete(key);
     const namespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
     if (namespace) this.markDirty(namespace);
   }

@@ -10,7 +10,7 @@ import { REFLECTED_KINDS, type ReflectedKind } from '../../../src/providers/kube
 import { ServiceReflector } from '../../../src/providers/kubernetes/serviceReflector.js';
 import { MockApiServer } from '../../adapters/kubernetes/mockApiServer.js';
 import { ManualClock } from '../../support/manualClock.js';
-import { until } from '../../support/until.js';
+import { drain, until } from '../../support/until.js';
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -109,4 +109,48 @@ t.test('a Service the remote refuses (422) is reported on the host Service and s
   await until('the refusal reported on the host Service', () => events.length > 0, 10_000);
   t.match(events[0], /^a-dual Warning ReflectionRejected: .*spec\.ipFamilyPolicy/);
   t.equal(r.state()[0]?.lastError, undefined, 'a refusal is an answer, not a failing pass retried for ever');
+});
+
+t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  let stored: { metadata: Record<string, unknown> } | undefined;
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' || r.method === 'PUT') {
+      // The remote's admission chain adds a label of its own to whatever is written.
+      const body = JSON.parse(r.body) as { metadata: Record<string, unknown> & { labels?: Record<string, string> }; spec: Record<string, unknown> };
+      stored = { ...body, metadata: { ...body.metadata, uid: 'remote-uid', resourceVersion: '9', labels: { ...body.metadata.labels, 'policy.example/audited': 'true' } }, spec: { ...body.spec, clusterIP: '10.0.0.9' } } as typeof stored;
+      return { status: r.method === 'POST' ? 201 : 200, body: stored };
+    }
+    return undefined;
+  });
+  const writes = (): number => server.requests.filter((r) => r.method === 'POST' || r.method === 'PUT').length;
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock });
+  t.teardown(() => client.stop());
+  const r = new ServiceReflector({
+    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
+    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined, events: { record: () => undefined },
+    clock, log: silentLog, lingerMs: 30_000,
+  });
+  t.teardown(() => r.stop());
+  r.start();
+  r.podsSynced();
+  r.podAppeared('shop/web-1', 'shop');
+  await until('the copy written', () => {
+    clock.advance(50);
+    return writes() === 1;
+  }, 10_000);
+  await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
+  for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send('ADDED', stored);
+  await until('the stored copy seen', () => r.state()[0]?.services === 1, 10_000);
+  for (let i = 0; i < 10; i++) { // the coalescing delay and a pass, had the event made one
+    clock.advance(50);
+    await drain();
+  }
+  t.equal(writes(), 1, 'what the remote stored for the write is in sync: no second write');
 });
