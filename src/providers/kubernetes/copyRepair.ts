@@ -7,6 +7,7 @@
  * a remote mutating admission webhook that adds a label to every write would otherwise make each
  * repair provoke the next. Pure; reflector.ts runs the verdict.
  */
+import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import type { HostObject } from './reflectedObject.js';
 import { contentDigest } from './reflectedObject.js';
 
@@ -25,11 +26,13 @@ export interface CopyRepairInput {
   readonly desired: HostObject | undefined;
   /** contentDigest of what the remote stored for Tether's last write of `desired`, if that is what was last written. */
   readonly stored?: string;
+  /** The resourceVersion the remote gave Tether's last write of this copy (any content). */
+  readonly lastWrittenVersion?: string;
 }
 
 export type CopyRepair =
   | { readonly action: 'write' }
-  | { readonly action: 'none'; readonly why: 'unreferenced' | 'waiting-for-watches' | 'no-source' | 'in-sync' };
+  | { readonly action: 'none'; readonly why: 'unreferenced' | 'waiting-for-watches' | 'watch-behind' | 'no-source' | 'in-sync' };
 
 export function decideCopyRepair(input: CopyRepairInput): CopyRepair {
   if (!input.referenced) return { action: 'none', why: 'unreferenced' };
@@ -37,6 +40,10 @@ export function decideCopyRepair(input: CopyRepairInput): CopyRepair {
   if (!input.sourceSynced || !input.copiesSynced) return { action: 'none', why: 'waiting-for-watches' };
   // A host deletion is the host watch's to follow (it deletes the copy).
   if (!input.source || !input.desired) return { action: 'none', why: 'no-source' };
+  // The copies' watch still shows a version from before Tether's last write: its next event judges.
+  if (input.copy && input.lastWrittenVersion && isOlder(input.copy.metadata?.resourceVersion ?? '', input.lastWrittenVersion)) {
+    return { action: 'none', why: 'watch-behind' };
+  }
   if (input.copy) {
     const seen = contentDigest(input.copy);
     if (seen === contentDigest(input.desired) || seen === input.stored) return { action: 'none', why: 'in-sync' };

@@ -70,8 +70,14 @@ const kindWord = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'conf
 
 export class Reflector {
   private readonly index = new ReferenceIndex();
-  /** Per copy: the digest of the content last written, and of what the remote stored for it (an admission webhook may add to it). */
-  private readonly written = new Map<string, { readonly desired: string; readonly stored: string }>();
+  /**
+   * Per copy: the digest of the content last written, of what the remote stored for it (an
+   * admission webhook may add to it), and the resourceVersion it got.
+   */
+  private readonly written = new Map<string, { readonly desired: string; readonly stored: string; readonly version: string }>();
+  /** Copies with a write in flight (how many), and those a repair was asked for meanwhile. */
+  private readonly inflight = new Map<string, number>();
+  private readonly recheck = new Set<string>();
   private readonly creating = new Map<string, { namespace: string; keys: string[] }>();
   private readonly watches: Record<ReferencedKind, NamespacedWatches<HostObject>>;
   /** The remote copies, to put back one that is deleted or edited there (started with the first reference). */
@@ -218,24 +224,57 @@ export class Reflector {
     const digest = contentDigest(copy);
     if (this.written.get(key)?.desired === digest) return;
     const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
-    let stored: HostObject | undefined;
+    this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
     try {
-      try {
-        stored = await this.o.remote.call<HostObject>('other', `create ${what}`, (core, options) =>
-          kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
-        );
-      } catch (err) {
-        if (!isApiErrorKind(err, 'alreadyExists')) throw err;
-        stored = await this.replaceRemote(kind, copy, what);
-      }
+      const stored = await this.store(kind, copy, what);
+      this.written.set(key, { desired: digest, stored: stored ? contentDigest(stored) : digest, version: stored?.metadata?.resourceVersion ?? '' });
     } catch (err) {
       this.written.delete(key);
       throw toProviderError(err, `write ${what}`);
+    } finally {
+      this.settled(kind, key, copy);
     }
-    this.written.set(key, { desired: digest, stored: stored ? contentDigest(stored) : digest });
   }
 
-  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject> {
+  /**
+   * One write: a replace at the resourceVersion of the copy the watch holds (one request, where
+   * create-then-replace costs three), else a create, then a read and replace if it exists.
+   */
+  private async store(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
+    const namespace = copy.metadata?.namespace ?? '';
+    const name = copy.metadata?.name ?? '';
+    const cached = this.copies?.[kind].watch.get(`${namespace}/${name}`);
+    if (cached && isOwned(cached.metadata?.labels, this.o.hostClusterId)) {
+      try {
+        return await this.replaceAt(kind, copy, cached.metadata?.resourceVersion, what);
+      } catch (err) {
+        // The watch was behind (changed or deleted since): do it the long way.
+        if (!isApiErrorKind(err, 'conflict') && !isApiErrorKind(err, 'notFound')) throw err;
+      }
+    }
+    try {
+      return await this.o.remote.call<HostObject>('other', `create ${what}`, (core, options) =>
+        kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
+      );
+    } catch (err) {
+      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+      return this.replaceRemote(kind, copy, what);
+    }
+  }
+
+  /** A write has settled: a repair asked for while it was in flight runs now, against what the watches show. */
+  private settled(kind: ReferencedKind, key: string, copy: HostObject): void {
+    const left = (this.inflight.get(key) ?? 1) - 1;
+    if (left > 0) {
+      this.inflight.set(key, left);
+      return;
+    }
+    this.inflight.delete(key);
+    const hostNamespace = copy.metadata?.annotations?.[hostNamespaceAnnotation];
+    if (this.recheck.delete(key) && hostNamespace !== undefined) this.repair(kind, hostNamespace, copy.metadata?.name ?? '');
+  }
+
+  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
     const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
@@ -244,7 +283,13 @@ export class Reflector {
     if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
       throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
     }
-    const body = { ...copy, metadata: { ...copy.metadata, resourceVersion: current.metadata?.resourceVersion } };
+    return this.replaceAt(kind, copy, current.metadata?.resourceVersion, what);
+  }
+
+  private replaceAt(kind: ReferencedKind, copy: HostObject, resourceVersion: string | undefined, what: string): Promise<HostObject | undefined> {
+    const namespace = copy.metadata?.namespace ?? '';
+    const name = copy.metadata?.name ?? '';
+    const body = { ...copy, metadata: { ...copy.metadata, resourceVersion } };
     return this.o.remote.call<HostObject>('other', `replace ${what}`, (core, options) =>
       kind === 'ConfigMap'
         ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
@@ -352,6 +397,10 @@ export class Reflector {
     const desired = source && remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
     const copies = this.copies?.[kind].watch;
     const key = `${kind}/${remoteNamespace}/${name}`;
+    if (this.inflight.has(key)) {
+      this.recheck.add(key);
+      return;
+    }
     const last = this.written.get(key);
     const verdict = decideCopyRepair({
       referenced: this.index.isReferenced(hostNamespace, referenceKey(kind, name)),
@@ -361,6 +410,7 @@ export class Reflector {
       copy: copies?.get(`${remoteNamespace}/${name}`),
       desired,
       ...(last && desired && last.desired === contentDigest(desired) ? { stored: last.stored } : {}),
+      ...(last?.version ? { lastWrittenVersion: last.version } : {}),
     });
     if (verdict.action === 'none' || !desired) return;
     this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });

@@ -21,6 +21,8 @@ const cases: readonly [string, Partial<CopyRepairInput>, string][] = [
   ['a copy the remote stored with more than Tether sent (a mutating webhook\'s label) is in sync with that write', { copy: mutated, stored: contentDigest(mutated) }, 'none:in-sync'],
   ['a copy with someone else\'s label that no write of Tether\'s stored is written again', { copy: mutated }, 'write'],
   ['a copy edited after the write the remote stored is written again', { copy: { ...mutated, data: { 'app.conf': 'tampered' } }, stored: contentDigest(mutated) }, 'write'],
+  ['a copy the watch shows at a version older than Tether\'s last write waits for the watch', { copy: { ...tampered, metadata: { ...tampered.metadata, resourceVersion: '8' } }, lastWrittenVersion: '9' }, 'none:watch-behind'],
+  ['a copy at the version of Tether\'s last write or later is judged', { copy: { ...tampered, metadata: { ...tampered.metadata, resourceVersion: '9' } }, lastWrittenVersion: '9' }, 'write'],
   ['nothing is judged before the host watch has listed', { sourceSynced: false, copy: undefined }, 'none:waiting-for-watches'],
   ['nothing is judged before the copies\' watch has listed', { copiesSynced: false, copy: undefined }, 'none:waiting-for-watches'],
   ['an object no pod references any more is the sweep\'s, not a repair', { referenced: false, copy: undefined }, 'none:unreferenced'],

@@ -89,16 +89,38 @@ class FakeWatch implements ListWatchSource<HostObject> {
 /** A mutating admission webhook in the remote cluster: it labels every ConfigMap written. */
 const audited = (body: HostObject): HostObject => ({ ...body, metadata: { ...body.metadata, labels: { ...body.metadata?.labels, 'policy.example/audited': 'true' } } });
 
-function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body): { reflector: Reflector; writes: string[]; watch: (path: string) => FakeWatch; source: HostObject; copy: HostObject; pod: Pod } {
+interface ConfigMapWorld {
+  reflector: Reflector;
+  writes: string[];
+  watch: (path: string) => FakeWatch;
+  source: HostObject;
+  copy: HostObject;
+  pod: Pod;
+  /** Holds every remote write until the promise settles (undefined: answer at once). */
+  hold: (until: Promise<void> | undefined) => void;
+}
+
+function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body): ConfigMapWorld {
   const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { 'app.conf': 'v1' } };
-  const copy = remoteCopy('ConfigMap', source, 'shop-home', 'home');
+  const copy = { ...remoteCopy('ConfigMap', source, 'shop-home', 'home'), metadata: { ...remoteCopy('ConfigMap', source, 'shop-home', 'home').metadata, resourceVersion: '10' } };
   const writes: string[] = [];
+  let held: Promise<void> | undefined;
+  let version = 10;
+  const stored = async (body: HostObject): Promise<HostObject> => {
+    await held;
+    return admit({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
+  };
+  const content = (body: HostObject): string => `${body.metadata?.namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`;
   const host = { call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({ readNamespacedConfigMap: async () => source }) };
   const remote = {
     call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({
-      createNamespacedConfigMap: async ({ namespace, body }: { namespace: string; body: HostObject }) => {
-        writes.push(`${namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`);
-        return admit(body);
+      createNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
+        writes.push(content(body));
+        return stored(body);
+      },
+      replaceNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
+        writes.push(`replace ${content(body)} at ${body.metadata?.resourceVersion}`);
+        return stored(body);
       },
     }),
   };
@@ -121,10 +143,10 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
     if (!w) throw new Error(`no watch of ${path}; have ${[...watches.keys()].join(', ')}`);
     return w;
   };
-  return { reflector, writes, watch, source, copy, pod };
+  return { reflector, writes, watch, source, copy, pod, hold: (until) => void (held = until) };
 }
 
-async function offloaded(world: ReturnType<typeof configMapWorld>): Promise<void> {
+async function offloaded(world: ConfigMapWorld): Promise<void> {
   (await world.reflector.reflectFor(world.pod, 'shop-home')).done();
   world.reflector.track('shop/p', 'shop', world.pod);
 }
@@ -171,9 +193,66 @@ void t.test('a copy a mutating webhook labels on every write is written once, no
   copies.modified(audited(world.copy));
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1'], 'what the remote stored for the write is in sync');
-  copies.modified({ ...audited(world.copy), data: { 'app.conf': 'tampered' } });
+  copies.modified({ ...audited(world.copy), metadata: { ...audited(world.copy).metadata, resourceVersion: '12' }, data: { 'app.conf': 'tampered' } });
   await drain();
-  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'a real edit is still put back');
+  t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v1 at 12'], 'a real edit is still put back');
+  world.reflector.stop();
+});
+
+/** The host object at a new version with new content, and the copy Tether makes of it. */
+function changed(world: ConfigMapWorld, value: string, version: string): { source: HostObject; copy: HostObject } {
+  const source = { ...world.source, metadata: { ...world.source.metadata, resourceVersion: version }, data: { 'app.conf': value } };
+  return { source, copy: remoteCopy('ConfigMap', source, 'shop-home', 'home') };
+}
+
+void t.test('a change of a copy the watch holds is one replace at its resourceVersion, not a create that fails first', async (t) => {
+  const world = configMapWorld();
+  await offloaded(world);
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  world.watch('/api/v1/configmaps').listed([world.copy]);
+  world.watch('/api/v1/namespaces/shop/configmaps').modified(changed(world, 'v2', '4').source);
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10']);
+  world.reflector.stop();
+});
+
+void t.test('a watch event of a copy that arrives while its write is in flight does not write it again', async (t) => {
+  const world = configMapWorld(audited);
+  await offloaded(world);
+  const hostWatch = world.watch('/api/v1/namespaces/shop/configmaps');
+  const copies = world.watch('/api/v1/configmaps');
+  hostWatch.listed([world.source]);
+  copies.listed([audited(world.copy)]);
+  let answer!: () => void;
+  world.hold(new Promise<void>((resolve) => (answer = resolve)));
+  const v2 = changed(world, 'v2', '4');
+  hostWatch.modified(v2.source);
+  await drain();
+  // The remote has stored the write (and the webhook its label); its watch event comes before the answer.
+  copies.modified(audited({ ...v2.copy, metadata: { ...v2.copy.metadata, resourceVersion: '11' } }));
+  await drain();
+  answer();
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10'], 'one write for v2');
+  world.reflector.stop();
+});
+
+void t.test('a copy the watch still shows at a version older than Tether\'s last write is not judged until the watch catches up', async (t) => {
+  const world = configMapWorld(audited);
+  await offloaded(world);
+  const hostWatch = world.watch('/api/v1/namespaces/shop/configmaps');
+  const copies = world.watch('/api/v1/configmaps');
+  hostWatch.listed([world.source]);
+  copies.listed([audited(world.copy)]);
+  const v2 = changed(world, 'v2', '4');
+  hostWatch.modified(v2.source);
+  await drain();
+  copies.modified(audited(world.copy)); // an old event (resourceVersion 10), delivered after the write was answered (11)
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10'], 'not written again on a stale event');
+  copies.modified(audited({ ...v2.copy, metadata: { ...v2.copy.metadata, resourceVersion: '11' } }));
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10'], 'the write seen back: in sync');
   world.reflector.stop();
 });
 
