@@ -27,11 +27,6 @@ export function reflectionLabels(marks: ReflectionMarks): Record<string, string>
   return { ...ownershipLabels(marks.hostClusterId), [virtualNodeLabel]: labelValue(marks.nodeName) };
 }
 
-/** The label selector of the remote objects one virtual node reflects. */
-export function reflectionSelector(marks: ReflectionMarks): string {
-  return Object.entries(reflectionLabels(marks)).map(([k, v]) => `${k}=${v}`).join(',');
-}
-
 /** True if a remote object carries this virtual node's reflection marks. */
 export function isReflectedBy(labels: Readonly<Record<string, string>> | undefined, marks: ReflectionMarks): boolean {
   return Object.entries(reflectionLabels(marks)).every(([k, v]) => labels?.[k] === v);

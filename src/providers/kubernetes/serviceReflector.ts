@@ -4,7 +4,8 @@
  * "Services and EndpointSlices"). Level-based, per namespace:
  *
  *   host Services, EndpointSlices (NamespacedWatches, namespaces with offloaded pods)
- *   this node's remote copies (one label-selected CachedListWatch per kind, all namespaces)
+ *   this host cluster's remote copies (one label-selected CachedListWatch per kind, all
+ *   namespaces; another virtual node's copy going frees its name for this one at once)
  *   this node's remote pods (for endpoint translation)
  *       → any change marks its host namespace dirty
  *       → one pass per namespace at a time, after a short coalescing delay: desiredObjects and
@@ -30,10 +31,10 @@ import type { EndpointSlice, Service } from '../../adapters/kubernetes/model.js'
 import type { ClusterClient } from './clusterClient.js';
 import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
-import { hostNamespaceAnnotation } from './marks.js';
+import { hostClusterSelector, hostNamespaceAnnotation } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
 import { endpointSliceDigest, serviceNameOf } from './reflectedEndpointSlice.js';
-import { reflectionSelector, serviceDigest, type ReflectionMarks } from './reflectedService.js';
+import { isReflectedBy, serviceDigest, type ReflectionMarks } from './reflectedService.js';
 import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './reflectionPlan.js';
 import { ReflectionWriter } from './reflectionWriter.js';
 
@@ -206,7 +207,7 @@ export class ServiceReflector {
   }
 
   private markAll(): void {
-    const fromCopies = Object.values(this.copies).flatMap(({ watch }) => watch.list().map((o) => o.metadata?.annotations?.[hostNamespaceAnnotation] ?? ''));
+    const fromCopies = Object.values(this.copies).flatMap(({ watch }) => watch.list().filter((o) => this.isOurs(o)).map((o) => o.metadata?.annotations?.[hostNamespaceAnnotation] ?? ''));
     for (const namespace of new Set([...this.pods.keys(), ...fromCopies])) if (namespace !== '') this.markDirty(namespace);
   }
 
@@ -318,7 +319,7 @@ export class ServiceReflector {
     const out = new Map<string, string>();
     for (const kind of ['Service', 'EndpointSlice'] as const) {
       for (const object of this.copies[kind].watch.list()) {
-        if (object.metadata?.namespace !== remoteNamespace || object.metadata.annotations?.[hostNamespaceAnnotation] !== namespace) continue;
+        if (object.metadata?.namespace !== remoteNamespace || object.metadata.annotations?.[hostNamespaceAnnotation] !== namespace || !this.isOurs(object)) continue;
         out.set(objectKey(kind, object.metadata.name ?? ''), digestOf(kind, object));
       }
     }
@@ -330,23 +331,36 @@ export class ServiceReflector {
     return new Map([...map].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
   }
 
+  /** This node's copy as the watch holds it (another node's copy of the same name is not ours to replace). */
   private cached(kind: ReflectedKind, remoteNamespace: string, name: string): Reflected | undefined {
-    return this.copies[kind].watch.get(`${remoteNamespace}/${name}`);
+    const object = this.copies[kind].watch.get(`${remoteNamespace}/${name}`);
+    return object && this.isOurs(object) ? object : undefined;
   }
 
   private onHostEvent(namespace: string, event: EngineEvent<Reflected>): void {
     if (event.type !== 'error') this.markDirty(namespace);
   }
 
-  /** A copy changed remotely: one that is not what the remote stored for Tether's write (edited, deleted) is no longer "written". */
+  /**
+   * A copy changed remotely: one that is not what the remote stored for Tether's write (edited,
+   * deleted) is no longer "written". Another virtual node's copy going frees its name.
+   */
   private onCopyEvent(kind: ReflectedKind, event: EngineEvent<Reflected>): void {
     if (event.type === 'synced') return this.markAll();
     if (event.type === 'error') return;
     const object = event.object;
     const key = `${object.metadata?.namespace ?? ''}/${objectKey(kind, object.metadata?.name ?? '')}`;
-    if (event.type === 'deleted' || this.written.get(key)?.stored !== digestOf(kind, object)) this.written.delete(key);
     const namespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
+    if (!this.isOurs(object)) {
+      if (event.type === 'deleted' && this.refused.delete(key) && namespace) this.markDirty(namespace);
+      return;
+    }
+    if (event.type === 'deleted' || this.written.get(key)?.stored !== digestOf(kind, object)) this.written.delete(key);
     if (namespace) this.markDirty(namespace);
+  }
+
+  private isOurs(object: Reflected): boolean {
+    return isReflectedBy(object.metadata?.labels, this.o.marks);
   }
 
   private hostWatch(kind: ReflectedKind, namespace: string): CachedListWatch<Reflected> {
@@ -354,7 +368,7 @@ export class ServiceReflector {
   }
 
   private copyWatch(kind: ReflectedKind): { watch: CachedListWatch<Reflected>; subscription: Subscription } {
-    const watch = kindWatch(this.o.remote, kind, { labelSelector: reflectionSelector(this.o.marks) }, `reflected ${plural(kind)} in the remote cluster`, this.o);
+    const watch = kindWatch(this.o.remote, kind, { labelSelector: hostClusterSelector(this.o.marks.hostClusterId) }, `reflected ${plural(kind)} in the remote cluster`, this.o);
     return { watch, subscription: watch.events.subscribe((e) => this.onCopyEvent(kind, e)) };
   }
 

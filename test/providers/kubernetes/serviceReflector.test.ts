@@ -154,3 +154,74 @@ t.test('a copy a mutating webhook labels on every write is written once, not aga
   }
   t.equal(writes(), 1, 'what the remote stored for the write is in sync: no second write');
 });
+
+t.test('a name held by another virtual node\'s copy is taken over as soon as that copy goes, not at the next full pass', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  // The sibling node (vk-2, same host cluster) reflects the same Service into the same remote namespace.
+  const siblings = {
+    metadata: {
+      name: 'web', namespace: 'shop-home', uid: 'sibling-uid', resourceVersion: '7',
+      labels: { 'tether.dev/managed-by': 'tether', 'tether.dev/host-cluster': 'home', 'tether.dev/virtual-node': 'vk-2' },
+      annotations: { 'tether.dev/host-namespace': 'shop' },
+    },
+    spec: { type: 'ClusterIP', ports: [{ port: 80 }], clusterIP: '10.0.0.7' },
+  };
+  let remote: typeof siblings | undefined = siblings;
+  // As the API server does: a label selector's equality terms filter lists and watches.
+  const selects = (url: URL, labels: Record<string, string>): boolean =>
+    (url.searchParams.get('labelSelector') ?? '').split(',').filter(Boolean).every((term) => {
+      const [k, v] = term.split('=');
+      return labels[k ?? ''] === v;
+    });
+  const created: string[] = [];
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/services') {
+      return { body: { metadata: { resourceVersion: '7' }, items: remote && selects(r.url, remote.metadata.labels) ? [remote] : [] } };
+    }
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return remote ? { body: remote } : undefined;
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
+      if (remote) return { status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'services "web" already exists' } };
+      const body = JSON.parse(r.body) as { metadata: { name: string } };
+      created.push(body.metadata.name);
+      return { status: 201, body };
+    }
+    return undefined;
+  });
+  const clock = new ManualClock();
+  const startedAt = clock.now();
+  const client = new ClusterClient(server.kubeConfig(), { clock });
+  t.teardown(() => client.stop());
+  const events: string[] = [];
+  const r = new ServiceReflector({
+    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
+    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
+    events: { record: (about, type, reason) => events.push(`${about.name} ${type} ${reason}`) },
+    clock, log: silentLog, lingerMs: 30_000,
+  });
+  t.teardown(() => r.stop());
+  r.start();
+  r.podsSynced();
+  r.podAppeared('shop/web-1', 'shop');
+  await until('the name found taken', () => {
+    clock.advance(50);
+    return events.length > 0;
+  }, 10_000);
+  t.same(events, ['web Warning ReflectionNameTaken']);
+  t.same(r.state()[0]?.taken, ['Service/web']);
+  // The sibling's last pod went: its copy is deleted after its linger.
+  const gone = remote;
+  remote = undefined;
+  await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
+  for (const w of server.watches) if (w.url.pathname === '/api/v1/services' && selects(w.url, gone.metadata.labels)) w.send('DELETED', gone);
+  await until('this node\'s copy created', () => {
+    clock.advance(50);
+    return created.includes('web');
+  }, 10_000);
+  t.ok(clock.now() - startedAt < 5 * 60_000, `well before the full pass (after ${clock.now() - startedAt} ms)`);
+  t.same(r.state()[0]?.taken, []);
+});

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { EndpointSlice, Pod, Service } from '../../../src/adapters/kubernetes/model.js';
 import { addressOfFamily, offloadedPodLookup, translateEndpoint, type OffloadedPodLookup } from '../../../src/providers/kubernetes/endpointTranslation.js';
 import { ENDPOINTSLICE_MANAGER, endpointSliceDigest, remoteEndpointSlice } from '../../../src/providers/kubernetes/reflectedEndpointSlice.js';
-import { isReflectedBy, isReflectedService, reflectionSelector, remoteService, serviceDigest } from '../../../src/providers/kubernetes/reflectedService.js';
+import { isReflectedBy, isReflectedService, remoteService, serviceDigest } from '../../../src/providers/kubernetes/reflectedService.js';
 import { desiredObjects, planReflection, REFLECTED_KINDS } from '../../../src/providers/kubernetes/reflectionPlan.js';
 
 const marks = { hostClusterId: 'home', nodeName: 'vk-1' };
@@ -69,7 +69,6 @@ t.test('remote Service metadata: same name, marks, host namespace, host labels a
   t.ok(isReflectedBy(remote.metadata?.labels, marks));
   t.notOk(isReflectedBy({ ...ownLabels, 'tether.dev/virtual-node': 'vk-2' }, marks), 'another node\'s copy is not ours');
   t.notOk(isReflectedBy({ app: 'db' }, marks), 'a foreign object is not ours');
-  t.equal(reflectionSelector(marks), 'tether.dev/managed-by=tether,tether.dev/host-cluster=home,tether.dev/virtual-node=vk-1');
   t.notOk(isReflectedService({ metadata: { namespace: 'default', name: 'kubernetes' } }), 'the host API server\'s own Service stays home');
   t.ok(isReflectedService({ metadata: { namespace: 'shop', name: 'kubernetes' } }));
 });
