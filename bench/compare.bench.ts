@@ -33,6 +33,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
+import { total, writeCounts } from './apiServerWrites.js';
+import { cpuSeconds, fmt, median, medianCell, memKiB, RssPeak, sleep, waitFor } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository root, from src (bench/) or from the build (dist/bench/). */
@@ -74,48 +76,18 @@ interface RunResult {
   latencyP99Ms: number;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const log = (line: string): void => void process.stderr.write(`[bench:compare ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-
-// --- process measurements ---------------------------------------------------------------------
-
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
-
-function memKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) : 0;
-}
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 // --- the API server's counters ----------------------------------------------------------------
 
 interface Writes { status: number; deletes: number }
 
 async function apiWrites(cluster: Cluster): Promise<Writes> {
-  const text = await cluster.kubectl(['get', '--raw', '/metrics']);
-  let status = 0;
-  let deletes = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{') || !line.includes('resource="pods"')) continue;
-    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
-    const verb = /verb="([A-Z]+)"/.exec(line)?.[1] ?? '';
-    if (line.includes('subresource="status"') && ['PATCH', 'PUT', 'APPLY'].includes(verb)) status += count;
-    else if (line.includes('subresource=""') && verb === 'DELETE') deletes += count;
-  }
-  return { status, deletes };
+  const counts = await writeCounts(cluster);
+  return {
+    status: total(counts, (key) => /^pods\/status (PATCH|PUT|APPLY)\b/.test(key)),
+    deletes: total(counts, (key) => key.startsWith('pods DELETE')),
+  };
 }
 
 /** Waits until the pod status write counter has not moved for QUIET_MS; returns the last count. */
@@ -232,12 +204,7 @@ async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: stri
   const eventsFile = join(dir, `${node}.events`);
   const child = startAgent(side, node, cluster.kubeconfigPath, eventsFile, vkBinary);
   const pid = child.pid!;
-  let peak = 0;
-  const sampler = setInterval(() => {
-    try {
-      peak = Math.max(peak, memKiB(pid, 'VmRSS'));
-    } catch { /* exited */ }
-  }, 200);
+  const rss = new RssPeak(pid);
   const view = new PodView(cluster, `app=${app}`);
   try {
     await waitFor(`node ${node} Ready`, 120_000, async () => ((await nodeReady(cluster, node)) ? true : undefined), 1_000);
@@ -302,13 +269,13 @@ async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: stri
     await cluster.kubectl(['delete', '-n', NAMESPACE, `deployment/${app}`, '--wait=false']);
 
     return {
-      side, run, idleRssMiB, peakRssMiB: Math.max(peak, memKiB(pid, 'VmHWM')) / 1024,
+      side, run, idleRssMiB, peakRssMiB: rss.peakMiB(),
       createMs, createCpuS, createWrites, createSettleMs, deleteMs, deleteCpuS, deleteWrites,
       outageNotReadyMs, outageRecoveredMs, outageWrites,
       latencyP50Ms: percentile(latencies, 50), latencyP99Ms: percentile(latencies, 99),
     };
   } finally {
-    clearInterval(sampler);
+    rss.stop();
     await view.stop().catch(() => undefined);
     child.kill('SIGTERM');
     await Promise.race([new Promise((r) => child.once('exit', r)), sleep(10_000)]);
@@ -349,17 +316,6 @@ async function plainClientLimit(cluster: Cluster): Promise<{ writesPerSecond: nu
 
 // --- report -----------------------------------------------------------------------------------
 
-function median(values: (number | null)[]): number | null {
-  const defined = values.filter((v): v is number => v !== null && !Number.isNaN(v)).sort((a, b) => a - b);
-  if (defined.length === 0) return null;
-  const mid = Math.floor(defined.length / 2);
-  return defined.length % 2 === 1 ? defined[mid]! : (defined[mid - 1]! + defined[mid]!) / 2;
-}
-
-function fmt(value: number | null, digits = 1): string {
-  return value === null ? 'n/a' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
-
 function report(results: RunResult[], plain: { writesPerSecond: number; concurrency: number } | undefined): void {
   const of = (side: Side): RunResult[] => results.filter((r) => r.side === side);
   const rows: [string, (r: RunResult) => number | null, number][] = [
@@ -390,7 +346,7 @@ function report(results: RunResult[], plain: { writesPerSecond: number; concurre
     const mt = median(t);
     const mv = median(v);
     const ratio = mt !== null && mv !== null && mv !== 0 ? fmt(mt / mv, 2) : 'n/a';
-    out.push(`| ${label} | ${fmt(mt, digits)} [${t.map((x) => fmt(x, digits)).join(', ')}] | ${fmt(mv, digits)} [${v.map((x) => fmt(x, digits)).join(', ')}] | ${ratio} |`);
+    out.push(`| ${label} | ${medianCell(t, digits)} | ${medianCell(v, digits)} | ${ratio} |`);
   }
   out.push('');
   out.push('Outage: Tether marks every pod Ready=False itself when its node goes NotReady; virtual-kubelet has no such marking,');

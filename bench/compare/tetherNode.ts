@@ -5,7 +5,8 @@
  * benchmark: SIGUSR2 makes the provider's pings fail (a remote outage) and SIGUSR1 heals it, and
  * every Running status the provider notifies is recorded with its time in the events file (for the
  * provider-to-host latency). The virtual-kubelet baseline (bench/baselines/virtual-kubelet) does
- * the same.
+ * the same. `npm run bench:restart` runs it as the remote cluster's only worker (`--no-taints`:
+ * offloaded pods carry no toleration for Tether's taint; `--pod-cidr`: IPs told apart from the host's).
  *
  *   node dist/bench/compare/tetherNode.js --kubeconfig FILE --node NAME --events-file FILE
  */
@@ -25,6 +26,8 @@ const { values } = parseArgs({
     'stop-latency-ms': { type: 'string', default: '100' },
     qps: { type: 'string', default: '50' },
     burst: { type: 'string', default: '100' },
+    'no-taints': { type: 'boolean', default: false },
+    'pod-cidr': { type: 'string' },
   },
 });
 if (!values.kubeconfig) throw new Error('--kubeconfig is required');
@@ -47,12 +50,13 @@ const provider = new TimedProvider({
   hostIP: '127.0.0.1',
   startLatencyMs: Number(values['start-latency-ms']),
   stopLatencyMs: Number(values['stop-latency-ms']),
+  ...(values['pod-cidr'] ? { podCIDR: values['pod-cidr'] } : {}),
 });
 
 const logger = pinoLogger({ level: 'info' });
 const agent = TetherAgent.start({
   host: { kind: 'file', path: values.kubeconfig },
-  nodes: [{ name: values.node, internalIP: '127.0.0.1', provider}],
+  nodes: [{ name: values.node, internalIP: '127.0.0.1', provider, ...(values['no-taints'] ? { taints: [] } : {}) }],
   rateLimit: { qps: Number(values.qps), burst: Number(values.burst) },
   logger,
   onFatal: (error) => {
