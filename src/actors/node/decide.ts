@@ -1,5 +1,5 @@
 import { statusPatch, storedCondition, type NodeSettings } from './nodeObject.js';
-import type { NodeEffect, NodeMsg, NodeState, WriteLoop } from './protocol.js';
+import type { NodeEffect, NodeMsg, NodeState, Readiness, WriteLoop } from './protocol.js';
 import { afterPing } from './readiness.js';
 import { idleLoop, requestWrite, retryDue, writeFailed, writeSucceeded } from './writeLoop.js';
 
@@ -121,10 +121,21 @@ function pingResult(settings: NodeSettings, state: NodeState, outcome: { ok: tru
   const keep = previous !== undefined && previous.status === (readiness.ready ? 'True' : 'False');
   const flipped: NodeState = { ...next, readySince: keep ? previous.since : now };
   const written = writeStatus(settings, flipped, now);
+  // The Event says the Node's Ready changed, as the kubelet's does: a first decision is a change
+  // only against the Node as stored (not after a restart that finds it so), and one made before
+  // the Node was read waits for registered() to compare.
+  const first = state.readiness === undefined;
+  const changedOnNode = !first || (state.uid !== undefined && !keep);
   return {
     state: written.state,
-    effects: [...(written.effects ?? []), { type: 'announce', readiness, uid: state.uid }],
+    effects: [...(written.effects ?? []), { type: 'announce', readiness }, ...(changedOnNode ? [readinessEvent(readiness, state.uid)] : [])],
   };
+}
+
+function readinessEvent(readiness: Readiness, uid: string | undefined): NodeEffect {
+  return readiness.ready
+    ? { type: 'event', eventType: 'Normal', reason: 'NodeReady', note: readiness.message, action: 'Heartbeat', uid }
+    : { type: 'event', eventType: 'Warning', reason: 'NodeNotReady', note: readiness.message, action: 'Heartbeat', uid };
 }
 
 function registered(settings: NodeSettings, state: NodeState, msg: Extract<NodeMsg, { type: 'node.registered' }>, now: number): NodeStep {
@@ -148,6 +159,8 @@ function registered(settings: NodeSettings, state: NodeState, msg: Extract<NodeM
   };
   const effects: NodeEffect[] = [];
   if (uid !== undefined) effects.push({ type: 'registered', uid });
+  // Readiness decided before this incarnation first read the Node: its Event waited for this.
+  if (state.uid === undefined && state.readiness !== undefined && !same) effects.push(readinessEvent(state.readiness, uid));
   if (state.recreating && msg.created) {
     effects.push({ type: 'event', eventType: 'Warning', reason: 'NodeRecreated', note: `Node ${settings.config.nodeName} was deleted; Tether created it again`, action: 'Register', uid });
   }

@@ -60,7 +60,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
           return { type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound', ...retryAfter(err) };
         });
       case 'announce':
-        announce(effect.readiness, effect.uid);
+        announce(effect.readiness);
         return;
       case 'event':
         deps.events.record(subject(effect.uid), effect.eventType, effect.reason, effect.note, effect.action);
@@ -79,10 +79,9 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     }
   };
 
-  function announce(readiness: Readiness, uid: string | undefined): void {
+  function announce(readiness: Readiness): void {
     deps.logger.info(readiness.ready ? 'node ready' : 'node not ready', { node: name, reason: readiness.reason, message: readiness.message });
     deps.onReadinessChange?.(readiness);
-    deps.events.record(subject(uid), readiness.ready ? 'Normal' : 'Warning', readiness.ready ? 'NodeReady' : 'NodeNotReady', readiness.message, 'Heartbeat');
   }
 
   async function register(ctx: Ctx): Promise<void> {
@@ -111,7 +110,8 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
           return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(err) };
         }
       }
-      const node = await deps.nodeApi.patchNodeMetadata(name, labelPatch(settings, found, existing));
+      const patch = labelPatch(settings, found, existing);
+      const node = patch ? await deps.nodeApi.patchNodeMetadata(name, patch) : existing;
       return { type: 'node.registered', node, facts: found, created: false };
     }, (err) => {
       // Say why the Node never appears (RBAC, admission, an outage): registration retries quietly otherwise.

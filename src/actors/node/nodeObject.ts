@@ -65,13 +65,19 @@ export function desiredNode(settings: NodeSettings, facts: NodeFacts): Node {
  * The metadata patch that makes an existing Node carry exactly the labels Tether owns: sets them,
  * removes the ones Tether set before but no longer wants, and leaves everyone else's alone.
  * Taints of an existing Node are not touched: an operator may have changed them on purpose.
+ * Undefined when the Node carries them already (a restart): the kubelet, too, patches its
+ * registered Node only when a default label differs.
  */
-export function labelPatch(settings: NodeSettings, facts: NodeFacts, existing: Node): NodeMetadataPatch {
+export function labelPatch(settings: NodeSettings, facts: NodeFacts, existing: Node): NodeMetadataPatch | undefined {
   const wanted = ownedLabels(settings, facts);
-  const before = existing.metadata?.annotations?.[OWNED_LABELS_ANNOTATION]?.split(',').filter((k) => k !== '') ?? [];
+  const owned = Object.keys(wanted).sort().join(',');
+  const current = existing.metadata?.labels ?? {};
+  const annotated = existing.metadata?.annotations?.[OWNED_LABELS_ANNOTATION];
+  if (annotated === owned && Object.entries(wanted).every(([key, value]) => current[key] === value)) return undefined;
+  const before = annotated?.split(',').filter((k) => k !== '') ?? [];
   const labels: Record<string, string | null> = { ...wanted };
   for (const key of before) if (!(key in wanted)) labels[key] = null;
-  return { labels, annotations: { [OWNED_LABELS_ANNOTATION]: Object.keys(wanted).sort().join(',') } };
+  return { labels, annotations: { [OWNED_LABELS_ANNOTATION]: owned } };
 }
 
 function nodeInfo(settings: NodeSettings, facts: NodeFacts): NodeSystemInfo {

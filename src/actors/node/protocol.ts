@@ -64,8 +64,8 @@ export type NodeEffect =
   | { readonly type: 'fetch-facts' }
   /** Strategic-merge patch of the Node's status (only Tether's own condition types). */
   | { readonly type: 'write-status'; readonly status: Partial<NodeStatus> }
-  /** Tell Tether (the pod controller) and record an Event on the Node. */
-  | { readonly type: 'announce'; readonly readiness: Readiness; readonly uid: string | undefined }
+  /** Tell Tether (the pod controller); the Event on the Node is an `event` effect of its own. */
+  | { readonly type: 'announce'; readonly readiness: Readiness }
   | { readonly type: 'event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string; readonly uid: string | undefined }
   /** Tell the assembler the Node's uid (it forwards it to the lease actor). */
   | { readonly type: 'registered'; readonly uid: string }

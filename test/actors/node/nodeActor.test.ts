@@ -267,3 +267,40 @@ t.test('provider facts that miss their deadline are a failed refresh, not a cras
   t.equal(ready()?.status, 'True');
   t.same(ready()?.lastTransitionTime, since, 'the Ready transition time stands');
 });
+
+t.test('restarted beside the Ready Node it left, Tether writes its status heartbeat only: no label patch, no NodeReady Event (issue 16)', async (t) => {
+  const first = setup(t, { labels: { team: 'infra' } });
+  await until('Ready', () => first.ready()?.status === 'True');
+  first.ref.tell({ type: 'node.shutdown', deleteNode: false });
+  await drain();
+  const left = first.api.nodes.get('vn-1')!;
+  const again = setup(t, { labels: { team: 'infra' } }, (api) => void api.nodes.set('vn-1', structuredClone(left)));
+  await until('the heartbeat written', () => again.api.count('patchNodeStatus') > 0);
+  await pingRounds(again.clock, 2);
+  t.equal(again.api.count('patchNodeMetadata'), 0, 'the labels are already what Tether wants: nothing to patch');
+  t.equal(again.api.count('createNode'), 0);
+  t.same(again.events.reasons(), [], 'Ready before the restart and after: no NodeReady Event');
+  t.equal(again.ready()?.status, 'True');
+  t.same(again.ready()?.lastTransitionTime, left.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime, 'the transition time stands');
+  t.equal(again.api.count('patchNodeStatus'), 1, 'one status write: the heartbeat a starting kubelet also writes');
+});
+
+t.test('restarted beside a Node whose labels are not Tether\'s any more, Tether patches them once', async (t) => {
+  const first = setup(t, { labels: { team: 'infra' } });
+  await until('Ready', () => first.ready()?.status === 'True');
+  first.ref.tell({ type: 'node.shutdown', deleteNode: false });
+  await drain();
+  const left = first.api.nodes.get('vn-1')!;
+  const again = setup(t, { labels: { team: 'web' } }, (api) => void api.nodes.set('vn-1', structuredClone(left)));
+  await until('the heartbeat written', () => again.api.count('patchNodeStatus') > 0);
+  t.equal(again.api.count('patchNodeMetadata'), 1);
+  t.equal(again.node()?.metadata?.labels?.['team'], 'web');
+});
+
+t.test('restarted beside a Node left NotReady, Tether records NodeReady once the provider answers', async (t) => {
+  const again = setup(t, {}, (api) => {
+    api.nodes.set('vn-1', { metadata: { name: 'vn-1', uid: 'old-uid', resourceVersion: '1', labels: { type: 'virtual-kubelet' } }, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'ProviderUnreachable' }] } });
+  });
+  await until('Ready written', () => again.ready()?.status === 'True');
+  t.same(again.events.reasons(), ['NodeReady']);
+});
