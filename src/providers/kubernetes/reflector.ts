@@ -9,7 +9,9 @@
  * - While any of this node's remote pods references an object, the host namespace's ConfigMaps
  *   and Secrets are watched (one self-healing list-watch each per namespace; Secret data stays in
  *   memory only, never in logs), and every change is written through; a host deletion deletes
- *   the copy. Writes that would change nothing are skipped (content digest).
+ *   the copy. Writes that would change nothing are skipped: a change is judged against the copy
+ *   as the remote's watch shows it (content digest), so a restarted Tether whose first listings
+ *   find its copies in sync writes none.
  * - Copies no remote pod references any more are deleted by a sweep: shortly after one of this
  *   node's remote pods goes, after start-up, and every `sweepMs`. The sweep is level-based and
  *   safe across virtual nodes sharing a remote namespace: it lists every Tether copy of this host
@@ -434,14 +436,29 @@ export class Reflector {
     if (!this.index.isReferenced(namespace, referenceKey(kind, name))) return;
     const current = this.copiedSource(kind, namespace, name);
     const remoteNamespace = this.o.remoteNamespaceOf(namespace);
-    const pending = current
-      ? this.writeRemote(kind, remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId))
+    const desired = current && remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId);
+    if (desired && !this.needsWrite(kind, desired)) return;
+    const pending = desired
+      ? this.writeRemote(kind, desired)
       : event.type === 'deleted' ? this.deleteRemote(kind, remoteNamespace, name) : Promise.resolve();
     pending.catch((err: unknown) =>
       this.o.log.warn('updating a reflected object failed; the next change or resync retries', {
         kind, namespace, name, error: err instanceof Error ? err.message : String(err),
       }),
     );
+  }
+
+  /**
+   * Whether a host event's copy must be written, judged against the copy as the remote shows it,
+   * not against what this process remembers writing: a restarted Tether's first host listing
+   * reports every object again, and a copy already in sync is left alone. Until the copies' watch
+   * has listed, its 'synced' judges every referenced copy (repairAll), so nothing is written blind.
+   */
+  private needsWrite(kind: ReferencedKind, desired: HostObject): boolean {
+    const copies = this.copies?.[kind].watch;
+    if (!copies?.hasSynced()) return false;
+    const copy = copies.get(`${desired.metadata?.namespace ?? ''}/${desired.metadata?.name ?? ''}`);
+    return copy === undefined || contentDigest(copy) !== contentDigest(desired);
   }
 
   private scheduleSweep(delayMs: number): void {

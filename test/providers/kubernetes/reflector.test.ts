@@ -70,9 +70,15 @@ class FakeWatch implements ListWatchSource<HostObject> {
   hasSynced(): boolean { return this.synced; }
   get(key: string): HostObject | undefined { return this.cache.get(key); }
   list(): HostObject[] { return [...this.cache.values()]; }
+  /** As CachedListWatch lists: an 'added' for each object new to the cache, then 'synced'. */
   listed(items: HostObject[]): void {
+    const before = new Set(this.cache.keys());
     this.cache.clear();
-    for (const item of items) this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+    for (const item of items) {
+      const key = `${item.metadata?.namespace}/${item.metadata?.name}`;
+      this.cache.set(key, item);
+      if (!before.has(key)) this.events.next({ type: 'added', object: item });
+    }
     this.synced = true;
     this.events.next({ type: 'synced' });
   }
@@ -253,6 +259,37 @@ void t.test('a copy the watch still shows at a version older than Tether\'s last
   copies.modified(audited({ ...v2.copy, metadata: { ...v2.copy.metadata, resourceVersion: '11' } }));
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10'], 'the write seen back: in sync');
+  world.reflector.stop();
+});
+
+void t.test('after a restart, a referenced host ConfigMap whose remote copy is already in sync is not written again (issue 16)', async (t) => {
+  for (const order of ['host watch first', 'copies\' watch first'] as const) {
+    const world = configMapWorld();
+    world.reflector.track('shop/p', 'shop', world.pod); // adopted: the pod runs remotely, nothing is created
+    const host = world.watch('/api/v1/namespaces/shop/configmaps');
+    const copies = world.watch('/api/v1/configmaps');
+    if (order === 'host watch first') host.listed([world.source]);
+    copies.listed([world.copy]);
+    if (order !== 'host watch first') host.listed([world.source]);
+    await drain();
+    t.same(world.writes, [], `${order}: nothing written`);
+    world.reflector.stop();
+  }
+});
+
+void t.test('a host change is written through; a host event that changes nothing the copy carries is not', async (t) => {
+  const world = configMapWorld();
+  await offloaded(world);
+  const host = world.watch('/api/v1/namespaces/shop/configmaps');
+  const copies = world.watch('/api/v1/configmaps');
+  host.listed([world.source]);
+  copies.listed([world.copy]);
+  host.modified({ ...world.source, metadata: { ...world.source.metadata, resourceVersion: '4', ownerReferences: [] } });
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1'], 'only the write before the pod');
+  host.modified({ ...world.source, metadata: { ...world.source.metadata, resourceVersion: '5' }, data: { 'app.conf': 'v2' } });
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10']);
   world.reflector.stop();
 });
 
