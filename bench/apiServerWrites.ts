@@ -1,5 +1,5 @@
 /**
- * The writes an API server has received, from its own `apiserver_request_total` counter: keyed
+ * The writes (or other requests) an API server has received, from its own `apiserver_request_total` counter: keyed
  * `resource[/subresource] VERB` (a group other than core is prefixed: `coordination.k8s.io/leases`;
  * an answer other than 2xx is suffixed with its code), for the write verbs only. The counter has no
  * client label: who wrote is for the reader to work out (bench/restart.bench.ts measures a quiet
@@ -15,12 +15,13 @@ function label(line: string, name: string): string {
   return new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
 }
 
-export function parseWrites(metrics: string): Map<string, number> {
+/** The requests of `verbs` (the write verbs by default) by key. */
+export function parseRequests(metrics: string, verbs: ReadonlySet<string> = WRITE_VERBS): Map<string, number> {
   const counts = new Map<string, number>();
   for (const line of metrics.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const verb = label(line, 'verb');
-    if (!WRITE_VERBS.has(verb)) continue;
+    if (!verbs.has(verb)) continue;
     const group = label(line, 'group');
     const subresource = label(line, 'subresource');
     const code = label(line, 'code');
@@ -30,8 +31,8 @@ export function parseWrites(metrics: string): Map<string, number> {
   return counts;
 }
 
-export async function writeCounts(cluster: ClusterAccess): Promise<Map<string, number>> {
-  return parseWrites(await cluster.kubectl(['get', '--raw', '/metrics']));
+export async function writeCounts(cluster: ClusterAccess, verbs: ReadonlySet<string> = WRITE_VERBS): Promise<Map<string, number>> {
+  return parseRequests(await cluster.kubectl(['get', '--raw', '/metrics']), verbs);
 }
 
 /** What was counted between `before` and `after`, without the keys that did not move. */
