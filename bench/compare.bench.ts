@@ -26,19 +26,17 @@
  * The last line printed is the ratio line: `tether/virtual-kubelet: ready=R cpu=R rss=R writes=R p99=R`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, mkdtempSync, existsSync } from 'node:fs';
+import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
+import { benchLog, nodeReady, repositoryRoot, runBench } from './clusterBench.js';
 import { total, writeCounts } from './apiServerWrites.js';
 import { cpuSeconds, fmt, median, medianCell, memKiB, RssPeak, sleep, waitFor } from './measure.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-/** The repository root, from src (bench/) or from the build (dist/bench/). */
-const root = existsSync(join(here, '..', 'package.json')) ? resolve(here, '..') : resolve(here, '..', '..');
+const root = repositoryRoot;
 
 const { values: flags } = parseArgs({
   options: {
@@ -76,7 +74,7 @@ interface RunResult {
   latencyP99Ms: number;
 }
 
-const log = (line: string): void => void process.stderr.write(`[bench:compare ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = benchLog('bench:compare');
 
 // --- the API server's counters ----------------------------------------------------------------
 
@@ -181,15 +179,6 @@ function startAgent(side: Side, node: string, kubeconfig: string, eventsFile: st
     if (code !== 0 && code !== null && signal === null) log(`${side} agent exited with ${code}: ${chunks.join('').slice(-2000)}`);
   });
   return child;
-}
-
-async function nodeReady(cluster: Cluster, node: string): Promise<boolean> {
-  try {
-    const json = JSON.parse(await cluster.kubectl(['get', 'node', node, '-o', 'json'])) as { status?: { conditions?: { type: string; status: string }[] } };
-    return json.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-  } catch {
-    return false;
-  }
 }
 
 function percentile(values: number[], p: number): number {
@@ -392,7 +381,4 @@ async function main(): Promise<void> {
   report(results, plain);
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`bench:compare failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runBench('bench:compare', main);

@@ -31,19 +31,17 @@
  * remote's own), host pod status writes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
+import { benchLog, nodeReady, repositoryRoot, runBench } from './clusterBench.js';
 import { freePort } from '../src/harness/ports.js';
 import { total, writeCounts, writesBetween, type WriteCounts } from './apiServerWrites.js';
 import { cpuSeconds, fmt, median, medianCell, RssPeak, sleep, waitFor } from './measure.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-/** The repository root, from src (bench/) or from the build (dist/bench/). */
-const root = existsSync(join(here, '..', 'package.json')) ? resolve(here, '..') : resolve(here, '..', '..');
+const root = repositoryRoot;
 
 const { values: flags } = parseArgs({
   options: {
@@ -88,7 +86,7 @@ interface Restart {
   remotePodReads: number;
 }
 
-const log = (line: string): void => void process.stderr.write(`[bench:restart ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = benchLog('bench:restart');
 
 /** Writes that are not part of the quiet background: everything but Leases and Nodes. */
 const GETS: ReadonlySet<string> = new Set(['GET']);
@@ -131,15 +129,6 @@ async function offloadedReady(host: Cluster): Promise<number> {
   const list = JSON.parse(await host.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${APP}`, '-o', 'json'])) as { items: PodJson[] };
   return list.items.filter((p) => p.status?.phase === 'Running' && p.status.podIP?.startsWith(REMOTE_IP_PREFIX)
     && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
-}
-
-async function nodeReady(cluster: Cluster, node: string): Promise<boolean> {
-  try {
-    const json = JSON.parse(await cluster.kubectl(['get', 'node', node, '-o', 'json'])) as { status?: { conditions?: { type: string; status: string }[] } };
-    return json.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-  } catch {
-    return false;
-  }
 }
 
 /** Waits until nothing but Leases and Nodes has been written to either cluster for QUIET_MS; returns when the last change was seen. */
@@ -396,7 +385,4 @@ async function main(): Promise<void> {
   report(restarts);
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`bench:restart failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runBench('bench:restart', main);

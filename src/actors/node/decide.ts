@@ -166,6 +166,9 @@ function registered(settings: NodeSettings, state: NodeState, msg: Extract<NodeM
   }
   if (done.start) effects.push({ type: 'register' });
   if (state.phase !== 'running') return { state: next, effects };
+  // The first ping is on its way (answered or failed within ping.timeoutMs) and its decision
+  // writes the status: one write at start, with Ready, as a starting kubelet makes.
+  if (next.readiness === undefined && next.pingInFlight) return { state: next, effects };
   const written = writeStatus(settings, next, now);
   return { state: written.state, effects: [...effects, ...(written.effects ?? [])] };
 }

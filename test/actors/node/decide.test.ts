@@ -128,10 +128,28 @@ t.test('the status patch carries only Tether\'s own condition types, plus addres
 });
 
 t.test('Ready is not written before the first ping answers', async (t) => {
-  const step = run(started(), [registeredMsg()]);
+  const step = run({ ...started(), pingInFlight: false }, [registeredMsg()]);
   const status = of(step.effects, 'write-status')[0]?.status;
-  t.ok(status, 'registration writes status');
+  t.ok(status, 'registration with no ping on its way writes status');
   t.equal(readyCondition(status), undefined, 'but without Ready');
+});
+
+t.test('a start writes the Node\'s status once, whichever of registration and the first ping answers first (issue 16)', async (t) => {
+  const stored: NodeCondition[] = [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(T0 - 60_000) }];
+  for (const [order, msgs] of [
+    ['registration first', [registeredMsg('uid-1', false, stored), ok]],
+    ['ping first', [ok, registeredMsg('uid-1', false, stored)]],
+  ] as const) {
+    const step = run(started(), msgs);
+    const writes = of(step.effects, 'write-status');
+    t.equal(writes.length, 1, `${order}: one status write`);
+    t.equal(readyCondition(writes[0]?.status)?.status, 'True', `${order}: it carries Ready`);
+    const settled = run(step.state, [{ type: 'node.status-written' }]);
+    t.same(of(settled.effects, 'write-status'), [], `${order}: nothing asked again`);
+  }
+  const down = run(started(), [registeredMsg('uid-1', false, stored), fail()]);
+  t.equal(readyCondition(of(down.effects, 'write-status')[0]?.status)?.status, 'False', 'a first ping that fails writes NotReady, once');
+  t.equal(of(down.effects, 'write-status').length, 1);
 });
 
 t.test('status writes: one in flight, retried with backoff', async (t) => {
