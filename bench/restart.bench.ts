@@ -88,9 +88,10 @@ interface Restart {
 
 const log = benchLog('bench:restart');
 
-/** Writes that are not part of the quiet background: everything but Leases and Nodes. */
 const GETS: ReadonlySet<string> = new Set(['GET']);
-const isChange = (key: string): boolean => !key.startsWith('coordination.k8s.io/leases ') && !key.startsWith('nodes');
+const isLease = (key: string): boolean => key.startsWith('coordination.k8s.io/leases ');
+/** Writes that are not part of the quiet background: everything but Leases and Nodes. */
+const isChange = (key: string): boolean => !isLease(key) && !key.startsWith('nodes');
 
 // --- the workload -----------------------------------------------------------------------------
 
@@ -293,7 +294,6 @@ async function restartOnce(mode: Mode, run: number, agent: Agent, { host, remote
 
 // --- report -----------------------------------------------------------------------------------
 
-const isLease = (key: string): boolean => key.startsWith('coordination.k8s.io/leases ');
 /** Host writes other than Lease renewals (Tether's node Lease and the API server's identity Lease, each every 10 s). */
 const hostWrites = (r: Restart): number => total(r.host, (k) => !isLease(k));
 /** Remote writes only the host agent can have made: Leases and Nodes there are the remote's own (its worker, its API server). */
