@@ -268,14 +268,20 @@ t.test('provider facts that miss their deadline are a failed refresh, not a cras
   t.same(ready()?.lastTransitionTime, since, 'the Ready transition time stands');
 });
 
-t.test('restarted beside the Ready Node it left, Tether writes its status heartbeat only: no label patch, no NodeReady Event (issue 16)', async (t) => {
-  const first = setup(t, { labels: { team: 'infra' } });
+/** A Tether that ran Ready with `before`, shut down keeping its Node, and one started beside it with `after`. */
+async function restartedBeside(t: Test, before: Partial<NodeConfigInput>, after: Partial<NodeConfigInput>) {
+  const first = setup(t, before);
   await until('Ready', () => first.ready()?.status === 'True');
   first.ref.tell({ type: 'node.shutdown', deleteNode: false });
   await drain();
   const left = first.api.nodes.get('vn-1')!;
-  const again = setup(t, { labels: { team: 'infra' } }, (api) => void api.nodes.set('vn-1', structuredClone(left)));
+  const again = setup(t, after, (api) => void api.nodes.set('vn-1', structuredClone(left)));
   await until('the heartbeat written', () => again.api.count('patchNodeStatus') > 0);
+  return { left, again };
+}
+
+t.test('restarted beside the Ready Node it left, Tether writes its status heartbeat only: no label patch, no NodeReady Event (issue 16)', async (t) => {
+  const { left, again } = await restartedBeside(t, { labels: { team: 'infra' } }, { labels: { team: 'infra' } });
   await pingRounds(again.clock, 2);
   t.equal(again.api.count('patchNodeMetadata'), 0, 'the labels are already what Tether wants: nothing to patch');
   t.equal(again.api.count('createNode'), 0);
@@ -286,13 +292,7 @@ t.test('restarted beside the Ready Node it left, Tether writes its status heartb
 });
 
 t.test('restarted beside a Node whose labels are not Tether\'s any more, Tether patches them once', async (t) => {
-  const first = setup(t, { labels: { team: 'infra' } });
-  await until('Ready', () => first.ready()?.status === 'True');
-  first.ref.tell({ type: 'node.shutdown', deleteNode: false });
-  await drain();
-  const left = first.api.nodes.get('vn-1')!;
-  const again = setup(t, { labels: { team: 'web' } }, (api) => void api.nodes.set('vn-1', structuredClone(left)));
-  await until('the heartbeat written', () => again.api.count('patchNodeStatus') > 0);
+  const { again } = await restartedBeside(t, { labels: { team: 'infra' } }, { labels: { team: 'web' } });
   t.equal(again.api.count('patchNodeMetadata'), 1);
   t.equal(again.node()?.metadata?.labels?.['team'], 'web');
 });
