@@ -339,15 +339,40 @@ export class KubernetesProvider
     }
   }
 
-  /** From the informer once it has synced; until then, one remote read. */
-  getPod(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined> {
+  /**
+   * From the informer, after its first list. A restarted agent's pod actors all ask at once: one
+   * list answers them all, where a read each would spend the remote budget N times over. The wait
+   * is bounded by one read's deadline; a list slower than that (a remote in trouble) gives way to
+   * one read of the pod, with its own deadline.
+   */
+  async getPod(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined> {
     this.start();
     const remoteNamespace = this.remoteNamespaceOf(namespace);
-    const lookup = async (): Promise<Pod | undefined> => {
-      const remote = this.pods.hasSynced() ? this.pods.get(remoteNamespace, name) : await this.readRemote(remoteNamespace, name);
-      return remote ? toHostPod(remote, this.view) : undefined;
-    };
-    return untilAborted(lookup(), signal);
+    const remote = (await this.listed(signal))
+      ? this.pods.get(remoteNamespace, name)
+      : await untilAborted(this.readRemote(remoteNamespace, name), signal);
+    return remote ? toHostPod(remote, this.view) : undefined;
+  }
+
+  /** Whether the remote pod informer has listed, waiting for it up to one read's deadline (`signal` aborting rejects). */
+  private async listed(signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
+    if (this.pods.hasSynced()) return true;
+    const patience = new AbortController();
+    const timer = this.clock.setTimer(this.remote.deadlines.other, () => patience.abort(new Error('the remote pod list is slow')));
+    const onAbort = (): void => patience.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.pods.waitForSync(patience.signal);
+      return true;
+    } catch (err) {
+      signal?.throwIfAborted();
+      if (!patience.signal.aborted) throw err;
+      return false;
+    } finally {
+      timer.cancel();
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   async getPodStatus(namespace: string, name: string, signal?: AbortSignal): Promise<PodStatus | undefined> {
