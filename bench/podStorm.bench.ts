@@ -12,8 +12,15 @@
  *   npm run bench:storm -- --pods 1000,10000,30000   (other sizes)
  *   npm run bench:storm -- --limited 10000           (10k through the 50 qps limiter: ~10 minutes)
  *
+ *   npm run bench:storm -- --old-space-mib 256       (V8's old space as Node sizes it in a 512Mi container)
+ *
  * Every scenario runs in its own child process (so RSS figures do not carry over), with
  * --expose-gc. Figures go to docs/benchmarks.md by hand; nothing here is asserted.
+ *
+ * For looking into memory (docs/benchmarks.md, "The storms' peak"), in a scenario's environment:
+ * STORM_PEAK_AT_MIB / STORM_PEAK_SNAPSHOT (peakProbe), STORM_ALLOC_PROFILE / STORM_ALLOC_LIVE
+ * (allocationProfile), STORM_HEAP_SNAPSHOT (steady state), STORM_TRACE (heap and the pod
+ * controller's summary every 0.5 s), STORM_BIND_WINDOW (pods bound at a pace).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -17,7 +17,7 @@
 import { appendFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pinoLogger } from '../../src/adapters/pinoLogger.js';
 import type { PodNotification } from '../../src/providers/provider.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
@@ -96,7 +96,9 @@ function recordMemory(): void {
   }
   setInterval(() => {
     const m = process.memoryUsage();
-    if (file) appendFileSync(file, `${JSON.stringify({ t: Date.now(), ...m })}\n`);
+    // V8's own malloc'd memory (compiler zones and the like) is RSS outside the heap too.
+    const { malloced_memory: malloced, peak_malloced_memory: peakMalloced } = getHeapStatistics();
+    if (file) appendFileSync(file, `${JSON.stringify({ t: Date.now(), ...m, malloced, peakMalloced })}\n`);
     if (snapshotFile && snapshotAt > 0 && !snapshotTaken && m.heapUsed >= snapshotAt) {
       snapshotTaken = true;
       writeHeapSnapshot(snapshotFile);
