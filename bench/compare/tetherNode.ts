@@ -15,7 +15,7 @@
  * first time heap used reaches N MiB (the snapshot's own GC shows what of it was live).
  */
 import { appendFileSync } from 'node:fs';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pinoLogger } from '../../src/adapters/pinoLogger.js';
@@ -85,12 +85,13 @@ function recordMemory(): void {
   const snapshotAt = Number(process.env['TETHER_BENCH_SNAPSHOT_AT_MIB'] ?? 0) * 1024 * 1024;
   const snapshotFile = process.env['TETHER_BENCH_SNAPSHOT'];
   let snapshotTaken = false;
+  if (!file && !(snapshotFile && snapshotAt > 0)) return;
   if (file) {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
         const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-        // 4: a mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR): what is left is the live heap.
-        if (kind === 4) appendFileSync(file, `${JSON.stringify({ t: Date.now(), gc: 'major', ms: entry.duration, heapUsed: process.memoryUsage().heapUsed })}\n`);
+        // After a mark-compact, what is left is the live heap.
+        if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) appendFileSync(file, `${JSON.stringify({ t: Date.now(), gc: 'major', ms: entry.duration, heapUsed: process.memoryUsage().heapUsed })}\n`);
       }
     }).observe({ entryTypes: ['gc'] });
   }
