@@ -12,13 +12,22 @@
  *   npm run bench:storm -- --pods 1000,10000,30000   (other sizes)
  *   npm run bench:storm -- --limited 10000           (10k through the 50 qps limiter: ~10 minutes)
  *
+ *   npm run bench:storm -- --old-space-mib 256       (V8's old space as Node sizes it in a 512Mi container)
+ *
  * Every scenario runs in its own child process (so RSS figures do not carry over), with
  * --expose-gc. Figures go to docs/benchmarks.md by hand; nothing here is asserted.
+ *
+ * For looking into memory (docs/benchmarks.md, "The storms' peak"), in a scenario's environment:
+ * STORM_PEAK_AT_MIB / STORM_PEAK_SNAPSHOT (peakProbe), STORM_ALLOC_PROFILE / STORM_ALLOC_LIVE
+ * (allocationProfile), STORM_HEAP_SNAPSHOT (steady state), STORM_TRACE (heap and the pod
+ * controller's summary every 0.5 s), STORM_BIND_WINDOW (pods bound at a pace).
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { withLeaseDefaults } from '../src/actors/lease/config.js';
 import { withNodeDefaults } from '../src/actors/node/config.js';
@@ -85,8 +94,13 @@ interface Result {
     /** After the idle window, GC'd again. */
     readonly idleEndRss: number;
     readonly idleEndHeap: number;
+    /** Over the storms and the settling; the bench's own listing apart. */
     readonly peakRss: number;
     readonly peakHeap: number;
+    readonly createPeak: { readonly rss: number; readonly heap: number };
+    readonly deletePeak: { readonly rss: number; readonly heap: number };
+    /** While the bench itself lists every pod in full (timeSweepListing): not Tether's. */
+    readonly listingPeak: { readonly rss: number; readonly heap: number };
     readonly maxRssKiB: number;
   };
   readonly leaseActor: { readonly maxLagMs: number; readonly renewals: number };
@@ -240,6 +254,80 @@ class Meter {
   }
 }
 
+type Phase = 'create' | 'settle' | 'idle' | 'listing' | 'delete';
+
+/**
+ * Peak RSS and heap used, per phase, sampled every 50 ms. The bench's own hand-timed full listing
+ * ('listing': every pod deep-copied twice) is sampled apart, so that its garbage is not counted as
+ * Tether's peak.
+ */
+class PeakSampler {
+  phase: Phase = 'create';
+  readonly peaks = new Map<Phase, { rss: number; heap: number }>();
+
+  constructor(private readonly baseline: NodeJS.MemoryUsage, private readonly probe: ((heapUsed: number) => void) | undefined) {}
+
+  sample(): void {
+    const m = process.memoryUsage();
+    const p = this.peaks.get(this.phase) ?? { rss: this.baseline.rss, heap: this.baseline.heapUsed };
+    this.peaks.set(this.phase, { rss: Math.max(p.rss, m.rss), heap: Math.max(p.heap, m.heapUsed) });
+    if (this.phase === 'create') this.probe?.(m.heapUsed);
+  }
+
+  /** The peak over the storms and the settling (what Tether itself does), not the bench's listing. */
+  get rss(): number {
+    return Math.max(this.baseline.rss, ...[...this.peaks].filter(([phase]) => phase !== 'listing').map(([, p]) => p.rss));
+  }
+
+  get heap(): number {
+    return Math.max(this.baseline.heapUsed, ...[...this.peaks].filter(([phase]) => phase !== 'listing').map(([, p]) => p.heap));
+  }
+
+  of(phase: Phase): { rss: number; heap: number } {
+    return this.peaks.get(phase) ?? { rss: 0, heap: 0 };
+  }
+}
+
+/**
+ * What the create storm's peak heap is made of (STORM_PEAK_AT_MIB=N): the first time heap used
+ * reaches N MiB, the heap used before and after a full GC (live or garbage?) goes to stderr, and a
+ * heap snapshot to STORM_PEAK_SNAPSHOT=file when set. Both disturb the run: for looking, not for
+ * the tables.
+ */
+function peakProbe(): ((heapUsed: number) => void) | undefined {
+  const atMiB = Number(process.env['STORM_PEAK_AT_MIB'] ?? 0);
+  if (!atMiB) return undefined;
+  let done = false;
+  return (heapUsed) => {
+    if (done || heapUsed < atMiB * 1024 * 1024) return;
+    done = true;
+    const spaces = Object.fromEntries(getHeapSpaceStatistics().map((sp) => [sp.space_name, sp.space_used_size]));
+    gc?.();
+    progress('peak probe', { heapUsed, afterGc: process.memoryUsage().heapUsed, ...spaces });
+    const file = process.env['STORM_PEAK_SNAPSHOT'];
+    if (file) writeHeapSnapshot(file);
+  };
+}
+
+/**
+ * Where the create storm's old-space garbage comes from (STORM_ALLOC_PROFILE=file): V8's sampling
+ * heap profiler from the storm's start until status writes stop, keeping the samples of objects
+ * that died in a major GC (they lived long enough to be promoted: the heap the peak is made of)
+ * but not of those a scavenge took. Returns the function that stops it and writes the profile.
+ */
+async function allocationProfile(): Promise<(() => Promise<void>) | undefined> {
+  const file = process.env['STORM_ALLOC_PROFILE'];
+  if (!file) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: process.env['STORM_ALLOC_LIVE'] === undefined, includeObjectsCollectedByMinorGC: false });
+  return async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 // --- one scenario (in a child process) -----------------------------------------------------------
 
 async function runScenario(scenario: Scenario): Promise<Result> {
@@ -302,13 +390,12 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const actorsAtRest = system.registry.size;
   const baseline = process.memoryUsage();
 
-  let peakRss = baseline.rss;
-  let peakHeap = baseline.heapUsed;
   let maxStatusQueue = 0;
+  const peak = new PeakSampler(baseline, peakProbe());
+  let ticks = 0;
   const sampler = setInterval(() => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
+    peak.sample();
+    if (process.env['STORM_TRACE'] && ++ticks % 10 === 0) progress('trace', { heap: process.memoryUsage().heapUsed, running: host.countRunning(), ...(system.registry.get(`${vnode.path}/pod-controller`)?.snapshot().summary as Record<string, number>) });
     if (limiter) maxStatusQueue = Math.max(maxStatusQueue, limiter.queueDepth().status);
   }, 50);
   const meter = new Meter(leaseApi.updates);
@@ -316,11 +403,20 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   // 1. Create storm.
   const writes0 = { ...host.counters };
   meter.start();
+  const allocations = await allocationProfile();
   const stormStart = Date.now();
-  for (let i = 0; i < n; i++) host.bind(stormPod(i));
+  // STORM_BIND_WINDOW=N (an experiment, not the tables): bind as pods start, at most N not yet Running.
+  const window = Number(process.env['STORM_BIND_WINDOW'] ?? 0);
+  if (window > 0) {
+    for (let i = 0; i < n; ) {
+      while (i < n && i - host.countRunning() < window) host.bind(stormPod(i++));
+      await pause(5);
+    }
+  } else for (let i = 0; i < n; i++) host.bind(stormPod(i));
   await until('all pods Running', () => host.countRunning() === n);
   const create = { ...meter.stop(), statusWrites: host.counters.statusWrites - writes0.statusWrites, annotationWrites: host.counters.annotationWrites - writes0.annotationWrites };
-  progress('all Running', { ms: create.ms, cpuMs: create.cpuMs, peakRss, peakHeap });
+  progress('all Running', { ms: create.ms, cpuMs: create.cpuMs, peakRss: peak.rss, peakHeap: peak.heap });
+  peak.phase = 'settle';
 
   // 2. Wait until status writes stop, then steady state, then idle.
   let lastCount = host.counters.statusWrites;
@@ -333,6 +429,8 @@ async function runScenario(scenario: Scenario): Promise<Result> {
     return Date.now() - lastWriteAt >= QUIET_MS;
   }, 20);
   const settled = { ms: lastWriteAt - stormStart, statusWrites: host.counters.statusWrites - writes0.statusWrites };
+  peak.phase = 'idle';
+  await allocations?.();
   await settle();
   const steady = process.memoryUsage();
   progress('steady', { rss: steady.rss, heapUsed: steady.heapUsed, statusWrites: settled.statusWrites });
@@ -348,8 +446,10 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   await settle();
   const idleEnd = process.memoryUsage();
   // After the idle window: the full listing's garbage (every pod copied twice) must not stall it.
+  peak.phase = 'listing';
   const sweepListing = await timeSweepListing(provider, host);
   await settle();
+  peak.phase = 'delete';
 
   // 3. Delete storm.
   const writes2 = { ...host.counters };
@@ -382,8 +482,11 @@ async function runScenario(scenario: Scenario): Promise<Result> {
       steadyHeap: steady.heapUsed,
       idleEndRss: idleEnd.rss,
       idleEndHeap: idleEnd.heapUsed,
-      peakRss,
-      peakHeap,
+      peakRss: peak.rss,
+      peakHeap: peak.heap,
+      createPeak: peak.of('create'),
+      deletePeak: peak.of('delete'),
+      listingPeak: peak.of('listing'),
       maxRssKiB: process.resourceUsage().maxRSS,
     },
     leaseActor: leaseSummary(),
@@ -443,8 +546,11 @@ const MiB = 1024 * 1024;
 const fmt = (v: number, digits = 0): string => v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const s = (ms: number): string => `${fmt(ms / 1000, 1)} s`;
 
+/** V8 flags for every scenario's process (`--old-space-mib N`: --max-old-space-size=N). */
+const childFlags: string[] = [];
+
 function child(args: string[]): string {
-  const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 64 * MiB, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, ['--expose-gc', ...childFlags, fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 64 * MiB, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`no result from ${args.join(' ')}:\n${out}`);
   return line.slice('RESULT '.length);
@@ -462,14 +568,14 @@ function printTables(results: readonly Result[], providerPerPod: Map<number, num
     );
   }
   console.log('\n### Memory\n');
-  console.log('| pods | baseline RSS / heap | peak RSS / heap (storms) | steady RSS / heap after GC | RSS / heap after the idle window | RSS per pod | heap per pod | of which simulated provider | max RSS (getrusage) |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| pods | baseline RSS / heap | peak RSS / heap (storms) | peak RSS / heap: create / delete storm | steady RSS / heap after GC | RSS / heap after the idle window | RSS per pod | heap per pod | of which simulated provider | max RSS (getrusage) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const m = r.memory;
     const n = r.scenario.pods;
     const prov = providerPerPod.get(n);
     console.log(
-      `| ${label(r)} | ${fmt(m.baselineRss / MiB)} / ${fmt(m.baselineHeap / MiB)} MiB | ${fmt(m.peakRss / MiB)} / ${fmt(m.peakHeap / MiB)} MiB | ${fmt(m.steadyRss / MiB)} / ${fmt(m.steadyHeap / MiB)} MiB | ${fmt(m.idleEndRss / MiB)} / ${fmt(m.idleEndHeap / MiB)} MiB | ${fmt((m.steadyRss - m.baselineRss) / n / KiB, 1)} KiB | ${fmt((m.steadyHeap - m.baselineHeap) / n / KiB, 1)} KiB | ${prov === undefined ? 'n/a' : `${fmt(prov / KiB, 1)} KiB`} | ${fmt(m.maxRssKiB / KiB)} MiB |`,
+      `| ${label(r)} | ${fmt(m.baselineRss / MiB)} / ${fmt(m.baselineHeap / MiB)} MiB | ${fmt(m.peakRss / MiB)} / ${fmt(m.peakHeap / MiB)} MiB | ${fmt(m.createPeak.rss / MiB)} / ${fmt(m.createPeak.heap / MiB)}, ${fmt(m.deletePeak.rss / MiB)} / ${fmt(m.deletePeak.heap / MiB)} MiB | ${fmt(m.steadyRss / MiB)} / ${fmt(m.steadyHeap / MiB)} MiB | ${fmt(m.idleEndRss / MiB)} / ${fmt(m.idleEndHeap / MiB)} MiB | ${fmt((m.steadyRss - m.baselineRss) / n / KiB, 1)} KiB | ${fmt((m.steadyHeap - m.baselineHeap) / n / KiB, 1)} KiB | ${prov === undefined ? 'n/a' : `${fmt(prov / KiB, 1)} KiB`} | ${fmt(m.maxRssKiB / KiB)} MiB |`,
     );
   }
   console.log('\n### Idle steady state (all pods Running, nothing changing)\n');
@@ -535,8 +641,13 @@ async function main(): Promise<void> {
   const limitedSizes = (args.get('limited') ?? '1000').split(',').filter((v) => v !== '' && v !== '0').map(Number);
   const latencyMs = Number(args.get('latency') ?? '0');
   const idleFor = (n: number): number => Number(args.get('idle') ?? (n >= 10_000 ? 60 : 10));
+  // V8 sizes its old space from the machine's memory (4 GiB here), or from the container's limit
+  // when there is one: 256 MiB in the chart's 512Mi container. That size sets how far the heap may
+  // grow between mark-compacts, and so the storms' peak (docs/benchmarks.md).
+  const oldSpaceMiB = args.get('old-space-mib');
+  if (oldSpaceMiB !== undefined) childFlags.push(`--max-old-space-size=${Number(oldSpaceMiB)}`);
 
-  console.log(`node ${process.version}, ${gc ? 'with' : 'WITHOUT'} --expose-gc; simulated provider start ${START_LATENCY_MS} ms, stop ${STOP_LATENCY_MS} ms; host API latency ${latencyMs} ms; lease renewed every ${RENEW_MS} ms`);
+  console.log(`node ${process.version}, ${gc ? 'with' : 'WITHOUT'} --expose-gc${childFlags.map((f) => ` ${f}`).join('')}; simulated provider start ${START_LATENCY_MS} ms, stop ${STOP_LATENCY_MS} ms; host API latency ${latencyMs} ms; lease renewed every ${RENEW_MS} ms`);
   const providerPerPod = new Map<number, number>();
   for (const n of sizes) providerPerPod.set(n, Number(child(['--scenario', 'provider', '--pods', String(n)])));
   const results: Result[] = [];

@@ -9,9 +9,16 @@
  * offloaded pods carry no toleration for Tether's taint; `--pod-cidr`: IPs told apart from the host's).
  *
  *   node dist/bench/compare/tetherNode.js --kubeconfig FILE --node NAME --events-file FILE
+ *
+ * For looking into its memory (not used by the tables): TETHER_BENCH_MEMLOG=file appends the
+ * process's memory every 500 ms and the heap left after every major GC, as JSON lines;
+ * TETHER_BENCH_SNAPSHOT_AT_MIB=N with TETHER_BENCH_SNAPSHOT=file writes one heap snapshot the
+ * first time heap used reaches N MiB (the snapshot's own GC shows what of it was live).
  */
 import { appendFileSync } from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pinoLogger } from '../../src/adapters/pinoLogger.js';
 import type { PodNotification } from '../../src/providers/provider.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
@@ -53,6 +60,8 @@ const provider = new TimedProvider({
   ...(values['pod-cidr'] ? { podCIDR: values['pod-cidr'] } : {}),
 });
 
+recordMemory();
+
 const logger = pinoLogger({ level: 'info' });
 const agent = TetherAgent.start({
   host: { kind: 'file', path: values.kubeconfig },
@@ -74,3 +83,30 @@ const stop = (): void => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+
+function recordMemory(): void {
+  const file = process.env['TETHER_BENCH_MEMLOG'];
+  const snapshotAt = Number(process.env['TETHER_BENCH_SNAPSHOT_AT_MIB'] ?? 0) * 1024 * 1024;
+  const snapshotFile = process.env['TETHER_BENCH_SNAPSHOT'];
+  let snapshotTaken = false;
+  if (!file && !(snapshotFile && snapshotAt > 0)) return;
+  if (file) {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+        // After a mark-compact, what is left is the live heap.
+        if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) appendFileSync(file, `${JSON.stringify({ t: Date.now(), gc: 'major', ms: entry.duration, heapUsed: process.memoryUsage().heapUsed })}\n`);
+      }
+    }).observe({ entryTypes: ['gc'] });
+  }
+  setInterval(() => {
+    const m = process.memoryUsage();
+    // V8's own malloc'd memory (compiler zones and the like) is RSS outside the heap too.
+    const { malloced_memory: malloced, peak_malloced_memory: peakMalloced } = getHeapStatistics();
+    if (file) appendFileSync(file, `${JSON.stringify({ t: Date.now(), ...m, malloced, peakMalloced })}\n`);
+    if (snapshotFile && snapshotAt > 0 && !snapshotTaken && m.heapUsed >= snapshotAt) {
+      snapshotTaken = true;
+      writeHeapSnapshot(snapshotFile);
+    }
+  }, 500).unref();
+}
