@@ -222,13 +222,19 @@ void t.test('a change of a copy the watch holds is one replace at its resourceVe
   world.reflector.stop();
 });
 
-void t.test('a watch event of a copy that arrives while its write is in flight does not write it again', async (t) => {
-  const world = configMapWorld(audited);
+/** An offloaded pod's world after both watches have listed: the host source and (as the webhook left it) its copy. */
+async function listedWorld(admit: (body: HostObject) => HostObject): Promise<{ world: ConfigMapWorld; hostWatch: FakeWatch; copies: FakeWatch }> {
+  const world = configMapWorld(admit);
   await offloaded(world);
   const hostWatch = world.watch('/api/v1/namespaces/shop/configmaps');
   const copies = world.watch('/api/v1/configmaps');
   hostWatch.listed([world.source]);
-  copies.listed([audited(world.copy)]);
+  copies.listed([admit(world.copy)]);
+  return { world, hostWatch, copies };
+}
+
+void t.test('a watch event of a copy that arrives while its write is in flight does not write it again', async (t) => {
+  const { world, hostWatch, copies } = await listedWorld(audited);
   let answer!: () => void;
   world.hold(new Promise<void>((resolve) => (answer = resolve)));
   const v2 = changed(world, 'v2', '4');
@@ -244,12 +250,7 @@ void t.test('a watch event of a copy that arrives while its write is in flight d
 });
 
 void t.test('a copy the watch still shows at a version older than Tether\'s last write is not judged until the watch catches up', async (t) => {
-  const world = configMapWorld(audited);
-  await offloaded(world);
-  const hostWatch = world.watch('/api/v1/namespaces/shop/configmaps');
-  const copies = world.watch('/api/v1/configmaps');
-  hostWatch.listed([world.source]);
-  copies.listed([audited(world.copy)]);
+  const { world, hostWatch, copies } = await listedWorld(audited);
   const v2 = changed(world, 'v2', '4');
   hostWatch.modified(v2.source);
   await drain();

@@ -14,6 +14,24 @@ import { drain, until } from '../../support/until.js';
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
+/** A started Service reflector (Services only) for node vk-1 of host cluster `home`, on `server` as both clusters. */
+function startedOn(t: Test, server: MockApiServer, events: string[] = []): { reflector: ServiceReflector; clock: ManualClock } {
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock });
+  t.teardown(() => client.stop());
+  const r = new ServiceReflector({
+    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
+    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
+    events: { record: (about, type, reason, note) => events.push(`${about.name} ${type} ${reason}: ${note}`) },
+    clock, log: silentLog, lingerMs: 30_000,
+  });
+  t.teardown(() => r.stop());
+  r.start();
+  r.podsSynced();
+  r.podAppeared('shop/web-1', 'shop');
+  return { reflector: r, clock };
+}
+
 async function reflector(t: Test, kinds: readonly ReflectedKind[] = REFLECTED_KINDS): Promise<{ reflector: ServiceReflector; clock: ManualClock }> {
   const server = await MockApiServer.start();
   t.teardown(() => server.close());
@@ -88,20 +106,8 @@ t.test('a Service the remote refuses (422) is reported on the host Service and s
     }
     return undefined;
   });
-  const clock = new ManualClock();
-  const client = new ClusterClient(server.kubeConfig(), { clock });
-  t.teardown(() => client.stop());
   const events: string[] = [];
-  const r = new ServiceReflector({
-    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
-    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
-    events: { record: (about, type, reason, note) => events.push(`${about.name} ${type} ${reason}: ${note}`) },
-    clock, log: silentLog, lingerMs: 30_000,
-  });
-  t.teardown(() => r.stop());
-  r.start();
-  r.podsSynced();
-  r.podAppeared('shop/web-1', 'shop');
+  const { reflector: r, clock } = startedOn(t, server, events);
   await until('b-plain reflected past the refused a-dual', () => {
     clock.advance(50);
     return created.includes('b-plain');
@@ -129,18 +135,7 @@ t.test('a copy a mutating webhook labels on every write is written once, not aga
     return undefined;
   });
   const writes = (): number => server.requests.filter((r) => r.method === 'POST' || r.method === 'PUT').length;
-  const clock = new ManualClock();
-  const client = new ClusterClient(server.kubeConfig(), { clock });
-  t.teardown(() => client.stop());
-  const r = new ServiceReflector({
-    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
-    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined, events: { record: () => undefined },
-    clock, log: silentLog, lingerMs: 30_000,
-  });
-  t.teardown(() => r.stop());
-  r.start();
-  r.podsSynced();
-  r.podAppeared('shop/web-1', 'shop');
+  const { reflector: r, clock } = startedOn(t, server);
   await until('the copy written', () => {
     clock.advance(50);
     return writes() === 1;
@@ -192,26 +187,14 @@ t.test('a name held by another virtual node\'s copy is taken over as soon as tha
     }
     return undefined;
   });
-  const clock = new ManualClock();
-  const startedAt = clock.now();
-  const client = new ClusterClient(server.kubeConfig(), { clock });
-  t.teardown(() => client.stop());
   const events: string[] = [];
-  const r = new ServiceReflector({
-    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
-    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
-    events: { record: (about, type, reason) => events.push(`${about.name} ${type} ${reason}`) },
-    clock, log: silentLog, lingerMs: 30_000,
-  });
-  t.teardown(() => r.stop());
-  r.start();
-  r.podsSynced();
-  r.podAppeared('shop/web-1', 'shop');
+  const { reflector: r, clock } = startedOn(t, server, events);
+  const startedAt = clock.now();
   await until('the name found taken', () => {
     clock.advance(50);
     return events.length > 0;
   }, 10_000);
-  t.same(events, ['web Warning ReflectionNameTaken']);
+  t.match(events, [/^web Warning ReflectionNameTaken: /]);
   t.same(r.state()[0]?.taken, ['Service/web']);
   // The sibling's last pod went: its copy is deleted after its linger.
   const gone = remote;
