@@ -7,7 +7,6 @@
  * a remote mutating admission webhook that adds a label to every write would otherwise make each
  * repair provoke the next. Pure; reflector.ts runs the verdict.
  */
-import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import type { HostObject } from './reflectedObject.js';
 import { contentDigest } from './reflectedObject.js';
 
@@ -26,8 +25,11 @@ export interface CopyRepairInput {
   readonly desired: HostObject | undefined;
   /** contentDigest of what the remote stored for Tether's last write of `desired`, if that is what was last written. */
   readonly stored?: string;
-  /** The resourceVersion the remote gave Tether's last write of this copy (any content). */
-  readonly lastWrittenVersion?: string;
+  /**
+   * The copies' watch has not yet shown Tether's last write of this copy (an event at or after
+   * its resourceVersion): what it holds, or does not hold, predates that write.
+   */
+  readonly awaitingEcho?: boolean;
 }
 
 export type CopyRepair =
@@ -40,10 +42,8 @@ export function decideCopyRepair(input: CopyRepairInput): CopyRepair {
   if (!input.sourceSynced || !input.copiesSynced) return { action: 'none', why: 'waiting-for-watches' };
   // A host deletion is the host watch's to follow (it deletes the copy).
   if (!input.source || !input.desired) return { action: 'none', why: 'no-source' };
-  // The copies' watch still shows a version from before Tether's last write: its next event judges.
-  if (input.copy && input.lastWrittenVersion && isOlder(input.copy.metadata?.resourceVersion ?? '', input.lastWrittenVersion)) {
-    return { action: 'none', why: 'watch-behind' };
-  }
+  // The copies' watch is behind Tether's last write: the write's own event judges when it comes.
+  if (input.awaitingEcho) return { action: 'none', why: 'watch-behind' };
   if (input.copy) {
     const seen = contentDigest(input.copy);
     if (seen === contentDigest(input.desired) || seen === input.stored) return { action: 'none', why: 'in-sync' };

@@ -32,6 +32,7 @@ import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import { describeApiError, isApiErrorKind } from '../../adapters/kubernetes/errors.js';
+import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import { invalidInput, transient } from '../errors.js';
@@ -77,6 +78,8 @@ export class Reflector {
    * admission webhook may add to it), and the resourceVersion it got.
    */
   private readonly written = new Map<string, { readonly desired: string; readonly stored: string; readonly version: string }>();
+  /** Copies whose last write the copies' watch has not shown yet (no event at or after its version). */
+  private readonly awaitingEcho = new Set<string>();
   /** Copies with a write in flight (how many), and those a repair was asked for meanwhile. */
   private readonly inflight = new Map<string, number>();
   private readonly recheck = new Set<string>();
@@ -229,7 +232,12 @@ export class Reflector {
     this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
     try {
       const stored = await this.store(kind, copy, what);
-      this.written.set(key, { desired: digest, stored: stored ? contentDigest(stored) : digest, version: stored?.metadata?.resourceVersion ?? '' });
+      const version = stored?.metadata?.resourceVersion ?? '';
+      this.written.set(key, { desired: digest, stored: stored ? contentDigest(stored) : digest, version });
+      const seen = this.copies?.[kind].watch.get(`${namespace}/${name}`)?.metadata?.resourceVersion;
+      // Its event may have come while the write was in flight; if not, what the watch holds is older.
+      if (version !== '' && (seen === undefined || isOlder(seen, version))) this.awaitingEcho.add(key);
+      else this.awaitingEcho.delete(key);
     } catch (err) {
       this.written.delete(key);
       throw toProviderError(err, `write ${what}`);
@@ -301,6 +309,7 @@ export class Reflector {
 
   private async deleteRemote(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
     this.written.delete(`${kind}/${namespace}/${name}`);
+    this.awaitingEcho.delete(`${kind}/${namespace}/${name}`);
     try {
       await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core, options) =>
         kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
@@ -366,17 +375,22 @@ export class Reflector {
     return { watch, subscription };
   }
 
-  /** A remote copy changed or went, or the copies were listed: put back what no longer matches its source. */
+  /** A remote copy came, changed or went, or the copies were listed: put back what no longer matches its source. */
   private onCopyEvent(kind: ReferencedKind, event: EngineEvent<HostObject>): void {
-    if (this.stopped || event.type === 'error' || event.type === 'added') return;
+    if (this.stopped || event.type === 'error') return;
     if (event.type === 'synced') {
+      // A (re)list is the watch's whole view: nothing it holds is waiting for an echo any more.
+      this.awaitingEcho.clear();
       for (const namespace of this.index.namespaces()) this.repairAll(kind, namespace);
       return;
     }
     const copy = event.object;
     const hostNamespace = copy.metadata?.annotations?.[hostNamespaceAnnotation];
     if (!hostNamespace || this.o.remoteNamespaceOf(hostNamespace) !== copy.metadata?.namespace) return;
-    this.repair(kind, hostNamespace, copy.metadata?.name ?? '');
+    const key = `${kind}/${copy.metadata.namespace}/${copy.metadata.name ?? ''}`;
+    // An event from before Tether's last write (a deletion it has undone, say) is not the answer to it.
+    if (this.awaitingEcho.has(key) && !isOlder(copy.metadata.resourceVersion ?? '', this.written.get(key)?.version ?? '')) this.awaitingEcho.delete(key);
+    this.repair(kind, hostNamespace, copy.metadata.name ?? '');
   }
 
   private repairAll(kind: ReferencedKind, hostNamespace: string): void {
@@ -412,7 +426,7 @@ export class Reflector {
       copy: copies?.get(`${remoteNamespace}/${name}`),
       desired,
       ...(last && desired && last.desired === contentDigest(desired) ? { stored: last.stored } : {}),
-      ...(last?.version ? { lastWrittenVersion: last.version } : {}),
+      awaitingEcho: this.awaitingEcho.has(key),
     });
     if (verdict.action === 'none' || !desired) return;
     this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });

@@ -24,6 +24,7 @@ import { backoffDelay } from '../../lib/backoff.js';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { errorMessage } from '../../lib/errorMessage.js';
 import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
+import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import type { CachedListWatch, EngineEvent, WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
@@ -101,7 +102,7 @@ export class ServiceReflector {
    * webhook may add to every write; judging the copy against what was sent would rewrite it on
    * each of its watch events, for ever.
    */
-  private readonly written = new Map<string, { readonly desired: string; readonly stored: string }>();
+  private readonly written = new Map<string, { readonly desired: string; readonly stored: string; readonly version: string }>();
   private readonly refused = new Map<string, string>();
   /** Digest the remote refused as invalid, per object key (not retried until the host object changes). */
   private readonly refusedByRemote = new Map<string, string>();
@@ -301,7 +302,11 @@ export class ServiceReflector {
     const key = `${remoteNamespace}/${objectKey(desired.kind, desired.name)}`;
     const outcome = await this.writer.write(desired, this.cached(desired.kind, remoteNamespace, desired.name));
     if (outcome.type === 'written') {
-      this.written.set(key, { desired: desired.digest, stored: outcome.stored ? digestOf(desired.kind, outcome.stored) : desired.digest });
+      this.written.set(key, {
+        desired: desired.digest,
+        stored: outcome.stored ? digestOf(desired.kind, outcome.stored) : desired.digest,
+        version: outcome.stored?.metadata?.resourceVersion ?? '',
+      });
       this.refused.delete(key);
       this.refusedByRemote.delete(key);
       return;
@@ -355,7 +360,10 @@ export class ServiceReflector {
       if (event.type === 'deleted' && this.refused.delete(key) && namespace) this.markDirty(namespace);
       return;
     }
-    if (event.type === 'deleted' || this.written.get(key)?.stored !== digestOf(kind, object)) this.written.delete(key);
+    const last = this.written.get(key);
+    // An event from before Tether's last write (an earlier write's echo) says nothing about it.
+    const stale = last !== undefined && isOlder(object.metadata?.resourceVersion ?? '', last.version);
+    if (!stale && (event.type === 'deleted' || last?.stored !== digestOf(kind, object))) this.written.delete(key);
     if (namespace) this.markDirty(namespace);
   }
 

@@ -82,6 +82,10 @@ class FakeWatch implements ListWatchSource<HostObject> {
     this.synced = true;
     this.events.next({ type: 'synced' });
   }
+  added(item: HostObject): void {
+    this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+    this.events.next({ type: 'added', object: item });
+  }
   modified(item: HostObject): void {
     this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
     this.events.next({ type: 'updated', object: item });
@@ -104,6 +108,8 @@ interface ConfigMapWorld {
   pod: Pod;
   /** Holds every remote write until the promise settles (undefined: answer at once). */
   hold: (until: Promise<void> | undefined) => void;
+  /** The remote copy deleted behind the reflector's back: a replace is answered 404. */
+  deleteRemotely: () => void;
 }
 
 function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body): ConfigMapWorld {
@@ -111,6 +117,7 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
   const copy = { ...remoteCopy('ConfigMap', source, 'shop-home', 'home'), metadata: { ...remoteCopy('ConfigMap', source, 'shop-home', 'home').metadata, resourceVersion: '10' } };
   const writes: string[] = [];
   let held: Promise<void> | undefined;
+  let gone = false;
   let version = 10;
   const stored = async (body: HostObject): Promise<HostObject> => {
     await held;
@@ -125,6 +132,10 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
         return stored(body);
       },
       replaceNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
+        if (gone) {
+          gone = false;
+          throw new ApiException(404, 'not found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {});
+        }
         writes.push(`replace ${content(body)} at ${body.metadata?.resourceVersion}`);
         return stored(body);
       },
@@ -149,7 +160,7 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
     if (!w) throw new Error(`no watch of ${path}; have ${[...watches.keys()].join(', ')}`);
     return w;
   };
-  return { reflector, writes, watch, source, copy, pod, hold: (until) => void (held = until) };
+  return { reflector, writes, watch, source, copy, pod, hold: (until) => void (held = until), deleteRemotely: () => void (gone = true) };
 }
 
 async function offloaded(world: ConfigMapWorld): Promise<void> {
@@ -291,6 +302,37 @@ void t.test('a host change is written through; a host event that changes nothing
   host.modified({ ...world.source, metadata: { ...world.source.metadata, resourceVersion: '5' }, data: { 'app.conf': 'v2' } });
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10']);
+  world.reflector.stop();
+});
+
+const at = (object: HostObject, resourceVersion: string): HostObject => ({ ...object, metadata: { ...object.metadata, resourceVersion } });
+
+void t.test('a copy Tether has just re-created is not written again before the watch shows it', async (t) => {
+  const { world, hostWatch, copies } = await listedWorld((body) => body);
+  copies.deleted(at(world.copy, '10')); // deleted remotely: put back (a create, answered at 11)
+  await drain();
+  hostWatch.listed([world.source]); // a re-list asks for a repair before the create's 'added' arrives
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'put back once');
+  copies.added(at(world.copy, '11'));
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'the echo is in sync');
+  world.reflector.stop();
+});
+
+void t.test('a deletion the watch delivers after Tether re-created the copy is not judged', async (t) => {
+  const { world, hostWatch, copies } = await listedWorld((body) => body);
+  world.deleteRemotely(); // deleted at 11, not yet seen by the watch
+  const v2 = changed(world, 'v2', '4');
+  hostWatch.modified(v2.source); // the replace at 10 meets 404: created again, at 12
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v2']);
+  copies.deleted(at(world.copy, '11')); // the stale deletion
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v2'], 'not written again on the stale deletion');
+  copies.added(at(v2.copy, '12'));
+  await drain();
+  t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v2'], 'the echo is in sync');
   world.reflector.stop();
 });
 

@@ -208,3 +208,38 @@ t.test('a name held by another virtual node\'s copy is taken over as soon as tha
   t.ok(clock.now() - startedAt < 5 * 60_000, `well before the full pass (after ${clock.now() - startedAt} ms)`);
   t.same(r.state()[0]?.taken, []);
 });
+
+t.test('a watch event older than the copy Tether last wrote does not make it write again', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  let stored: { metadata: Record<string, unknown> } | undefined;
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' || r.method === 'PUT') {
+      const body = JSON.parse(r.body) as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+      stored = { ...body, metadata: { ...body.metadata, uid: 'remote-uid', resourceVersion: '9' }, spec: { ...body.spec, clusterIP: '10.0.0.9' } } as typeof stored;
+      return { status: r.method === 'POST' ? 201 : 200, body: stored };
+    }
+    return undefined;
+  });
+  const writes = (): number => server.requests.filter((r) => r.method === 'POST' || r.method === 'PUT').length;
+  const { reflector: r, clock } = startedOn(t, server);
+  await until('the copy written', () => {
+    clock.advance(50);
+    return writes() === 1;
+  }, 10_000);
+  await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
+  // An earlier state of the copy (another write's echo, say), delivered after Tether's write was answered.
+  const labels = stored?.metadata.labels as Record<string, string> | undefined;
+  const older = { ...stored, metadata: { ...stored?.metadata, resourceVersion: '8', labels: { ...labels, app: 'old' } } };
+  for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send('ADDED', older);
+  await until('the older copy seen', () => r.state()[0]?.services === 1, 10_000);
+  for (let i = 0; i < 10; i++) {
+    clock.advance(50);
+    await drain();
+  }
+  t.equal(writes(), 1, 'the write stands until its own echo or a newer change');
+});
