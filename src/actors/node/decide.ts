@@ -122,10 +122,10 @@ function pingResult(settings: NodeSettings, state: NodeState, outcome: { ok: tru
   const flipped: NodeState = { ...next, readySince: keep ? previous.since : now };
   const written = writeStatus(settings, flipped, now);
   // The Event says the Node's Ready changed, as the kubelet's does: a first decision is a change
-  // only against the Node as stored (not after a restart that finds it so), and one made before
-  // the Node was read waits for registered() to compare.
+  // only against the Node as stored (not after a restart that finds it so), and every decision
+  // made before the Node was read waits for registered() to compare the last one with it.
   const first = state.readiness === undefined;
-  const changedOnNode = !first || (state.uid !== undefined && !keep);
+  const changedOnNode = state.uid !== undefined && (!first || !keep);
   return {
     state: written.state,
     effects: [...(written.effects ?? []), { type: 'announce', readiness }, ...(changedOnNode ? [readinessEvent(readiness, state.uid)] : [])],

@@ -152,6 +152,17 @@ t.test('a start writes the Node\'s status once, whichever of registration and th
   t.equal(of(down.effects, 'write-status').length, 1);
 });
 
+t.test('readiness Events are judged against the Node as stored: one per change the Node shows, in either order', async (t) => {
+  const storedReady: NodeCondition[] = [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(T0 - 60_000) }];
+  const events = (msgs: readonly NodeMsg[]): string[] => of(run(started(), msgs).effects, 'event').map((e) => e.reason);
+  const reg = registeredMsg('uid-1', false, storedReady);
+  t.same(events([ok, fail(), fail(), fail(), reg]), ['NodeNotReady'], 'Ready then NotReady before the Node was read: one Event, against the stored Ready');
+  t.same(events([ok, fail(), fail(), fail(), ok, ok, reg]), [], 'back to Ready before the Node was read: the Node never showed a change');
+  t.same(events([reg, fail()]), ['NodeNotReady'], 'restarted during a provider outage (registration first)');
+  t.same(events([fail(), reg]), ['NodeNotReady'], 'restarted during a provider outage (ping first)');
+  t.same(events([reg, ok]), [], 'restarted beside the Ready Node it left');
+});
+
 t.test('status writes: one in flight, retried with backoff', async (t) => {
   const first = run(registered(), [ok]);
   t.equal(of(first.effects, 'write-status').length, 1);

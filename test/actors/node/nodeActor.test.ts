@@ -299,7 +299,7 @@ t.test('restarted beside a Node whose labels are not Tether\'s any more, Tether 
 
 t.test('restarted beside a Node left NotReady, Tether records NodeReady once the provider answers', async (t) => {
   const again = setup(t, {}, (api) => {
-    api.nodes.set('vn-1', { metadata: { name: 'vn-1', uid: 'old-uid', resourceVersion: '1', labels: { type: 'virtual-kubelet' } }, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'ProviderUnreachable' }] } });
+    api.nodes.set('vn-1', { metadata: { name: 'vn-1', uid: 'old-uid', resourceVersion: '1', labels: { type: 'virtual-kubelet' } }, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'ProviderUnreachable', lastTransitionTime: new Date(Date.now() - 60_000) }] } });
   });
   await until('Ready written', () => again.ready()?.status === 'True');
   t.same(again.events.reasons(), ['NodeReady']);
