@@ -2,11 +2,13 @@
  * Whether one reflected copy must be (re)written, judged from what the two watches hold rather
  * than from what Tether remembers writing: a copy deleted in the remote cluster between Tether's
  * write and the moment the watches came up is only visible as an absence in the copies' cache, so
- * "I already wrote this content" is never a reason to skip. The copy is compared with what Tether
- * wants and with what the remote API server stored for Tether's last write of that same content:
- * a remote mutating admission webhook that adds a label to every write would otherwise make each
- * repair provoke the next. Pure; reflector.ts runs the verdict.
+ * "I already wrote this content" is never a reason to skip. The copy is in sync if it carries
+ * what Tether wants on the keys Tether sets (contentMark.ts), or equals what the remote API
+ * server stored for Tether's last write of that content: a remote mutating admission webhook
+ * that adds a label to every write would otherwise make each repair provoke the next, and every
+ * restart rewrite every copy. Pure; reflector.ts runs the verdict.
  */
+import { carriesContent } from './contentMark.js';
 import type { HostObject } from './reflectedObject.js';
 import { contentDigest } from './reflectedObject.js';
 
@@ -46,7 +48,9 @@ export function decideCopyRepair(input: CopyRepairInput): CopyRepair {
   if (input.awaitingEcho) return { action: 'none', why: 'watch-behind' };
   if (input.copy) {
     const seen = contentDigest(input.copy);
-    if (seen === contentDigest(input.desired) || seen === input.stored) return { action: 'none', why: 'in-sync' };
+    if (seen === contentDigest(input.desired) || seen === input.stored || carriesContent(input.copy, input.desired, contentDigest)) {
+      return { action: 'none', why: 'in-sync' };
+    }
   }
   return { action: 'write' };
 }

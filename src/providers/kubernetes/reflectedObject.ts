@@ -2,8 +2,8 @@
  * The remote copy of a host ConfigMap or Secret. Pure.
  *
  * Kept: data, binaryData (ConfigMap), type (Secret), labels and annotations (minus Tether's own
- * and kubectl's last-applied-configuration). Added: the ownership labels and the
- * `tether.dev/host-namespace` annotation. Dropped: `immutable` (so later host changes can still
+ * and kubectl's last-applied-configuration). Added: the ownership labels, the
+ * `tether.dev/host-namespace` annotation and the content mark (contentMark.ts). Dropped: `immutable` (so later host changes can still
  * be applied), ownerReferences, finalizers and server-set fields. A Secret of type
  * `kubernetes.io/service-account-token` is never copied (`isServiceAccountToken`; the reflector
  * refuses it): it is a credential of the host cluster, and the remote's users could read it.
@@ -11,6 +11,7 @@
  */
 import type { ConfigMap, Secret } from '../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../lib/fingerprint.js';
+import { withContentMark } from './contentMark.js';
 import { hostNamespaceAnnotation, ownershipLabels, withoutMarks } from './marks.js';
 import type { ReferencedKind } from './references.js';
 
@@ -37,20 +38,20 @@ export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespa
   };
   if (kind === 'ConfigMap') {
     const cm = host as ConfigMap;
-    return {
+    return withContentMark<HostObject>({
       apiVersion: 'v1', kind: 'ConfigMap', metadata,
       ...(cm.data ? { data: { ...cm.data } } : {}),
       ...(cm.binaryData ? { binaryData: { ...cm.binaryData } } : {}),
-    };
+    }, contentDigest);
   }
   const secret = host as Secret;
   if (secret.type === SERVICE_ACCOUNT_TOKEN_TYPE) throw new Error(`secret ${meta.namespace ?? ''}/${meta.name ?? ''} is a ServiceAccount token: never copied to a remote cluster`);
   const type = secret.type;
-  return {
+  return withContentMark<HostObject>({
     apiVersion: 'v1', kind: 'Secret', metadata,
     ...(type ? { type } : {}),
     ...(secret.data ? { data: { ...secret.data } } : {}),
-  };
+  }, contentDigest);
 }
 
 /** A digest of what a copy carries, to skip writes that would change nothing. */

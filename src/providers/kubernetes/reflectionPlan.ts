@@ -10,6 +10,7 @@
  * the one last refused because the name is taken.
  */
 import type { EndpointSlice, Service } from '../../adapters/kubernetes/model.js';
+import { withContentMark } from './contentMark.js';
 import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { endpointSliceDigest, remoteEndpointSlice, serviceNameOf } from './reflectedEndpointSlice.js';
 import { isReflectedService, remoteService, serviceDigest, type ReflectionMarks } from './reflectedService.js';
@@ -43,7 +44,7 @@ export function desiredObjects(input: DesiredInput): DesiredObject[] {
   if (!input.kinds.has('Service')) return [];
   const services = input.services.filter(isReflectedService);
   const out: DesiredObject[] = services.map((s) => {
-    const object = remoteService(s, input.remoteNamespace, input.marks);
+    const object = withContentMark(remoteService(s, input.remoteNamespace, input.marks), serviceDigest);
     return { kind: 'Service', name: object.metadata?.name ?? '', object, digest: serviceDigest(object) };
   });
   if (!input.kinds.has('EndpointSlice')) return out;
@@ -51,7 +52,7 @@ export function desiredObjects(input: DesiredInput): DesiredObject[] {
   for (const slice of input.slices) {
     const service = serviceNameOf(slice);
     if (service === undefined || !names.has(service)) continue;
-    const object = remoteEndpointSlice(slice, input.remoteNamespace, input.marks, input.lookup);
+    const object = withContentMark(remoteEndpointSlice(slice, input.remoteNamespace, input.marks, input.lookup), endpointSliceDigest);
     out.push({ kind: 'EndpointSlice', name: object.metadata?.name ?? '', object, digest: endpointSliceDigest(object) });
   }
   return out;

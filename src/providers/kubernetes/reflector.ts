@@ -40,6 +40,7 @@ import type { ClusterClient } from './clusterClient.js';
 import type { Subscription } from 'rxjs';
 import { hostClusterSelector, hostNamespaceAnnotation, isOwned } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
+import { carriesContent } from './contentMark.js';
 import { decideCopyRepair } from './copyRepair.js';
 import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
@@ -472,7 +473,7 @@ export class Reflector {
     const copies = this.copies?.[kind].watch;
     if (!copies?.hasSynced()) return false;
     const copy = copies.get(`${desired.metadata?.namespace ?? ''}/${desired.metadata?.name ?? ''}`);
-    return copy === undefined || contentDigest(copy) !== contentDigest(desired);
+    return copy === undefined || !carriesContent(copy, desired, contentDigest);
   }
 
   private scheduleSweep(delayMs: number): void {

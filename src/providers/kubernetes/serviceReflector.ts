@@ -32,6 +32,7 @@ import type { EndpointSlice, Service } from '../../adapters/kubernetes/model.js'
 import type { ClusterClient } from './clusterClient.js';
 import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
+import { carriesContent } from './contentMark.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
 import { endpointSliceDigest, serviceNameOf } from './reflectedEndpointSlice.js';
@@ -259,7 +260,7 @@ export class ServiceReflector {
     const services = active ? this.services.list(namespace) : [];
     const slices = active && withSlices ? this.slices.list(namespace) : [];
     const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
-    const existing = this.existing(namespace);
+    const existing = this.existing(namespace, desired);
     const steps = planReflection({ desired, existing, written: this.scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.scoped(new Map([...this.refused, ...this.refusedByRemote]), remoteNamespace) });
     // One object the remote refuses must not hold up the others (nor the deletions): each step
     // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
@@ -318,14 +319,21 @@ export class ServiceReflector {
     this.recordOnService(namespace, desired, services, 'ReflectionNameTaken', note);
   }
 
-  /** This node's copies for a host namespace: object key → digest. */
-  private existing(namespace: string): Map<string, string> {
+  /**
+   * This node's copies for a host namespace: object key → digest. A copy that carries what
+   * `desired` wants on the keys Tether sets (contentMark.ts; an admission webhook's additions
+   * aside) counts as the desired digest.
+   */
+  private existing(namespace: string, desired: readonly DesiredObject[] = []): Map<string, string> {
     const remoteNamespace = this.o.remoteNamespaceOf(namespace);
+    const wanted = new Map(desired.map((d) => [objectKey(d.kind, d.name), d]));
     const out = new Map<string, string>();
     for (const kind of ['Service', 'EndpointSlice'] as const) {
       for (const object of this.copies[kind].watch.list()) {
         if (object.metadata?.namespace !== remoteNamespace || object.metadata.annotations?.[hostNamespaceAnnotation] !== namespace || !this.isOurs(object)) continue;
-        out.set(objectKey(kind, object.metadata.name ?? ''), digestOf(kind, object));
+        const key = objectKey(kind, object.metadata.name ?? '');
+        const d = wanted.get(key);
+        out.set(key, d && carries(kind, object, d) ? d.digest : digestOf(kind, object));
       }
     }
     return out;
@@ -394,4 +402,10 @@ const plural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services'
 
 function digestOf(kind: ReflectedKind, object: Reflected): string {
   return kind === 'Service' ? serviceDigest(object as Service) : endpointSliceDigest(object as EndpointSlice);
+}
+
+function carries(kind: ReflectedKind, object: Reflected, desired: DesiredObject): boolean {
+  return desired.kind === 'Service'
+    ? kind === 'Service' && carriesContent(object as Service, desired.object, serviceDigest)
+    : kind === 'EndpointSlice' && carriesContent(object as EndpointSlice, desired.object, endpointSliceDigest);
 }

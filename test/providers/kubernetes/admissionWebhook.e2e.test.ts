@@ -55,7 +55,7 @@ async function startAuditWebhook(): Promise<{ server: Server; url: string; caBun
   return { server, url: `https://127.0.0.1:${port}/mutate`, caBundle: readFileSync(credentials.ca.certPath).toString('base64'), admitted };
 }
 
-t.test('copies a remote mutating webhook labels are written once per host change, not on each of their watch events', async (t) => {
+t.test('copies a remote mutating webhook labels are written once per host change, not on each of their watch events, nor again after a restart', async (t) => {
   const shared = await useSharedClusters(t);
   reportLogsOnFailure(t, [shared.host, shared.remote]);
   const hostApi = shared.host.kubeConfig().makeApiClient(CoreV1Api);
@@ -63,13 +63,17 @@ t.test('copies a remote mutating webhook labels are written once per host change
   const id = randomBytes(3).toString('hex');
   const hostClusterId = `w${id}`;
   const namespace = await testNamespace(t, shared.host, 'webhook');
-  const provider = new KubernetesProvider({
-    nodeName: `vk-${hostClusterId}`, hostClusterId,
-    host: { kind: 'file', path: shared.host.kubeconfigPath },
-    remote: { kind: 'file', path: shared.remote.kubeconfigPath },
-    reflection: { sweepDelayMs: 50, minAgeMs: 0 },
-  });
-  provider.notifyPods(() => undefined);
+  const start = (): KubernetesProvider => {
+    const started = new KubernetesProvider({
+      nodeName: `vk-${hostClusterId}`, hostClusterId,
+      host: { kind: 'file', path: shared.host.kubeconfigPath },
+      remote: { kind: 'file', path: shared.remote.kubeconfigPath },
+      reflection: { sweepDelayMs: 50, minAgeMs: 0 },
+    });
+    started.notifyPods(() => undefined);
+    return started;
+  };
+  let provider = start();
   const remoteNamespace = provider.remoteNamespaceOf(namespace);
   const probeNamespace = `probe-${id}`;
 
@@ -152,4 +156,18 @@ t.test('copies a remote mutating webhook labels are written once per host change
   const admittedService = webhook.admitted.get(`Service/${remoteNamespace}/web`) ?? 0;
   t.ok(admittedConfigMap >= 3 && admittedConfigMap <= 4, `the ConfigMap copy admitted once per version (v1, v2, v3; one more if a stale event raced a write): ${admittedConfigMap}`);
   t.ok(admittedService >= 2 && admittedService <= 3, `the Service copy admitted once per version (created, labelled; one more if a stale event raced): ${admittedService}`);
+
+  // A restart: the new provider remembers nothing it wrote. The copies carry the webhook's label,
+  // and Tether's content mark says they still carry what Tether wants: nothing is written.
+  await provider.stop();
+  provider = start();
+  await waitFor('the restarted provider sees its pod', async () => (await provider.getPod(namespace, 'web-1'))?.metadata?.uid === uid, { timeoutMs: 60_000 });
+  await waitFor('and reflects its namespace', () => provider.serviceReflection().some((r) => r.namespace === namespace && r.services === 1), { timeoutMs: 60_000 });
+  // One more change of each, seen through: both reflectors have judged every copy by then.
+  await setConfig('v4');
+  await waitFor('v4 reflected', async () => (await remoteCopy('ConfigMap'))?.data?.['app.conf'] === 'v4', { timeoutMs: 60_000 });
+  await shared.host.kubectl(['label', 'service', 'web', '-n', namespace, 'tier=back', '--overwrite']);
+  await waitFor('the new Service label reflected', async () => (await remoteCopy('Service'))?.labels?.tier === 'back', { timeoutMs: 60_000 });
+  t.equal((webhook.admitted.get(`ConfigMap/${remoteNamespace}/app-config`) ?? 0) - admittedConfigMap, 1, 'after the restart: only v4 was written');
+  t.equal((webhook.admitted.get(`Service/${remoteNamespace}/web`) ?? 0) - admittedService, 1, 'after the restart: only the new label was written');
 });

@@ -11,6 +11,8 @@ const desired = remoteCopy('ConfigMap', source, 'shop-home', 'home');
 const tampered: HostObject = { ...desired, data: { 'app.conf': 'tampered' } };
 // What the remote stored for Tether's write when a mutating admission webhook adds a label to it.
 const mutated: HostObject = { ...desired, metadata: { ...desired.metadata, labels: { ...desired.metadata?.labels, 'policy.example/audited': 'true' } } };
+// What Tether wrote while the host object still had a label it has since lost.
+const withOldLabel = remoteCopy('ConfigMap', { ...source, metadata: { ...source.metadata, labels: { tier: 'old' } } }, 'shop-home', 'home');
 const base: CopyRepairInput = { referenced: true, sourceSynced: true, source, copiesSynced: true, copy: desired, desired };
 
 const cases: readonly [string, Partial<CopyRepairInput>, string][] = [
@@ -19,7 +21,9 @@ const cases: readonly [string, Partial<CopyRepairInput>, string][] = [
   ['a copy deleted in the remote cluster is written again, even though Tether wrote it before', { copy: undefined }, 'write'],
   ['a copy edited in the remote cluster is written again', { copy: tampered }, 'write'],
   ['a copy the remote stored with more than Tether sent (a mutating webhook\'s label) is in sync with that write', { copy: mutated, stored: contentDigest(mutated) }, 'none:in-sync'],
-  ['a copy with someone else\'s label that no write of Tether\'s stored is written again', { copy: mutated }, 'write'],
+  ['after a restart (nothing remembered), a copy with Tether\'s mark and a webhook\'s label is in sync', { copy: mutated }, 'none:in-sync'],
+  ['a label Tether wrote for an older host version, and no longer wants, is taken off (the mark differs)', { copy: withOldLabel }, 'write'],
+  ['a copy that lost a label Tether sets is written again', { copy: { ...desired, metadata: { ...desired.metadata, labels: { 'tether.dev/managed-by': 'tether' } } } }, 'write'],
   ['a copy edited after the write the remote stored is written again', { copy: { ...mutated, data: { 'app.conf': 'tampered' } }, stored: contentDigest(mutated) }, 'write'],
   ['a copy the watch shows from before Tether\'s last write waits for the write\'s own event', { copy: tampered, awaitingEcho: true }, 'none:watch-behind'],
   ['so does one the watch does not show yet', { copy: undefined, awaitingEcho: true }, 'none:watch-behind'],

@@ -86,7 +86,8 @@ t.test('reflected copies: data kept, marks added, immutability and Tether keys d
     },
     data: { a: '1' }, binaryData: { b: 'AA==' }, immutable: true,
   }, 'shop-home', 'home');
-  t.same(cm, {
+  const { 'tether.dev/content-digest': mark, ...annotations } = cm.metadata?.annotations ?? {};
+  t.same({ ...cm, metadata: { ...cm.metadata, annotations } }, {
     apiVersion: 'v1', kind: 'ConfigMap',
     metadata: {
       name: 'app-config', namespace: 'shop-home',
@@ -95,6 +96,7 @@ t.test('reflected copies: data kept, marks added, immutability and Tether keys d
     },
     data: { a: '1' }, binaryData: { b: 'AA==' },
   });
+  t.equal(mark, contentDigest({ ...cm, metadata: { ...cm.metadata, annotations } }), 'the content mark: the digest of the copy without it');
   const token = { metadata: { name: 's', namespace: 'shop' }, type: 'kubernetes.io/service-account-token', data: { t: 'eA==' } };
   t.ok(isServiceAccountToken('Secret', token), 'a ServiceAccount token is recognised');
   t.throws(() => remoteCopy('Secret', token, 'shop-home', 'home'), /ServiceAccount token: never copied/, 'and never copied');

@@ -5,8 +5,9 @@
  * `none` switch nothing is tracked. The clusters are a mock API server that lists nothing.
  */
 import t, { type Test } from 'tap';
+import type { Service } from '../../../src/adapters/kubernetes/model.js';
 import { ClusterClient } from '../../../src/providers/kubernetes/clusterClient.js';
-import { REFLECTED_KINDS, type ReflectedKind } from '../../../src/providers/kubernetes/reflectionPlan.js';
+import { desiredObjects, REFLECTED_KINDS, type ReflectedKind } from '../../../src/providers/kubernetes/reflectionPlan.js';
 import { ServiceReflector } from '../../../src/providers/kubernetes/serviceReflector.js';
 import { MockApiServer } from '../../adapters/kubernetes/mockApiServer.js';
 import { ManualClock } from '../../support/manualClock.js';
@@ -242,4 +243,36 @@ t.test('a watch event older than the copy Tether last wrote does not make it wri
     await drain();
   }
   t.equal(writes(), 1, 'the write stands until its own echo or a newer change');
+});
+
+t.test('after a restart, a copy a mutating webhook labelled is in sync: no write (the content mark)', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  const [wanted] = desiredObjects({
+    services: [hostService], slices: [], kinds: new Set(['Service'] as const), remoteNamespace: 'shop-home',
+    marks: { hostClusterId: 'home', nodeName: 'vk-1' }, lookup: () => undefined,
+  });
+  const copy = wanted?.object as Service | undefined;
+  const meta = copy?.metadata;
+  // What the previous incarnation left: its write, as the remote stored it (a webhook's label, an allocated clusterIP).
+  const left = {
+    ...copy,
+    metadata: { ...meta, uid: 'remote-uid', resourceVersion: '9', labels: { ...meta?.labels, 'policy.example/audited': 'true' } },
+    spec: { ...copy?.spec, clusterIP: '10.0.0.9', clusterIPs: ['10.0.0.9'] },
+  };
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/services') return { body: { metadata: { resourceVersion: '9' }, items: [left] } };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    return undefined;
+  });
+  const { reflector: r, clock } = startedOn(t, server);
+  await until('the copy found', () => r.state()[0]?.services === 1, 10_000);
+  for (let i = 0; i < 10; i++) {
+    clock.advance(50);
+    await drain();
+  }
+  t.same(server.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.url.pathname}`), [], 'nothing written');
 });
