@@ -471,7 +471,10 @@ export class Reflector {
    */
   private needsWrite(kind: ReferencedKind, desired: HostObject): boolean {
     const copies = this.copies?.[kind].watch;
-    if (!copies?.hasSynced()) return false;
+    if (!copies?.hasSynced()) {
+      this.o.log.debug('a host change waits for the first listing of the remote copies', { kind, namespace: desired.metadata?.namespace, name: desired.metadata?.name });
+      return false;
+    }
     const copy = copies.get(`${desired.metadata?.namespace ?? ''}/${desired.metadata?.name ?? ''}`);
     return copy === undefined || !carriesContent(copy, desired, contentDigest);
   }
