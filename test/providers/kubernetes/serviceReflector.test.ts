@@ -118,36 +118,50 @@ t.test('a Service the remote refuses (422) is reported on the host Service and s
   t.equal(r.state()[0]?.lastError, undefined, 'a refusal is an answer, not a failing pass retried for ever');
 });
 
-t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
+type Stored = { metadata: Record<string, unknown> & { labels?: Record<string, string> }; spec: Record<string, unknown> };
+
+/**
+ * One host Service `web`, reflected once: the remote stores each write (at resourceVersion 9,
+ * with an allocated clusterIP, and whatever `admit` adds) and the copies' watch is open.
+ */
+async function writtenOnce(t: Test, admit: (labels: Record<string, string>) => Record<string, string> = (labels) => labels) {
   const server = await MockApiServer.start();
   t.teardown(() => server.close());
   const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
-  let stored: { metadata: Record<string, unknown> } | undefined;
+  let stored: Stored | undefined;
   server.route((r) => {
     if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
     if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
     if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
     if (r.method === 'POST' || r.method === 'PUT') {
-      // The remote's admission chain adds a label of its own to whatever is written.
-      const body = JSON.parse(r.body) as { metadata: Record<string, unknown> & { labels?: Record<string, string> }; spec: Record<string, unknown> };
-      stored = { ...body, metadata: { ...body.metadata, uid: 'remote-uid', resourceVersion: '9', labels: { ...body.metadata.labels, 'policy.example/audited': 'true' } }, spec: { ...body.spec, clusterIP: '10.0.0.9' } } as typeof stored;
+      const body = JSON.parse(r.body) as Stored;
+      stored = { ...body, metadata: { ...body.metadata, uid: 'remote-uid', resourceVersion: '9', labels: admit(body.metadata.labels ?? {}) }, spec: { ...body.spec, clusterIP: '10.0.0.9' } };
       return { status: r.method === 'POST' ? 201 : 200, body: stored };
     }
     return undefined;
   });
   const writes = (): number => server.requests.filter((r) => r.method === 'POST' || r.method === 'PUT').length;
-  const { reflector: r, clock } = startedOn(t, server);
+  const { reflector, clock } = startedOn(t, server);
   await until('the copy written', () => {
     clock.advance(50);
     return writes() === 1;
   }, 10_000);
   await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
-  for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send('ADDED', stored);
-  await until('the stored copy seen', () => r.state()[0]?.services === 1, 10_000);
-  for (let i = 0; i < 10; i++) { // the coalescing delay and a pass, had the event made one
-    clock.advance(50);
-    await drain();
-  }
+  const seen = async (object: unknown): Promise<void> => {
+    for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send('ADDED', object);
+    await until('the copy seen', () => reflector.state()[0]?.services === 1, 10_000);
+    for (let i = 0; i < 10; i++) { // the coalescing delay and a pass, had the event made one
+      clock.advance(50);
+      await drain();
+    }
+  };
+  return { stored: (): Stored => stored as Stored, writes, seen };
+}
+
+t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
+  // The remote's admission chain adds a label of its own to whatever is written.
+  const { stored, writes, seen } = await writtenOnce(t, (labels) => ({ ...labels, 'policy.example/audited': 'true' }));
+  await seen(stored());
   t.equal(writes(), 1, 'what the remote stored for the write is in sync: no second write');
 });
 
@@ -211,37 +225,9 @@ t.test('a name held by another virtual node\'s copy is taken over as soon as tha
 });
 
 t.test('a watch event older than the copy Tether last wrote does not make it write again', async (t) => {
-  const server = await MockApiServer.start();
-  t.teardown(() => server.close());
-  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
-  let stored: { metadata: Record<string, unknown> } | undefined;
-  server.route((r) => {
-    if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
-    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
-    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
-    if (r.method === 'POST' || r.method === 'PUT') {
-      const body = JSON.parse(r.body) as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
-      stored = { ...body, metadata: { ...body.metadata, uid: 'remote-uid', resourceVersion: '9' }, spec: { ...body.spec, clusterIP: '10.0.0.9' } } as typeof stored;
-      return { status: r.method === 'POST' ? 201 : 200, body: stored };
-    }
-    return undefined;
-  });
-  const writes = (): number => server.requests.filter((r) => r.method === 'POST' || r.method === 'PUT').length;
-  const { reflector: r, clock } = startedOn(t, server);
-  await until('the copy written', () => {
-    clock.advance(50);
-    return writes() === 1;
-  }, 10_000);
-  await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
+  const { stored, writes, seen } = await writtenOnce(t);
   // An earlier state of the copy (another write's echo, say), delivered after Tether's write was answered.
-  const labels = stored?.metadata.labels as Record<string, string> | undefined;
-  const older = { ...stored, metadata: { ...stored?.metadata, resourceVersion: '8', labels: { ...labels, app: 'old' } } };
-  for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send('ADDED', older);
-  await until('the older copy seen', () => r.state()[0]?.services === 1, 10_000);
-  for (let i = 0; i < 10; i++) {
-    clock.advance(50);
-    await drain();
-  }
+  await seen({ ...stored(), metadata: { ...stored().metadata, resourceVersion: '8' }, spec: { ...stored().spec, ports: [{ port: 81, protocol: 'TCP', targetPort: 81 }] } });
   t.equal(writes(), 1, 'the write stands until its own echo or a newer change');
 });
 
