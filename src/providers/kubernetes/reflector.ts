@@ -40,7 +40,6 @@ import type { ClusterClient } from './clusterClient.js';
 import type { Subscription } from 'rxjs';
 import { hostClusterSelector, hostNamespaceAnnotation, isOwned } from './marks.js';
 import { NamespacedWatches } from './namespacedWatches.js';
-import { carriesContent } from './contentMark.js';
 import { decideCopyRepair } from './copyRepair.js';
 import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
@@ -406,8 +405,11 @@ export class Reflector {
     return watched && isServiceAccountToken(kind, watched) ? undefined : watched;
   }
 
-  /** Writes the copy of one referenced object again if the watches show it missing or changed (copyRepair.ts). */
-  private repair(kind: ReferencedKind, hostNamespace: string, name: string): void {
+  /**
+   * Writes the copy of one referenced object if the watches show it missing or not carrying its
+   * source (copyRepair.ts); `changed` says which side moved, for the log.
+   */
+  private repair(kind: ReferencedKind, hostNamespace: string, name: string, changed: 'host' | 'remote' = 'remote'): void {
     if (this.stopped) return;
     const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
     const source = this.copiedSource(kind, hostNamespace, name);
@@ -427,13 +429,17 @@ export class Reflector {
       copy: copies?.get(`${remoteNamespace}/${name}`),
       desired,
       ...(last && desired && last.desired === contentDigest(desired) ? { stored: last.stored } : {}),
-      awaitingEcho: this.awaitingEcho.has(key),
+      // Only the content last written waits for its echo; a host that has moved on needs a write anyway.
+      awaitingEcho: this.awaitingEcho.has(key) && last !== undefined && desired !== undefined && last.desired === contentDigest(desired),
     });
+    if (verdict.action === 'none' && verdict.why === 'waiting-for-watches' && changed === 'host') {
+      this.o.log.debug('a host change waits for the first listing of the remote copies', { kind, namespace: hostNamespace, name });
+    }
     if (verdict.action === 'none' || !desired) return;
-    this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
+    if (changed === 'remote') this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
     this.written.delete(key);
     this.writeRemote(kind, desired).catch((err: unknown) =>
-      this.o.log.warn('putting back a reflected copy failed; its next change or the host resync retries', {
+      this.o.log.warn('writing a reflected copy failed; its next change or the next listing retries', {
         kind, namespace: remoteNamespace, name, error: err instanceof Error ? err.message : String(err),
       }),
     );
@@ -449,34 +455,19 @@ export class Reflector {
     }
     const name = event.object.metadata?.name ?? '';
     if (!this.index.isReferenced(namespace, referenceKey(kind, name))) return;
-    const current = this.copiedSource(kind, namespace, name);
-    const remoteNamespace = this.o.remoteNamespaceOf(namespace);
-    const desired = current && remoteCopy(kind, current, remoteNamespace, this.o.hostClusterId);
-    if (desired && !this.needsWrite(kind, desired)) return;
-    const pending = desired
-      ? this.writeRemote(kind, desired)
-      : event.type === 'deleted' ? this.deleteRemote(kind, remoteNamespace, name) : Promise.resolve();
-    pending.catch((err: unknown) =>
-      this.o.log.warn('updating a reflected object failed; the next change or resync retries', {
+    // A change is judged as a repair is, against the copy as the remote shows it, not against
+    // what this process remembers writing: a restarted Tether's first host listing reports every
+    // object again, and a copy already in sync is left alone.
+    if (this.copiedSource(kind, namespace, name)) {
+      this.repair(kind, namespace, name, 'host');
+      return;
+    }
+    if (event.type !== 'deleted') return;
+    this.deleteRemote(kind, this.o.remoteNamespaceOf(namespace), name).catch((err: unknown) =>
+      this.o.log.warn('deleting a reflected object failed; the next change or sweep retries', {
         kind, namespace, name, error: err instanceof Error ? err.message : String(err),
       }),
     );
-  }
-
-  /**
-   * Whether a host event's copy must be written, judged against the copy as the remote shows it,
-   * not against what this process remembers writing: a restarted Tether's first host listing
-   * reports every object again, and a copy already in sync is left alone. Until the copies' watch
-   * has listed, its 'synced' judges every referenced copy (repairAll), so nothing is written blind.
-   */
-  private needsWrite(kind: ReferencedKind, desired: HostObject): boolean {
-    const copies = this.copies?.[kind].watch;
-    if (!copies?.hasSynced()) {
-      this.o.log.debug('a host change waits for the first listing of the remote copies', { kind, namespace: desired.metadata?.namespace, name: desired.metadata?.name });
-      return false;
-    }
-    const copy = copies.get(`${desired.metadata?.namespace ?? ''}/${desired.metadata?.name ?? ''}`);
-    return copy === undefined || !carriesContent(copy, desired, contentDigest);
   }
 
   private scheduleSweep(delayMs: number): void {

@@ -333,7 +333,7 @@ export class ServiceReflector {
         if (object.metadata?.namespace !== remoteNamespace || object.metadata.annotations?.[hostNamespaceAnnotation] !== namespace || !this.isOurs(object)) continue;
         const key = objectKey(kind, object.metadata.name ?? '');
         const d = wanted.get(key);
-        out.set(key, d && carries(kind, object, d) ? d.digest : digestOf(kind, object));
+        out.set(key, d && carries(object, d) ? d.digest : digestOf(kind, object));
       }
     }
     return out;
@@ -404,8 +404,9 @@ function digestOf(kind: ReflectedKind, object: Reflected): string {
   return kind === 'Service' ? serviceDigest(object as Service) : endpointSliceDigest(object as EndpointSlice);
 }
 
-function carries(kind: ReflectedKind, object: Reflected, desired: DesiredObject): boolean {
+/** `object` is the copy of `desired`'s kind and name (existing() pairs them by object key). */
+function carries(object: Reflected, desired: DesiredObject): boolean {
   return desired.kind === 'Service'
-    ? kind === 'Service' && carriesContent(object as Service, desired.object, serviceDigest)
-    : kind === 'EndpointSlice' && carriesContent(object as EndpointSlice, desired.object, endpointSliceDigest);
+    ? carriesContent(object as Service, desired.object, serviceDigest)
+    : carriesContent(object as EndpointSlice, desired.object, endpointSliceDigest);
 }
