@@ -48,9 +48,11 @@ export const configSchema = z.strictObject({
     clientCAFile: nonEmptyString.optional(),
     certFile: nonEmptyString.optional(),
     keyFile: nonEmptyString.optional(),
+    /** How often the three files are read again for a rotation (default 60000; at least 1000). */
+    certificateCheckIntervalMs: positiveNumber.optional(),
     /** false: no kubelet API at all (kubectl logs then fails with a clear error from the API server). */
     enabled: z.boolean('true or false').optional(),
-  }, 'a mapping (address, clientCAFile, certFile, keyFile, enabled)').optional(),
+  }, 'a mapping (address, clientCAFile, certFile, keyFile, certificateCheckIntervalMs, enabled)').optional(),
   /** Client-side limit on each virtual node's host API requests (default qps 50, burst 100, as the kubelet). */
   rateLimit: rateLimit.optional(),
   /**

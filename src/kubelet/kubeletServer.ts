@@ -11,7 +11,7 @@
  * Every request is authenticated and authorized first (access.ts): anonymous callers get 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
 import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
 import { listening } from '../adapters/http/listening.js';
 import type { Logger } from '../adapters/logger.js';
@@ -22,7 +22,8 @@ import { nodePods, runningPods } from './podListing.js';
 import { resourceMetricsText, summaryForNode } from './resourceMetrics.js';
 import { decideAccess, type AccessReviewer } from './access.js';
 import { containerLogTarget, InvalidLogQuery, parseLogOptions } from './logQuery.js';
-import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
+import type { ServingCertificate } from './servingCertificate.js';
+import { startServingTls, type ServingTlsOptions } from './servingTls.js';
 import { createStreamRoutes, type StreamRouteOptions } from './streamRoutes.js';
 import { writeChunk } from '../adapters/http/writeChunk.js';
 
@@ -47,6 +48,8 @@ export interface KubeletServerOptions {
   readonly port?: number;
   /** Extra SANs for the self-signed certificate (the Node's InternalIP). */
   readonly advertisedAddresses?: readonly string[];
+  /** Certificates that change while it runs: watched files, the self-signed one's renewal (servingTls.ts). */
+  readonly tls?: ServingTlsOptions;
   readonly logger?: Logger;
 }
 
@@ -129,16 +132,9 @@ async function route(options: KubeletServerOptions, req: IncomingMessage, res: S
 
 export async function startKubeletServer(options: KubeletServerOptions): Promise<KubeletServer> {
   const address = options.address ?? '0.0.0.0';
-  const certificate = options.certificate
-    ?? await selfSignedCertificate(options.nodeName, [...(options.advertisedAddresses ?? []), ...(address === '0.0.0.0' ? [] : [address])]);
-  const server: Server = createServer({
-    cert: certificate.cert,
-    key: certificate.key,
-    // Ask for a client certificate, verify it against clientCA, but let token callers in too.
-    requestCert: options.clientCA !== undefined,
-    rejectUnauthorized: false,
-    ...(options.clientCA !== undefined ? { ca: options.clientCA } : {}),
-  }, (req, res) => {
+  const tls = await startServingTls({ ...options, addresses: [...(options.advertisedAddresses ?? []), ...(address === '0.0.0.0' ? [] : [address])] });
+  // Its TLS context swapped on each certificate change, until the server closes (servingTls.ts).
+  const server: Server = tls.createServer((req, res) => {
     route(options, req, res).catch((error: unknown) => {
       const code = error instanceof InvalidLogQuery ? 400 : providerErrorCode(error);
       if (code >= 500) options.logger?.warn('kubelet API request failed', { url: req.url, error: String(error) });
@@ -155,5 +151,5 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => streams.handleUpgrade(req, socket, head));
   // Streams end first (each with a Status its client understands), then the listener.
   const life = await listening(server, options.port ?? DEFAULT_KUBELET_PORT, address, { beforeClose: () => streams.close() });
-  return { ...life, address, certificate: certificate.cert, activeStreams: () => streams.active() };
+  return { ...life, address, get certificate() { return tls.certificate(); }, activeStreams: () => streams.active() };
 }
