@@ -117,8 +117,9 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   /** Closes a session that reached `maxSessionMs`: exec and attach get a Failure Status saying so first. */
   const endAtLimit = (ws: WebSocket, prepared: PreparedStream): void => {
     if (ws.readyState !== ws.OPEN) return;
-    const hours = Math.round((maxSessionMs / 3_600_000) * 100) / 100;
-    const message = `${prepared.description} reached the session limit of ${hours} h, closed by Tether`;
+    const seconds = Math.round(maxSessionMs / 1000);
+    const limit = seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
+    const message = `${prepared.description} reached the session limit of ${limit}, closed by Tether`;
     if (prepared.wire === 'channel') ws.send(encodeFrame(ERROR, JSON.stringify(failureStatus(message, 'Timeout'))), { binary: true });
     ws.close(1000, 'session limit');
     clock.setTimer(CLOSE_GRACE_MS, () => ws.terminate());
