@@ -18,7 +18,7 @@ import { systemClock } from '../adapters/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
-import { boundedReviewer, decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
+import { boundedReviewer, decideAccess, kubeletServerLimits, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
 import type { Check } from '../observability/health.js';
 import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
@@ -114,6 +114,8 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           address: api?.address ?? '0.0.0.0',
           advertisedAddresses: [node.internalIP],
           logger: deps.logger.child({ node: node.name }),
+          ...kubeletServerLimits(api),
+          rejections: { onRejected: (reason) => deps.metrics.recordKubeletRejection(node.name, reason) },
           ...(clientCA ? { clientCA } : {}),
           ...(certificate ? { certificate } : {}),
         }).catch((error: unknown) => {
