@@ -18,10 +18,11 @@ import { systemClock } from '../adapters/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
-import { boundedReviewer, decideAccess, kubeletServerLimits, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
+import { boundedReviewer, decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
 import type { Check } from '../observability/health.js';
 import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
+import { kubeletServerLimits } from '../kubelet/kubeletApiSettings.js';
 import type { AgentView } from '../observability/agentView.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
@@ -110,12 +111,12 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           nodeName: node.name,
           provider,
           reviewer,
+          ...kubeletServerLimits(api),
+          rejections: { onRejected: (reason) => deps.metrics.recordKubeletRejection(node.name, reason) },
           port: node.kubeletPort ?? DEFAULT_KUBELET_PORT,
           address: api?.address ?? '0.0.0.0',
           advertisedAddresses: [node.internalIP],
           logger: deps.logger.child({ node: node.name }),
-          ...kubeletServerLimits(api),
-          rejections: { onRejected: (reason) => deps.metrics.recordKubeletRejection(node.name, reason) },
           ...(clientCA ? { clientCA } : {}),
           ...(certificate ? { certificate } : {}),
         }).catch((error: unknown) => {

@@ -124,13 +124,10 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     }
   });
   guardConnections(server, report);
+  // The same node, provider, reviewer, clock and deadline as the plain requests.
   const streams = createStreamRoutes({
-    nodeName: options.nodeName,
-    provider: options.provider,
-    reviewer: options.reviewer,
+    ...context,
     report,
-    clock,
-    requestTimeoutMs: context.requestTimeoutMs,
     ...options.streams,
     ...(options.logger ? { logger: options.logger } : {}),
   });

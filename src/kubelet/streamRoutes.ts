@@ -91,11 +91,9 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     maxPerPod: options.maxStreamsPerPod ?? DEFAULT_STREAM_LIMITS.maxPerPod,
   });
   const maxSessionMs = options.maxSessionMs ?? DEFAULT_MAX_SESSION_MS;
+  const { nodeName, provider, reviewer } = options;
   const context: StreamCheckContext = {
-    nodeName: options.nodeName,
-    provider: options.provider,
-    reviewer: options.reviewer,
-    clock,
+    nodeName, provider, reviewer, clock,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
