@@ -21,6 +21,7 @@ import { boundedReviewer, decideAccess, startKubeletServer, watchCertificateFile
 import type { Check } from '../observability/health.js';
 import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
+import { kubeletServerLimits } from '../kubelet/kubeletApiSettings.js';
 import type { AgentView } from '../observability/agentView.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
@@ -110,6 +111,8 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           nodeName: node.name,
           provider,
           reviewer,
+          ...kubeletServerLimits(api),
+          rejections: { onRejected: (reason) => deps.metrics.recordKubeletRejection(node.name, reason) },
           port: node.kubeletPort ?? DEFAULT_KUBELET_PORT,
           address: api?.address ?? '0.0.0.0',
           advertisedAddresses: [node.internalIP],

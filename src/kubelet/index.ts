@@ -16,6 +16,8 @@ export type { AccessReviewer, NodeRequestAttributes, UserInfo, AccessDecision } 
 export { boundedReviewer, decideAccess, requestAttributes, ReviewRateLimited, subresourceOf, type BoundedReviewerOptions } from './access.js';
 export type { KubeletServer, KubeletServerOptions } from './kubeletServer.js';
 export { startKubeletServer } from './kubeletServer.js';
+export { kubeletServerLimits, type KubeletApiSettings } from './kubeletApiSettings.js';
+export { REJECTION_REASONS, type RejectionReason, type RejectionSink } from './rejections.js';
 export { parseLogOptions, containerLogTarget } from './logQuery.js';
 export { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
 export { loadCertificateFiles, MAX_CERTIFICATE_FILE_BYTES, type CertificateFiles, type TlsMaterial } from './certificateFiles.js';
