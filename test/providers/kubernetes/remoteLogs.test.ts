@@ -4,10 +4,14 @@
  * A refusal keeps the remote's message and class; the stream comes back in whole lines.
  */
 import http from 'node:http';
+import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { KubeConfig } from '@kubernetes/client-node';
+import { startKubeletServer } from '../../../src/kubelet/kubeletServer.js';
 import { classify } from '../../../src/providers/errors.js';
+import { SimulatedProvider } from '../../../src/providers/simulated/simulatedProvider.js';
+import { FakeAccessReviewer } from '../../support/fakeAccessReviewer.js';
 import { MAX_PARTIAL_LINE_BYTES, streamRemoteLogs, wholeLines } from '../../../src/providers/kubernetes/remoteLogs.js';
 import { until } from '../../support/until.js';
 
@@ -135,4 +139,28 @@ t.test('a line longer than the partial-line bound comes out in pieces rather tha
   const chunks = await collect(wholeLines(source()));
   t.equal(chunks.join(''), `${big}\nend\n`);
   t.ok(chunks.every((c) => c.length <= MAX_PARTIAL_LINE_BYTES + 1000), 'no chunk beyond the bound (plus one read)');
+});
+
+t.test('through the kubelet API: a remote that never answers a log open is answered 503, and its request abandoned', async (t) => {
+  const remote = await fakeRemote(t);
+  // A provider whose logs come from the remote, with a short open deadline.
+  const provider = Object.assign(new SimulatedProvider({ startLatencyMs: 0 }), {
+    getContainerLogs: (namespace: string, pod: string, container: string, options: object, signal?: AbortSignal) =>
+      streamRemoteLogs(remote, { namespace, pod, container }, options, signal, { openTimeoutMs: 100 }),
+  });
+  const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer: new FakeAccessReviewer(), address: '127.0.0.1', port: 0 });
+  t.teardown(async () => {
+    await server.stop();
+    void provider.stop();
+  });
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = request(`https://127.0.0.1:${server.port}/containerLogs/shop/web/app?follow=true`, { rejectUnauthorized: false, headers: { authorization: 'Bearer good' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  t.equal(status, 503);
+  await until('the remote request is closed', () => remote.requests[0]?.abandoned === true);
 });
