@@ -124,14 +124,14 @@ t.test('stdin the provider does not read pauses the client\'s socket: bounded, a
 });
 
 t.test('a flood of resizes the provider does not take costs one pending size, the newest', async (t) => {
-  let sizes: AsyncIterable<TerminalSize> | undefined;
   let marker = false;
   const s = await session(t, { tty: true, stdin: true }, async (streams: ContainerStreams) => {
-    sizes = streams.resize;
+    const sizes: AsyncIterable<TerminalSize> | undefined = streams.resize;
+    if (!sizes) throw new Error('a tty session has resizes');
     // The stdin marker comes after every resize: once it is read, all resizes have been handled.
     for await (const chunk of streams.stdin ?? []) if ((chunk as Buffer).toString() === 'marker') break;
     marker = true;
-    const iterator = (sizes ?? [])[Symbol.asyncIterator]();
+    const iterator = sizes[Symbol.asyncIterator]();
     const first = await iterator.next();
     const second = await Promise.race([iterator.next(), drain(20).then(() => 'nothing more' as const)]);
     t.same(first.value, { width: 10_000 % 500, height: 24 }, 'the newest size');

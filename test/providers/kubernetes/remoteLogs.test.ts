@@ -5,14 +5,14 @@
  */
 import http from 'node:http';
 import { request } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { startKubeletServer } from '../../../src/kubelet/kubeletServer.js';
 import { classify } from '../../../src/providers/errors.js';
 import { SimulatedProvider } from '../../../src/providers/simulated/simulatedProvider.js';
 import { FakeAccessReviewer } from '../../support/fakeAccessReviewer.js';
 import { MAX_PARTIAL_LINE_BYTES, streamRemoteLogs, wholeLines } from '../../../src/providers/kubernetes/remoteLogs.js';
+import { loopbackKubeConfig } from '../../support/streamFlow.js';
 import { until } from '../../support/until.js';
 
 interface FakeRemote {
@@ -35,13 +35,7 @@ async function fakeRemote(t: Test, answer: (res: http.ServerResponse, url: URL) 
     server.closeAllConnections();
     server.close();
   });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'remote', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'tether', token: 'remote-token' }],
-    contexts: [{ name: 'remote', cluster: 'remote', user: 'tether' }],
-    currentContext: 'remote',
-  });
+  const kubeConfig = loopbackKubeConfig(server);
   return { kubeConfig, requests };
 }
 

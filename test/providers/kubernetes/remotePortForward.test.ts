@@ -5,9 +5,8 @@
  * grows Tether's memory beyond the stated bounds; the remote's error stream is bounded.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { SpdyConnection, type SpdyStream } from '../../../src/lib/spdy/connection.js';
 import { headerValue } from '../../../src/lib/spdy/headerBlock.js';
@@ -16,6 +15,7 @@ import { classify } from '../../../src/providers/errors.js';
 import type { PortConnection } from '../../../src/providers/provider.js';
 import { MAX_ERROR_STREAM_BYTES, remotePortForwardRelay } from '../../../src/providers/kubernetes/remotePortForward.js';
 import { REMOTE_MAX_PAYLOAD_BYTES } from '../../../src/providers/kubernetes/remoteSocketFlow.js';
+import { countedSource, loopbackKubeConfig } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 interface FakeRemote {
@@ -53,13 +53,7 @@ async function fakeRemote(t: Test, streams: { data: (s: SpdyStream) => void; err
     server.closeAllConnections();
     server.close();
   });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'remote', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'tether', token: 'remote-token' }],
-    contexts: [{ name: 'remote', cluster: 'remote', user: 'tether' }],
-    currentContext: 'remote',
-  });
+  const kubeConfig = loopbackKubeConfig(server);
   let client: WebSocket | undefined;
   let received = 0;
   const relay = remotePortForwardRelay((url, options) => {
@@ -75,23 +69,9 @@ async function fakeRemote(t: Test, streams: { data: (s: SpdyStream) => void; err
 const target = { namespace: 'shop-remote', pod: 'web', port: 8080 };
 const CHUNK = 64 * 1024;
 
-/** An endless source counting what has been pulled; ends at `cap` so a relay without bound fails the test, not the machine. */
-function source(cap = 64 * 1024 * 1024): { input: AsyncGenerator<Buffer>; pulled: () => number } {
-  let pulled = 0;
-  const chunk = Buffer.alloc(CHUNK, 'p');
-  const input = (async function* (): AsyncGenerator<Buffer> {
-    while (pulled < cap) {
-      pulled += chunk.length;
-      yield chunk;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  })();
-  return { input, pulled: () => pulled };
-}
-
 t.test('bytes towards a remote pod that stops reading: the host side is no longer pulled, Tether holds one frame', async (t) => {
   const remote = await fakeRemote(t, { data: () => undefined }); // the pod never reads
-  const client = source();
+  const client = countedSource(Buffer.alloc(CHUNK, 'p'));
   const abort = new AbortController();
   const connection: PortConnection = { input: client.input, write: async () => undefined };
   const relay = remote.relay(remote.kubeConfig, target, connection, 'port-forward', abort.signal);

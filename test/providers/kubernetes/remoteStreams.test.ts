@@ -5,15 +5,15 @@
  * the stated bounds; and the relay still ends with the remote's Status.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { WebSocket, WebSocketServer } from 'ws';
 import { remoteStreamRelay, type OpenSocket } from '../../../src/providers/kubernetes/remoteStreams.js';
 import {
   REMOTE_MAX_PAYLOAD_BYTES, REMOTE_RECEIVE_HIGH_WATER_BYTES, REMOTE_SEND_HIGH_WATER_BYTES,
 } from '../../../src/providers/kubernetes/remoteSocketFlow.js';
 import { classify } from '../../../src/providers/errors.js';
+import { countedSource, loopbackKubeConfig } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -40,13 +40,7 @@ async function fakeRemote(t: Test, session: (ws: WebSocket) => void): Promise<Fa
     server.closeAllConnections();
     server.close();
   });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'remote', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'tether', token: 'remote-token' }],
-    contexts: [{ name: 'remote', cluster: 'remote', user: 'tether' }],
-    currentContext: 'remote',
-  });
+  const kubeConfig = loopbackKubeConfig(server);
   const clients: WebSocket[] = [];
   let received = 0;
   const open: OpenSocket = (url, options) => {
@@ -77,31 +71,21 @@ t.test('stdin towards a remote that stops reading stalls the host side once the 
       }
     });
   });
-  let pulled = 0;
-  let feeding = true;
-  const chunk = Buffer.alloc(CHUNK, 'z');
-  // Ends at 64 MiB so that a relay without backpressure fails the test rather than the machine.
-  async function* stdin(): AsyncGenerator<Buffer> {
-    while (feeding && pulled < 64 * 1024 * 1024) {
-      pulled += chunk.length;
-      yield chunk;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-  const relay = remoteStreamRelay(remote.open)(remote.kubeConfig, path, { tty: false, stdin: stdin() }, 'exec in remote pod');
+  const stdin = countedSource(Buffer.alloc(CHUNK, 'z'));
+  const relay = remoteStreamRelay(remote.open)(remote.kubeConfig, path, { tty: false, stdin: stdin.input }, 'exec in remote pod');
   await until('the kernel buffers towards the remote are full and Tether holds bytes itself', () => (remote.clients[0]?.bufferedAmount ?? 0) > REMOTE_SEND_HIGH_WATER_BYTES, 30_000);
   await drain(50);
-  const stalledAt = pulled;
+  const stalledAt = stdin.pulled();
   await drain(200);
-  t.equal(pulled, stalledAt, 'stdin is no longer pulled while the remote does not read');
+  t.equal(stdin.pulled(), stalledAt, 'stdin is no longer pulled while the remote does not read');
   const client = remote.clients[0] as WebSocket;
   t.ok(client.bufferedAmount <= REMOTE_SEND_HIGH_WATER_BYTES + CHUNK + 1, `Tether holds at most the high-water mark plus one chunk (${client.bufferedAmount} bytes)`);
-  t.ok(pulled < 64 * 1024 * 1024, 'stdin was not read to its end');
+  t.ok(stdin.pulled() < 64 * 1024 * 1024, 'stdin was not read to its end');
 
-  feeding = false;
+  stdin.stop();
   remoteSocket?.resume();
   t.equal(await relay, 0, 'the remote reads on, sees stdin close, and its Status ends the relay');
-  t.equal(remoteReceived, pulled, 'every byte pulled from stdin reached the remote, once');
+  t.equal(remoteReceived, stdin.pulled(), 'every byte pulled from stdin reached the remote, once');
 });
 
 t.test('output from the remote towards a host client that does not read: the remote is read only up to the receive bound', async (t) => {
@@ -186,11 +170,7 @@ t.test('a refused upgrade rejects with the remote\'s message and class, its body
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'remote', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'tether' }], contexts: [{ name: 'remote', cluster: 'remote', user: 'tether' }], currentContext: 'remote',
-  });
+  const kubeConfig = loopbackKubeConfig(server);
   const error: unknown = await remoteStreamRelay()(kubeConfig, path, { tty: false }, 'exec in remote pod').catch((e: unknown) => e);
   t.equal(classify(error), 'not-found');
   t.match(String(error), /exec in remote pod: pods "web" not found/);

@@ -9,6 +9,7 @@ import t, { type Test } from 'tap';
 import type { PortConnection } from '../../../src/providers/provider.js';
 import { SimulatedProvider } from '../../../src/providers/simulated/simulatedProvider.js';
 import { waitFor } from '../../harness/waitFor.js';
+import { countedSource } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 async function running(t: Test): Promise<SimulatedProvider> {
@@ -23,24 +24,11 @@ async function running(t: Test): Promise<SimulatedProvider> {
   return provider;
 }
 
-/** An endless source that counts what has been pulled from it; ends at `cap` so a reader without bound fails the test, not the machine. */
-function source(chunk: Buffer, cap = 64 * 1024 * 1024): { readonly input: AsyncGenerator<Buffer>; pulled: () => number } {
-  let pulled = 0;
-  const input = (async function* (): AsyncGenerator<Buffer> {
-    while (pulled < cap) {
-      pulled += chunk.length;
-      yield chunk;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  })();
-  return { input, pulled: () => pulled };
-}
-
 const target = { namespace: 'shop', pod: 'web', container: 'app' };
 
 t.test('attach leaves stdin unread: the main process does not read it', async (t) => {
   const provider = await running(t);
-  const stdin = source(Buffer.alloc(64 * 1024, 'i'));
+  const stdin = countedSource(Buffer.alloc(64 * 1024, 'i'));
   const abort = new AbortController();
   const attached = provider.attachToContainer(target, { tty: false, stdin: stdin.input, stdout: async () => undefined }, abort.signal);
   await drain(200);
@@ -51,7 +39,7 @@ t.test('attach leaves stdin unread: the main process does not read it', async (t
 
 t.test('exec of a command that does not read stdin (sleep) leaves it unread', async (t) => {
   const provider = await running(t);
-  const stdin = source(Buffer.alloc(64 * 1024, 'i'));
+  const stdin = countedSource(Buffer.alloc(64 * 1024, 'i'));
   const abort = new AbortController();
   const running_ = provider.runInContainer(target, ['sleep', '3600'], { tty: false, stdin: stdin.input }, abort.signal).catch((e: unknown) => e);
   await drain(200);
@@ -62,7 +50,7 @@ t.test('exec of a command that does not read stdin (sleep) leaves it unread', as
 
 t.test('cat reads stdin only as fast as its output is taken', async (t) => {
   const provider = await running(t);
-  const stdin = source(Buffer.alloc(1024, 'c'));
+  const stdin = countedSource(Buffer.alloc(1024, 'c'));
   const releases: Array<() => void> = [];
   const stdout = (): Promise<void> => new Promise((resolve) => releases.push(resolve));
   const abort = new AbortController();
@@ -82,7 +70,7 @@ t.test('cat reads stdin only as fast as its output is taken', async (t) => {
 t.test('a forwarded connection whose answers are not read stops taking the client\'s bytes', async (t) => {
   const provider = await running(t);
   // Pipelined requests, endlessly: each gets an answer, which the client never takes.
-  const requests = source(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(64)));
+  const requests = countedSource(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(64)));
   let writes = 0;
   const connection: PortConnection = {
     input: requests.input,
