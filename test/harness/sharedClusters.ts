@@ -106,5 +106,8 @@ export async function testNamespace(t: TeardownHost, cluster: ClusterAccess, pre
   const name = uniqueNamespace(prefix);
   await cluster.kubectl(['create', 'namespace', name]);
   t.teardown(() => cluster.kubectl(['delete', 'namespace', name, '--wait=false']).catch(() => undefined));
+  // Pods are refused (403, serviceaccount "default" not found) until the controller manager has
+  // made the namespace's default ServiceAccount: wait for it, so no test races it.
+  await cluster.kubectl(['wait', '--for=create', 'serviceaccount/default', '-n', name, '--timeout=60s']);
   return name;
 }
