@@ -10,6 +10,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { createAccessReviewer } from '../../src/adapters/kubernetes/accessReviewClient.js';
+import { systemClock } from '../../src/adapters/clock.js';
+import { boundedReviewer } from '../../src/kubelet/boundedReviewer.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { startMetricsServer } from '../../src/harness/metricsServer.js';
@@ -76,7 +78,7 @@ t.test('kubectl top and an HPA read the virtual node\'s usage through metrics-se
   const provider = new SimulatedProvider({ startLatencyMs: 100, stopLatencyMs: 100 });
   const kubelet = await startKubeletServer({
     nodeName, provider, port: 0, address: ns.hostAddress,
-    reviewer: createAccessReviewer(host.kubeConfig()),
+    reviewer: boundedReviewer(createAccessReviewer(host.kubeConfig()), { clock: systemClock }),
     clientCA: readFileSync(host.describe().caCertPath, 'utf8'),
   });
   t.teardown(() => kubelet.stop());

@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { Test } from 'tap';
 import { createAccessReviewer } from '../../src/adapters/kubernetes/accessReviewClient.js';
+import { systemClock } from '../../src/adapters/clock.js';
+import { boundedReviewer } from '../../src/kubelet/boundedReviewer.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
@@ -40,7 +42,7 @@ export async function startKubeletNode(
   const kubelet = await startKubeletServer({
     nodeName,
     provider: options.kubeletProvider?.(nodeName) ?? options.provider,
-    reviewer: createAccessReviewer(host.kubeConfig()),
+    reviewer: boundedReviewer(createAccessReviewer(host.kubeConfig()), { clock: systemClock }),
     clientCA: readFileSync(host.describe().caCertPath, 'utf8'),
     address: ns.hostAddress,
     port: 0,
