@@ -19,8 +19,19 @@ function fanOutOf(signal: AbortSignal): FanOut {
   const waiters = new Set<() => void>();
   const listener = (): void => {
     fanOuts.delete(signal);
-    for (const waiter of [...waiters]) waiter();
-    waiters.clear();
+    const failures: unknown[] = [];
+    for (const waiter of [...waiters]) {
+      // One left during this dispatch (another waiter's handler unsubscribed it) is not called.
+      if (!waiters.delete(waiter)) continue;
+      try {
+        waiter();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    // Handlers must not throw; one that does costs no other waiter its abort, and its error still
+    // surfaces (as an uncaught exception, which the process policy logs and counts).
+    if (failures.length > 0) throw failures[0];
   };
   const created: FanOut = { waiters, listener };
   fanOuts.set(signal, created);

@@ -46,3 +46,36 @@ t.test('a waiter that subscribes during the abort of another is called too (the 
   controller.abort();
   t.equal(late, 1);
 });
+
+t.test('a waiter that throws costs no other waiter its abort, and its error still surfaces', async (t) => {
+  const controller = new AbortController();
+  const called: string[] = [];
+  onAbort(controller.signal, () => {
+    throw new Error('handler bug');
+  });
+  onAbort(controller.signal, () => called.push('second'));
+  // The runner's own handler would count the error as this test's failure: set aside while it surfaces.
+  const runners = process.listeners('uncaughtException');
+  process.removeAllListeners('uncaughtException');
+  const surfaced = new Promise<unknown>((resolve) => process.once('uncaughtException', resolve));
+  try {
+    controller.abort();
+    t.same(called, ['second']);
+    t.match(await surfaced, { message: 'handler bug' });
+  } finally {
+    for (const listener of runners) process.on('uncaughtException', listener);
+  }
+});
+
+t.test('a waiter unsubscribed by another during the abort is not called', async (t) => {
+  const controller = new AbortController();
+  const called: string[] = [];
+  let leaveSecond = (): void => undefined;
+  onAbort(controller.signal, () => {
+    called.push('first');
+    leaveSecond();
+  });
+  leaveSecond = onAbort(controller.signal, () => called.push('second'));
+  controller.abort();
+  t.same(called, ['first']);
+});
