@@ -101,6 +101,7 @@ export function boundedReviewer(inner: AccessReviewer, options: BoundedReviewerO
     maxSources: options.maxSources ?? MAX_SOURCES,
   });
   const inFlight = new Map<string, Promise<UserInfo | undefined>>();
+  const verdictsInFlight = new Map<string, Promise<Verdict>>();
   const hmacKey = randomBytes(32);
   const tokenKey = (token: string): string => createHmac('sha256', hmacKey).update(token).digest('base64');
 
@@ -139,15 +140,24 @@ export function boundedReviewer(inner: AccessReviewer, options: BoundedReviewerO
       }
       return review(key, token);
     },
-    async authorize(user, attributes) {
+    authorize(user, attributes) {
       const key = verdictKey(user, attributes);
       const known = verdicts.get(key);
-      if (known) return known;
-      const answer = await callWithDeadline(clock, timeoutMs, undefined, () => inner.authorize(user, attributes));
-      const verdict: Verdict = { allowed: answer.allowed, ...(answer.reason ? { reason: answer.reason } : {}) };
-      // As the kubelet's authorizer: a key this large is someone's attempt to fill the cache.
-      if (key.length <= MAX_VERDICT_KEY_CHARS) verdicts.set(key, verdict, verdict.allowed ? {} : { ttl: deniedTtl });
-      return verdict;
+      if (known) return Promise.resolve(known);
+      // Concurrent identical requests (an accepted token is never rate-limited) share one review.
+      const pending = verdictsInFlight.get(key);
+      if (pending) return pending;
+      const asked = callWithDeadline(clock, timeoutMs, undefined, () => inner.authorize(user, attributes))
+        .then((answer) => {
+          const verdict: Verdict = { allowed: answer.allowed, ...(answer.reason ? { reason: answer.reason } : {}) };
+          // As the kubelet's authorizer: a key this large is someone's attempt to fill the cache.
+          if (key.length <= MAX_VERDICT_KEY_CHARS) verdicts.set(key, verdict, verdict.allowed ? {} : { ttl: deniedTtl });
+          return verdict;
+        })
+        .finally(() => verdictsInFlight.delete(key));
+      // Not shared past the cache's own bound on keys: each such caller asks on its own.
+      if (key.length <= MAX_VERDICT_KEY_CHARS) verdictsInFlight.set(key, asked);
+      return asked;
     },
   };
 }

@@ -111,3 +111,13 @@ void t.test('a verdict whose key is over the bound is not cached', async (t) => 
   await reviewer.authorize(big, pods);
   t.equal(inner.asked.length, 2);
 });
+
+void t.test('concurrent identical authorizations share one SubjectAccessReview', async (t) => {
+  const inner = grants();
+  const reviewer = boundedReviewer(inner, { clock: new ManualClock() });
+  const pods: NodeRequestAttributes = { verb: 'get', resource: 'nodes', subresource: 'pods', name: 'vk' };
+  const verdicts = await Promise.all(Array.from({ length: 50 }, () => reviewer.authorize(user('pods-reader'), pods)));
+  t.equal(verdicts.length, 50);
+  t.ok(verdicts.every((v) => v.allowed));
+  t.equal(inner.asked.length, 1, 'fifty requests in flight, one review');
+});
