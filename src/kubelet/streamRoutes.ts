@@ -145,8 +145,8 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     const first = target.segments[0] ?? '';
     const problem = upgradeProblem(req, options.nodeName, STREAMING.has(first) ? first : undefined);
     if (problem) return refuse(req, socket, problem);
-    // The node's slot is taken before the asynchronous checks, so a burst cannot overshoot the cap.
-    const entry = admission.enter();
+    // A pending place while the checks run; the node's slot is claimed once they name the user and pod.
+    const entry = admission.enter(req.socket.remoteAddress ?? 'unknown');
     if (!entry.admitted) return refuse(req, socket, new Refusal(429, 'stream-cap', entry.message, { 'Retry-After': String(STREAM_RETRY_AFTER_SECONDS) }));
     const { ticket } = entry;
     const gone = new AbortController();

@@ -1,22 +1,38 @@
-/** Stream admission: the node, user and pod caps, and a ticket released once on every path. */
+/** Stream admission: pending places while checked, the node, user and pod caps, and a ticket released once on every path. */
 import fc from 'fast-check';
 import t from 'tap';
 import { StreamAdmission, type StreamTicket } from '../../src/kubelet/streamAdmission.js';
 
-const admit = (a: StreamAdmission): StreamTicket => {
-  const entry = a.enter();
+const admit = (a: StreamAdmission, source?: string): StreamTicket => {
+  const entry = a.enter(source);
   if (!entry.admitted) throw new Error(entry.message);
   return entry.ticket;
 };
 
-t.test('the node cap counts tickets from entry, before anyone is named', async (t) => {
+t.test('the node cap counts sessions claimed, so upgrades still being checked hold no session slot', async (t) => {
   const a = new StreamAdmission('vk-1', { maxPerNode: 2, maxPerUser: 2, maxPerPod: 2 });
   const first = admit(a);
-  admit(a);
-  t.match(a.enter(), { admitted: false, scope: 'node', limit: 2, message: 'too many concurrent streams on node vk-1 (at most 2); try again later' });
+  t.match(first.claim('alice', 'shop/a'), { admitted: true });
+  t.match(admit(a).claim('bob', 'shop/b'), { admitted: true });
+  const checking = admit(a);
+  t.equal(a.sessions, 2);
+  t.equal(a.active, 3, 'one more being checked');
+  t.match(checking.claim('carol', 'shop/c'), { admitted: false, scope: 'node', limit: 2, message: 'too many concurrent streams on node vk-1 (at most 2); try again later' });
   first.release();
+  t.equal(a.sessions, 1);
+  t.match(admit(a).claim('carol', 'shop/c'), { admitted: true });
+});
+
+t.test('strangers being authenticated take pending places, bounded per source and in all, never a session slot', async (t) => {
+  const a = new StreamAdmission('vk-1', { maxPerNode: 2, maxPerUser: 2, maxPerPod: 2, maxPending: 4, maxPendingPerSource: 3 });
+  const stranger = [admit(a, '10.0.0.66'), admit(a, '10.0.0.66'), admit(a, '10.0.0.66')];
+  t.match(a.enter('10.0.0.66'), { admitted: false, scope: 'source', limit: 3, message: /too many stream requests from 10\.0\.0\.66 being checked on node vk-1 \(at most 3\)/ });
+  const apiServer = admit(a, '10.0.0.1');
+  t.match(a.enter('10.0.0.2'), { admitted: false, scope: 'pending', limit: 4 });
+  t.match(apiServer.claim(undefined, 'shop/web'), { admitted: true }, "the strangers' reviews did not take the user's session slot");
+  for (const ticket of stranger) ticket.release();
   t.equal(a.active, 1);
-  t.match(a.enter(), { admitted: true });
+  t.match(a.enter('10.0.0.66'), { admitted: true }, 'the source may try again once its places are free');
 });
 
 t.test('one user holds at most maxPerUser sessions; another user is not held up by them', async (t) => {
@@ -28,7 +44,8 @@ t.test('one user holds at most maxPerUser sessions; another user is not held up 
   third.release();
   t.match(admit(a).claim('bob', 'shop/a'), { admitted: true });
   t.equal(a.heldBy('alice'), 2);
-  t.equal(a.active, 3, 'the refused ticket gave its node slot back');
+  t.equal(a.sessions, 3, 'the refused ticket claimed no session slot');
+  t.equal(a.active, 3, 'and gave its pending place back');
 });
 
 t.test('one pod takes at most maxPerPod sessions; an uncounted user still counts against the pod', async (t) => {
@@ -60,13 +77,13 @@ t.test('property: any interleaving of entries, claims and (repeated) releases en
     fc.record({ kind: fc.constant('release' as const), ticket: fc.nat(20) }),
   );
   fc.assert(fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 1, max: 5 }), (ops, cap) => {
-    const a = new StreamAdmission('vk', { maxPerNode: cap * 2, maxPerUser: cap, maxPerPod: cap });
+    const a = new StreamAdmission('vk', { maxPerNode: cap * 2, maxPerUser: cap, maxPerPod: cap, maxPending: cap * 3, maxPendingPerSource: cap * 3 });
     const tickets: Array<{ ticket: StreamTicket; claimed: boolean }> = [];
     for (const o of ops) {
       if (o.kind === 'enter') {
         const entry = a.enter();
         if (entry.admitted) tickets.push({ ticket: entry.ticket, claimed: false });
-        else if (a.active < cap * 2) return false;
+        else if (a.active - a.sessions < cap * 3) return false;
       } else {
         const held = tickets[o.ticket % Math.max(1, tickets.length)];
         if (!held) continue;
@@ -80,7 +97,7 @@ t.test('property: any interleaving of entries, claims and (repeated) releases en
           }
         }
       }
-      if (a.active > cap * 2 || a.heldOn('a/x') > cap || a.heldBy('alice') > cap) return false;
+      if (a.sessions > cap * 2 || a.active - a.sessions > cap * 3 || a.heldOn('a/x') > cap || a.heldBy('alice') > cap) return false;
     }
     for (const held of tickets) held.ticket.release();
     return a.active === 0 && a.heldBy('alice') === 0 && a.heldOn('a/x') === 0;
