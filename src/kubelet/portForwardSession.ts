@@ -14,6 +14,7 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../adapters/logger.js';
 import { CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../lib/spdy/connection.js';
+import type { SpdyProtocolError } from '../lib/spdy/protocolErrors.js';
 import type { PortConnection } from '../providers/provider.js';
 import { readPortForwardStream } from './portForwardStream.js';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './streamSession.js';
@@ -28,6 +29,8 @@ export interface PortForwardSessionOptions {
   readonly pairTimeoutMs?: number;
   readonly maxPairs?: number;
   readonly logger?: Logger;
+  /** Once if the connection is closed for a protocol reason (the kubelet counts it as a rejection). */
+  readonly onProtocolError?: (reason: SpdyProtocolError) => void;
 }
 
 export const DEFAULT_PAIR_TIMEOUT_MS = 30_000;
@@ -126,6 +129,12 @@ export async function runPortForwardSession(session: PortForwardSessionOptions):
       idle.unref();
     },
     maxStreams: maxPairs * 2 + 2,
+    onProtocolError: (reason, detail) => {
+      const fields = { pod: session.pod, reason, detail };
+      if (reason === 'spdy-internal-error') session.logger?.warn('port-forward connection closed by a defect', fields);
+      else session.logger?.debug('port-forward connection closed', fields);
+      session.onProtocolError?.(reason);
+    },
   });
   idle = setTimeout(() => connection.close(CLOSE_NORMAL, 'idle timeout'), idleTimeoutMs);
   idle.unref();
