@@ -19,7 +19,7 @@ const word = fc.integer({ min: 0, max: 0xffffffff });
 const bytes = (max: number): fc.Arbitrary<Buffer> => fc.uint8Array({ maxLength: max }).map((a) => Buffer.from(a));
 
 /** A frame Tether can write, with the frame the reader must read back. */
-const written: fc.Arbitrary<{ bytes: Buffer; frame: Frame }> = fc.oneof(
+const written: fc.Arbitrary<{ bytes: Buffer; frame: Frame }> = fc.oneof<Array<fc.Arbitrary<{ bytes: Buffer; frame: Frame }>>>(
   fc.record({ id: streamId, data: bytes(300), fin: fc.boolean() }).map(({ id, data, fin }) => ({ bytes: encodeData(id, data, fin), frame: { type: 'data', streamId: id, fin, data } })),
   fc.record({ id: streamId, block: bytes(100), fin: fc.boolean() }).map(({ id, block, fin }) => ({ bytes: encodeSynStream(id, block, fin), frame: { type: 'syn-stream', streamId: id, fin, headerBlock: block } })),
   fc.record({ id: streamId, block: bytes(100), fin: fc.boolean() }).map(({ id, block, fin }) => ({ bytes: encodeSynReply(id, block, fin), frame: { type: 'syn-reply', streamId: id, fin, headerBlock: block } })),

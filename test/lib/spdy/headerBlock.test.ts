@@ -97,5 +97,5 @@ t.test('blocks over the compressed limit, and names or values over theirs, are r
     ['a long value', encodeHeaders([['port', '1'.repeat(8 * 1024 + 1)]]), /the value of port has 8193 bytes, more than 8192/],
   ];
   for (const [name, block, reason] of cases) t.throws(() => decodeHeaders(block), { constructor: HeaderBlockError, tooLarge: true, message: reason }, name);
-  t.throws(() => decodeHeaders(Buffer.from([0, 0, 0, 1, 0, 0, 0, 9, 0x61])), { tooLarge: false }, 'a malformed block is not "too large"');
+  t.throws(() => decodeHeaders(Buffer.from([0, 0, 0, 1, 0, 0, 0, 9, 0x61])), { constructor: HeaderBlockError, tooLarge: false, message: /./ }, 'a malformed block is not "too large"');
 });
