@@ -4,13 +4,15 @@
  * closed stream is ignored and never answered; an exception while a frame is handled ends that
  * connection alone (GOAWAY INTERNAL_ERROR, close 1011), told once, never an unhandled rejection.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type WebSocket from 'ws';
 import { CLOSE_INTERNAL_ERROR, CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../../../src/lib/spdy/connection.js';
-import { encodeData, encodeGoaway, encodePing, encodeRstStream, encodeSynStream, GOAWAY, RST } from '../../../src/lib/spdy/frames.js';
+import { encodeData, encodeGoaway, encodePing, encodeRstStream, encodeSynStream, GOAWAY, RST, type Frame } from '../../../src/lib/spdy/frames.js';
 import { HeaderCompressor } from '../../../src/lib/spdy/headerBlock.js';
 import { framesFrom, readAll, socketPair, until } from './support/socketPair.js';
 
-t.test('after the peer\'s GOAWAY no new stream is accepted; the open one finishes, then the connection closes', async (t) => {
+/** A server connection with one stream the raw client (`client`, frames it got in `seen`) opened. */
+async function oneStreamOpen(t: Test): Promise<{ client: WebSocket; serverSide: SpdyConnection; seen: Frame[]; compressor: HeaderCompressor; remote: SpdyStream }> {
   const { client, server } = await socketPair(t);
   const accepted: SpdyStream[] = [];
   const serverSide = new SpdyConnection({ socket: server, role: 'server', onStream: (s) => (accepted.push(s), true) });
@@ -19,12 +21,16 @@ t.test('after the peer\'s GOAWAY no new stream is accepted; the open one finishe
   t.teardown(() => compressor.close());
   client.send(encodeSynStream(1, await compressor.compress([['n', '1']])));
   await until('the stream', () => accepted.length === 1);
+  return { client, serverSide, seen, compressor, remote: accepted[0] as SpdyStream };
+}
+
+t.test('after the peer\'s GOAWAY no new stream is accepted; the open one finishes, then the connection closes', async (t) => {
+  const { client, serverSide, seen, compressor, remote } = await oneStreamOpen(t);
   client.send(encodeGoaway(1, GOAWAY.ok));
   client.send(encodeSynStream(3, await compressor.compress([['n', '3']])));
   await until('the refusal', () => seen.some((f) => f.type === 'rst-stream'));
   t.match(seen.find((f) => f.type === 'rst-stream'), { streamId: 3, status: RST.refusedStream }, 'a stream after GOAWAY is refused');
-  t.equal(accepted.length, 1);
-  const remote = accepted[0] as SpdyStream;
+  t.equal(serverSide.openStreams(), 1, 'only the first stream is open');
   await remote.write(Buffer.from('still served'));
   client.send(encodeData(1, Buffer.from('bye'), true));
   t.equal(await readAll(remote), 'bye', 'the open stream still carries data');
@@ -34,16 +40,9 @@ t.test('after the peer\'s GOAWAY no new stream is accepted; the open one finishe
 });
 
 t.test('a RST_STREAM for an unknown or already closed stream is ignored and never answered', async (t) => {
-  const { client, server } = await socketPair(t);
-  const accepted: SpdyStream[] = [];
-  const serverSide = new SpdyConnection({ socket: server, role: 'server', onStream: (s) => (accepted.push(s), true) });
-  const seen = framesFrom(client);
-  const compressor = new HeaderCompressor();
-  t.teardown(() => compressor.close());
-  client.send(encodeSynStream(1, await compressor.compress([['n', '1']])));
-  await until('the stream', () => accepted.length === 1);
+  const { client, serverSide, seen, remote } = await oneStreamOpen(t);
   client.send(encodeRstStream(1, RST.cancel));
-  await (accepted[0] as SpdyStream).done;
+  await remote.done;
   for (let i = 0; i < 100; i++) client.send(Buffer.concat([encodeRstStream(1, RST.cancel), encodeRstStream(99 + 2 * i, RST.cancel)]));
   client.send(encodePing(7));
   await until('the ping echo', () => seen.some((f) => f.type === 'ping'));
