@@ -252,7 +252,7 @@ export class SpdyConnection {
           await this.outbound.enqueue(part.length + 8, () => {
             if (state.reset) throw closedError();
             return encodeData(id, part);
-          });
+          }, 'data');
         }
       },
       end: async () => {

@@ -4,17 +4,18 @@
  * does not read costs is what waits here: each frame is charged its size plus a fixed overhead
  * (the closure and promise it takes, ~590 B measured for a 12-byte PING echo), together with
  * the socket's own `bufferedAmount`. Past the high-water mark the connection stops reading the
- * peer (its input makes the replies); past the limit, or with frames waiting and none leaving
- * for the stall bound, the peer is a slow reader and the connection is closed. Data writes wait
- * for room (`room()`) instead of counting against the limit, so a busy stream is backpressured,
- * never closed.
+ * peer (its input makes the replies); past the limit of control frames (what the peer's input
+ * made: echoes, refusals), or with frames waiting and none leaving for the stall bound, the peer
+ * is a slow reader and the connection is closed. Data writes wait for room (`room()`) and count
+ * only towards the high-water mark (each stream has one frame queued at most), so busy streams
+ * are backpressured, never closed.
  */
 import { WebSocket } from 'ws';
 import { StreamClosedError } from './streamClosedError.js';
 
 /** Past this many bytes queued (ours plus the socket's), the peer's input is paused. */
 export const OUTBOUND_HIGH_WATER_BYTES = 256 * 1024;
-/** Past this many bytes queued, the peer is a slow reader and the connection is closed. */
+/** Past this many bytes of control frames queued, the peer is a slow reader and the connection is closed. */
 export const OUTBOUND_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Frames waiting and none sent for this long: the peer is a slow reader. */
 export const OUTBOUND_STALL_MS = 60_000;
@@ -41,6 +42,7 @@ export interface OutboundHooks {
 export class OutboundQueue {
   private tail: Promise<void> = Promise.resolve();
   private queuedBytes = 0;
+  private controlBytes = 0;
   private waiting = 0;
   private high = false;
   private overflowed = false;
@@ -70,14 +72,16 @@ export class OutboundQueue {
 
   /** Resolves once the load is under the high-water mark (at once if it is). */
   room(): Promise<void> {
-    if (!this.high) return Promise.resolve();
+    if (!this.high || this.overflowed) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
   /** Queues a frame of about `size` bytes; it is built just before it is sent. */
-  enqueue(size: number, build: () => Buffer | Promise<Buffer>): Promise<void> {
+  enqueue(size: number, build: () => Buffer | Promise<Buffer>, kind: 'data' | 'control' = 'control'): Promise<void> {
     const cost = size + FRAME_OVERHEAD_BYTES;
+    const control = kind === 'control' ? cost : 0;
     this.queuedBytes += cost;
+    this.controlBytes += control;
     if (this.waiting++ === 0) this.armStall();
     this.check();
     const sent = this.tail.then(async () => {
@@ -88,6 +92,7 @@ export class OutboundQueue {
     });
     const done = sent.catch(() => undefined).then(() => {
       this.queuedBytes -= cost;
+      this.controlBytes -= control;
       if (--this.waiting === 0) clearTimeout(this.stall);
       else this.armStall();
       this.check();
@@ -111,8 +116,10 @@ export class OutboundQueue {
   }
 
   private check(): void {
+    if (this.controlBytes > this.limits.limitBytes) {
+      return this.slow(`${this.controlBytes} bytes of replies queued for a peer that does not read (limit ${this.limits.limitBytes})`);
+    }
     const load = this.load();
-    if (load > this.limits.limitBytes) return this.slow(`${load} bytes queued for a peer that does not read (limit ${this.limits.limitBytes})`);
     const high = load > this.limits.highWaterBytes;
     if (high === this.high) return;
     this.high = high;

@@ -102,3 +102,29 @@ t.test('frames parsed while a header block inflates are counted, and past INBOUN
   t.pass('paused while the frames waited, resumed once they were handled');
   serverSide.close();
 });
+
+t.test('streams writing to a peer that does not read wait for room and are never closed as slow readers', async (t) => {
+  const { client, server } = await socketPair(t);
+  const accepted: SpdyStream[] = [];
+  const told: string[] = [];
+  const serverSide = new SpdyConnection({
+    socket: server, role: 'server', onStream: (s) => (accepted.push(s), true), outbound: { highWaterBytes: 1024, limitBytes: 16 * 1024 },
+    onProtocolError: (reason) => told.push(reason),
+  });
+  const clientSide = new SpdyConnection({ socket: client, role: 'client' });
+  const streams = await Promise.all([1, 2, 3, 4].map((n) => clientSide.openStream([['n', String(n)]])));
+  const sends = holdSends(server);
+  const writes = accepted.map((remote) => remote.write(Buffer.alloc(256 * 1024, 'x')).then(() => remote.end()));
+  await until('the writers held', () => sends.held.length > 0);
+  sends.release();
+  await Promise.all(writes);
+  const lengths = await Promise.all(streams.map(async (s) => {
+    let n = 0;
+    for await (const chunk of s.input) n += (chunk as Buffer).length;
+    return n;
+  }));
+  t.same(lengths, [1, 2, 3, 4].map(() => 256 * 1024), 'every byte arrives');
+  t.same(told, [], 'not closed');
+  clientSide.close();
+  await serverSide.closed;
+});
