@@ -38,14 +38,19 @@ export type ClientFrame =
   /** A protocol error: the session ends with close code 1002 and this reason. */
   | { readonly type: 'invalid'; readonly reason: string };
 
+/** A resize message is `{"Width":65535,"Height":65535}` at most plus whitespace: more is not parsed. */
+export const MAX_RESIZE_BYTES = 1024;
+
 function parseResize(data: Buffer): ClientFrame {
+  if (data.length > MAX_RESIZE_BYTES) return { type: 'invalid', reason: `resize: ${data.length} bytes, more than ${MAX_RESIZE_BYTES}` };
   let size: unknown;
   try {
     size = JSON.parse(data.toString('utf8'));
   } catch {
     return { type: 'invalid', reason: 'resize: not JSON' };
   }
-  const { Width: width, Height: height } = (size ?? {}) as { Width?: unknown; Height?: unknown };
+  if (typeof size !== 'object' || size === null) return { type: 'invalid', reason: 'resize: not a JSON object' };
+  const { Width: width, Height: height } = size as { Width?: unknown; Height?: unknown };
   const valid = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 0xffff;
   if (!valid(width) || !valid(height)) return { type: 'invalid', reason: 'resize: Width and Height must be integers 0..65535' };
   return { type: 'resize', width, height };

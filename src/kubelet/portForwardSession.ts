@@ -8,12 +8,14 @@
  * `pairTimeoutMs` (the kubelet's streamCreationTimeout, 30 s) fails on its error stream; a
  * connection with no frame either way for `idleTimeoutMs` closes (kubectl pings every 10 s, so a
  * live kubectl keeps it open, as it keeps the kubelet's); at most `maxPairs` connections forwarded
- * at once. The client resetting a data stream, or going away, aborts the provider's call. The
+ * at once; an error stream carries at most MAX_ERROR_MESSAGE_BYTES, and what the client writes on
+ * it is dropped (so it cannot hold the socket). The client resetting a data stream, or going away, aborts the provider's call. The
  * returned promise settles once the socket is closed and every provider call has settled.
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from '../adapters/logger.js';
 import { CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../lib/spdy/connection.js';
+import type { SpdyProtocolError } from '../lib/spdy/protocolErrors.js';
 import type { PortConnection } from '../providers/provider.js';
 import { readPortForwardStream } from './portForwardStream.js';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './streamSession.js';
@@ -28,10 +30,14 @@ export interface PortForwardSessionOptions {
   readonly pairTimeoutMs?: number;
   readonly maxPairs?: number;
   readonly logger?: Logger;
+  /** Once if the connection is closed for a protocol reason (the kubelet counts it as a rejection). */
+  readonly onProtocolError?: (reason: SpdyProtocolError) => void;
 }
 
 export const DEFAULT_PAIR_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_PAIRS = 128;
+/** What Tether writes on one error stream at most (a provider's message is cut there). */
+export const MAX_ERROR_MESSAGE_BYTES = 4 * 1024;
 
 interface Pair {
   readonly port: number;
@@ -42,6 +48,20 @@ interface Pair {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** `message` as UTF-8, cut to MAX_ERROR_MESSAGE_BYTES on a character boundary. */
+function boundedMessage(message: string): Buffer {
+  const bytes = Buffer.from(message, 'utf8');
+  if (bytes.length <= MAX_ERROR_MESSAGE_BYTES) return bytes;
+  let end = MAX_ERROR_MESSAGE_BYTES;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end);
+}
+
+/** The client does not write on an error stream; whatever it sends is dropped, so it cannot hold the socket. */
+async function discard(input: AsyncIterable<Buffer>): Promise<void> {
+  for await (const chunk of input) void chunk;
 }
 
 export async function runPortForwardSession(session: PortForwardSessionOptions): Promise<void> {
@@ -55,7 +75,7 @@ export async function runPortForwardSession(session: PortForwardSessionOptions):
 
   /** Writes `message` on the error stream (if the client still reads it) and closes the pair. */
   const failPair = async (pair: Pair, message: string): Promise<void> => {
-    if (pair.error) await pair.error.write(Buffer.from(message, 'utf8')).catch(() => undefined);
+    if (pair.error) await pair.error.write(boundedMessage(message)).catch(() => undefined);
     await Promise.all([pair.error?.end(), pair.data?.end()]);
   };
 
@@ -109,6 +129,7 @@ export async function runPortForwardSession(session: PortForwardSessionOptions):
     }
     if (pair[parsed.streamType] || pair.port !== parsed.port) return false;
     pair[parsed.streamType] = stream;
+    if (parsed.streamType === 'error') void discard(stream.input).catch(() => undefined);
     if (pair.data && pair.error) {
       waiting.delete(parsed.requestId);
       start(pair);
@@ -126,6 +147,12 @@ export async function runPortForwardSession(session: PortForwardSessionOptions):
       idle.unref();
     },
     maxStreams: maxPairs * 2 + 2,
+    onProtocolError: (reason, detail) => {
+      const fields = { pod: session.pod, reason, detail };
+      if (reason === 'spdy-internal-error') session.logger?.warn('port-forward connection closed by a defect', fields);
+      else session.logger?.debug('port-forward connection closed', fields);
+      session.onProtocolError?.(reason);
+    },
   });
   idle = setTimeout(() => connection.close(CLOSE_NORMAL, 'idle timeout'), idleTimeoutMs);
   idle.unref();

@@ -18,7 +18,7 @@ import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPod
 import { certificateUser, decideAccess, type AccessReviewer } from './access.js';
 import { CHANNEL_PROTOCOLS, selectChannelProtocol } from './channelProtocol.js';
 import { runPortForwardSession, type PortForwardSessionOptions } from './portForwardSession.js';
-import { Refusal, reasonOfCode, refusalOf } from './rejections.js';
+import { Refusal, reasonOfCode, refusalOf, type RejectionReporter } from './rejections.js';
 import type { RequestTarget } from './requestTarget.js';
 import { STREAM_RETRY_AFTER_SECONDS, type StreamTicket } from './streamAdmission.js';
 import { parseStreamOptions, streamTarget, type StreamTarget } from './streamRequest.js';
@@ -33,6 +33,8 @@ export interface StreamCheckContext {
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs?: number;
   readonly logger?: Logger;
+  /** Where a session closed for a protocol reason is counted (reason `protocol-error`). */
+  readonly report?: RejectionReporter;
 }
 
 export interface PreparedStream {
@@ -100,6 +102,8 @@ async function preparePortForward(context: StreamCheckContext, req: IncomingMess
       forward,
       ...(context.idleTimeoutMs !== undefined ? { idleTimeoutMs: context.idleTimeoutMs } : {}),
       ...(context.logger ? { logger: context.logger } : {}),
+      onProtocolError: (reason) => context.report?.({ code: reason === 'spdy-internal-error' ? 500 : 400, reason: 'protocol-error', message: reason },
+        { method: req.method, target: req.url, remote: req.socket.remoteAddress }),
     }),
   };
 }

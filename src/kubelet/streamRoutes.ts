@@ -97,6 +97,7 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.report ? { report: options.report } : {}),
   };
   const sessions = new Set<Promise<void>>();
   const maxPayload = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;

@@ -14,9 +14,11 @@ import t, { type Test } from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
 import { startSimulatedKubelet } from '../support/simulatedKubelet.js';
 import { SpdyConnection, StreamClosedError, type SpdyStream } from '../../src/lib/spdy/connection.js';
-import { runPortForwardSession, type PortForwardSessionOptions } from '../../src/kubelet/portForwardSession.js';
+import { MAX_ERROR_MESSAGE_BYTES, runPortForwardSession, type PortForwardSessionOptions } from '../../src/kubelet/portForwardSession.js';
 import { openTunnelSocket } from '../../src/lib/spdy/tunnelProtocol.js';
-import type { KubeletServer, KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
+import { startKubeletServer, type KubeletServer, type KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
+import type { RejectionReason } from '../../src/kubelet/rejections.js';
+import { FakeAccessReviewer } from '../support/fakeAccessReviewer.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { waitFor } from '../harness/waitFor.js';
 
@@ -227,4 +229,55 @@ t.test('an abrupt close aborts every provider call and the session settles', asy
   client.terminate();
   await done;
   t.equal(provider.aborted(), 2);
+});
+
+t.test('a client breaking the SPDY protocol is told once to onProtocolError, and the session settles', async (t) => {
+  const told: string[] = [];
+  const { client, done } = await session(t, { forward: holding().forward, onProtocolError: (reason) => told.push(reason) });
+  client.send('not SPDY');
+  await done;
+  t.same(told, ['spdy-protocol-error']);
+});
+
+t.test('a port-forward connection closed for a protocol reason is counted by the kubelet as a protocol-error rejection', async (t) => {
+  const provider = new SimulatedProvider({ startLatencyMs: 0 });
+  provider.notifyPods(() => undefined);
+  const rejected: RejectionReason[] = [];
+  await provider.createPod(structuredClone(pod));
+  await waitFor('web running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
+  const server = await startKubeletServer({
+    nodeName: 'vk-1', provider, reviewer: new FakeAccessReviewer(), address: '127.0.0.1', port: 0, rejections: { onRejected: (reason) => rejected.push(reason) },
+  });
+  t.teardown(async () => {
+    await server.stop();
+    void provider.stop();
+  });
+  const { socket } = await tunnel(t, url(server));
+  const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+  socket.send(Buffer.from([0x80, 0x02, 0, 6, 0, 0, 0, 4, 0, 0, 0, 1]));
+  t.equal(await closed, 1002);
+  await waitFor('the rejection counted', () => rejected.includes('protocol-error'), { timeoutMs: 5_000, intervalMs: 5 });
+  t.same(rejected, ['protocol-error'], 'counted once');
+});
+
+t.test('a provider\'s message longer than MAX_ERROR_MESSAGE_BYTES is cut on the error stream, on a character boundary', async (t) => {
+  const { spdy } = await session(t, { forward: () => Promise.reject(new Error('é'.repeat(100_000))) });
+  const streams = await pair(spdy, 80, 0);
+  const text = await readAll(streams.error);
+  t.match(text, /^error forwarding port 80 to pod shop\/web: éé/);
+  t.ok(Buffer.byteLength(text) <= MAX_ERROR_MESSAGE_BYTES, `${Buffer.byteLength(text)} bytes`);
+  t.notOk(text.includes('\ufffd'), 'no character cut in half');
+});
+
+t.test('what the client writes on an error stream is dropped and never holds the connection', async (t) => {
+  const provider = holding();
+  const { spdy } = await session(t, { forward: provider.forward });
+  // kubectl half-closes its error streams at once; a hostile client writes on one instead.
+  const error = await spdy.openStream([['streamType', 'error'], ['port', '80'], ['requestID', '0']]);
+  await spdy.openStream([['streamType', 'data'], ['port', '80'], ['requestID', '0']]);
+  await waitFor('forwarding', () => provider.calls() === 1, { timeoutMs: 5_000, intervalMs: 5 });
+  await error.write(Buffer.alloc(1024 * 1024, 'x'));
+  await pair(spdy, 81, 1);
+  await waitFor('the next pair forwarded', () => provider.calls() === 2, { timeoutMs: 5_000, intervalMs: 5 });
+  t.pass('the connection is still read');
 });

@@ -8,6 +8,12 @@
  * Bounded: frames and header blocks have size limits, streams have a cap, and a protocol error
  * ends the connection with GOAWAY and WebSocket close 1002 (1009 for an oversized frame), so a
  * bad peer gets a clear close rather than a crash. When the WebSocket goes, every stream ends.
+ * Both directions counted: frames parsed but not handled yet (header blocks inflate
+ * asynchronously) pause the socket past INBOUND_HIGH_WATER_BYTES; frames queued for a peer that
+ * does not read pause it too, and end the connection past a limit (outboundQueue.ts); at most
+ * MAX_PENDING_PINGS echoes wait, later pings go unanswered. After the peer's GOAWAY no new stream;
+ * the open ones finish, then the connection closes. An exception handling a frame ends this
+ * connection alone (GOAWAY INTERNAL_ERROR, close 1011). `onProtocolError` hears each close once.
  */
 import { PassThrough } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
@@ -16,76 +22,34 @@ import {
   type Frame,
 } from './frames.js';
 import { HeaderBlockError, HeaderCompressor, HeaderDecompressor, type Headers } from './headerBlock.js';
+import { FRAME_OVERHEAD_BYTES, OutboundQueue, SLOW_READER_GRACE_MS } from './outboundQueue.js';
+import {
+  CLOSE_INTERNAL_ERROR, CLOSE_NORMAL, CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG, type CloseInfo, type SpdyConnectionOptions, type SpdyStream,
+  type StreamState,
+} from './connectionTypes.js';
+import type { SpdyProtocolError } from './protocolErrors.js';
+import { StreamClosedError } from './streamClosedError.js';
 
-export const CLOSE_NORMAL = 1000;
-export const CLOSE_PROTOCOL_ERROR = 1002;
-export const CLOSE_TOO_BIG = 1009;
+export { StreamClosedError } from './streamClosedError.js';
+export type { CloseInfo, SpdyConnectionOptions, SpdyStream } from './connectionTypes.js';
+
+export { CLOSE_INTERNAL_ERROR, CLOSE_NORMAL, CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG } from './connectionTypes.js';
+
+/** Bytes of parsed frames waiting to be handled past which the socket is paused. */
+export const INBOUND_HIGH_WATER_BYTES = 256 * 1024;
+/** PING echoes waiting to leave at most; a ping beyond them goes unanswered. */
+export const MAX_PENDING_PINGS = 16;
+/** A peer that does not answer our close within this long is cut off. */
+const CLOSE_GRACE_MS = 5_000;
 
 /** Data frames Tether writes are at most this big (spdystream's own writes are 32 KiB). */
 const MAX_DATA_FRAME = 64 * 1024;
 /** Bytes buffered for a stream's reader before the WebSocket is paused. */
 const READ_HIGH_WATER = 256 * 1024;
 
-export class StreamClosedError extends Error {
-  override readonly name = 'StreamClosedError';
-}
-
-export interface SpdyStream {
-  readonly id: number;
-  /** The headers of its SYN_STREAM (server side) or SYN_REPLY (client side). */
-  readonly headers: Headers;
-  /** What the peer sends, until its FIN; ends early (without error) on a reset or a lost this. */
-  readonly input: AsyncIterable<Buffer>;
-  /** One or more DATA frames; rejects StreamClosedError once the stream is reset or the connection gone. */
-  write(chunk: Buffer): Promise<void>;
-  /** Half-closes our side (an empty DATA frame with FIN). */
-  end(): Promise<void>;
-  /** Ends the stream both ways (RST_STREAM, CANCEL unless told). */
-  reset(status?: number): void;
-  /** Settles when both sides are closed or the stream was reset. */
-  readonly done: Promise<void>;
-  /** True once the peer reset it or the connection is gone. */
-  readonly aborted: boolean;
-}
-
-export interface SpdyConnectionOptions {
-  readonly socket: WebSocket;
-  readonly role: 'server' | 'client';
-  /** Server role: a new stream from the peer; return false to refuse it (RST_STREAM REFUSED_STREAM). */
-  readonly onStream?: (stream: SpdyStream) => boolean;
-  /** Any frame in either direction, for idle timeouts. */
-  readonly onActivity?: () => void;
-  /** Largest frame accepted; default 1 MiB. */
-  readonly maxFrameBytes?: number;
-  /** Streams open at once; default 256. */
-  readonly maxStreams?: number;
-}
-
-export interface CloseInfo {
-  readonly code: number;
-  readonly reason: string;
-}
-
-interface StreamState {
-  readonly stream: SpdyStream;
-  readonly incoming: PassThrough;
-  localClosed: boolean;
-  remoteClosed: boolean;
-  reset: boolean;
-  replied: boolean;
-  /** This stream's reader is behind, and has paused the socket. */
-  pausing: boolean;
-  settle(): void;
-  /** Server role: resolves once the SYN_REPLY is queued, so no write overtakes it. */
-  readonly ready: Promise<void>;
-  markReady(): void;
-  reply?: (headers: Headers) => void;
-}
-
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 }
 
 export class SpdyConnection {
@@ -98,7 +62,10 @@ export class SpdyConnection {
   private nextStreamId: number;
   private lastPeerStreamId = 0;
   private inbound: Promise<void> = Promise.resolve();
-  private outbound: Promise<void> = Promise.resolve();
+  private inboundBytes = 0;
+  private inboundPaused = false;
+  private readonly outbound: OutboundQueue;
+  private pendingPings = 0;
   private pausedBy = 0;
   private goneAway = false;
   private ended = false;
@@ -110,6 +77,11 @@ export class SpdyConnection {
     this.reader = new FrameReader(options.maxFrameBytes ?? 1024 * 1024);
     this.maxStreams = options.maxStreams ?? 256;
     this.nextStreamId = options.role === 'client' ? 1 : 2;
+    this.outbound = new OutboundQueue(this.socket, options.outbound ?? {}, {
+      onSend: () => options.onActivity?.(),
+      onPressure: (high) => (high ? this.pause() : this.resume()),
+      onSlowReader: (detail) => this.fail(CLOSE_POLICY, 'the peer does not read', 'spdy-slow-reader', detail),
+    });
     this.closed = new Promise((resolve) => {
       const done = (code: number, reason: string): void => {
         this.teardown();
@@ -120,13 +92,44 @@ export class SpdyConnection {
     });
     this.socket.on('error', () => undefined);
     this.socket.on('message', (data, isBinary) => {
-      if (this.ended) return;
-      if (!isBinary) return this.fail(CLOSE_PROTOCOL_ERROR, 'the SPDY tunnel carries binary messages only');
-      options.onActivity?.();
-      const { frames, error } = this.reader.push(toBuffer(data));
-      for (const frame of frames) this.inbound = this.inbound.then(() => this.handle(frame));
-      if (error) this.inbound = this.inbound.then(() => this.fail(error.tooLarge ? CLOSE_TOO_BIG : CLOSE_PROTOCOL_ERROR, error.reason));
+      try {
+        this.onMessage(data, isBinary);
+      } catch (error) {
+        this.internalError(error);
+      }
     });
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    if (this.ended) return;
+    if (!isBinary) return this.fail(CLOSE_PROTOCOL_ERROR, 'the SPDY tunnel carries binary messages only', 'spdy-protocol-error');
+    this.options.onActivity?.();
+    const { frames, error } = this.reader.push(toBuffer(data));
+    for (const frame of frames) this.receive(frame);
+    const [code, kind] = error?.tooLarge ? [CLOSE_TOO_BIG, 'spdy-frame-too-large' as const] : [CLOSE_PROTOCOL_ERROR, 'spdy-protocol-error' as const];
+    if (error) this.inbound = this.inbound.then(() => this.fail(code, error.reason, kind));
+  }
+
+  /** Queues a parsed frame for `handle`, counted until handled; an exception ends the connection. */
+  private receive(frame: Frame): void {
+    const cost = FRAME_OVERHEAD_BYTES + (frame.type === 'data' ? frame.data.length : 'headerBlock' in frame ? frame.headerBlock.length : 0);
+    this.inboundBytes += cost;
+    if (!this.inboundPaused && this.inboundBytes > INBOUND_HIGH_WATER_BYTES) {
+      this.inboundPaused = true;
+      this.pause();
+    }
+    this.inbound = this.inbound.then(() => this.handle(frame)).catch((error: unknown) => this.internalError(error)).then(() => {
+      this.inboundBytes -= cost;
+      if (this.inboundPaused && this.inboundBytes <= INBOUND_HIGH_WATER_BYTES / 2) {
+        this.inboundPaused = false;
+        this.resume();
+      }
+    });
+  }
+
+  private internalError(error: unknown): void {
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.fail(CLOSE_INTERNAL_ERROR, 'internal error', 'spdy-internal-error', detail);
   }
 
   /** Streams not yet ended (what a leak check counts). */
@@ -155,7 +158,7 @@ export class SpdyConnection {
       });
     });
     const entries = [...headers];
-    void this.enqueue(async () => encodeSynStream(id, await this.compressor.compress(entries))).catch(() => undefined);
+    void this.outbound.enqueue(256, async () => encodeSynStream(id, await this.compressor.compress(entries))).catch(() => undefined);
     try {
       await replied;
     } catch (error) {
@@ -169,36 +172,41 @@ export class SpdyConnection {
   close(code = CLOSE_NORMAL, reason = ''): void {
     if (this.ended) return;
     this.ended = true;
-    void this.enqueue(() => encodeGoaway(this.lastPeerStreamId, code === CLOSE_NORMAL ? GOAWAY.ok : GOAWAY.protocolError)).catch(() => undefined);
-    // The GOAWAY goes after the frames already queued; a peer that never answers the close is cut off.
-    setTimeout(() => this.socket.terminate(), 5_000).unref();
-    void this.outbound.finally(() => {
+    const status = code === CLOSE_NORMAL ? GOAWAY.ok : code === CLOSE_INTERNAL_ERROR ? GOAWAY.internalError : GOAWAY.protocolError;
+    const closeSocket = (): void => {
       if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(code, reason);
-    });
+    };
+    if (code === CLOSE_POLICY) {
+      // A slow reader's queue does not move: the GOAWAY skips it (every message holds whole frames).
+      if (this.socket.readyState === WebSocket.OPEN) this.socket.send(encodeGoaway(this.lastPeerStreamId, status), { binary: true }, () => undefined);
+      closeSocket();
+      setTimeout(() => this.socket.terminate(), SLOW_READER_GRACE_MS).unref();
+    } else {
+      // The GOAWAY goes after the frames already queued; a peer that never answers the close is cut off.
+      void this.outbound.enqueue(16, () => encodeGoaway(this.lastPeerStreamId, status)).catch(() => undefined);
+      setTimeout(() => this.socket.terminate(), CLOSE_GRACE_MS).unref();
+      void this.outbound.settled().finally(closeSocket);
+    }
     this.teardown();
   }
 
-  private fail(code: number, reason: string): void {
+  /** Closes for the peer's sake (or a defect of ours), telling `onProtocolError` once. */
+  private fail(code: number, reason: string, kind: SpdyProtocolError, detail = reason): void {
+    if (this.ended) return;
+    try {
+      this.options.onProtocolError?.(kind, detail.slice(0, 300));
+    } catch {
+      // A broken observer must not keep a bad connection open.
+    }
     this.close(code, reason.slice(0, 120));
   }
 
   private teardown(): void {
     this.ended = true;
+    this.outbound.stop();
     for (const state of this.streams.values()) this.abort(state);
     this.compressor.close();
     this.decompressor.close();
-  }
-
-  /** Queues a frame for the WebSocket; frames leave in the order they were queued. */
-  private enqueue(build: () => Buffer | Promise<Buffer>): Promise<void> {
-    const sent = this.outbound.then(async () => {
-      const frame = await build();
-      if (this.socket.readyState !== WebSocket.OPEN) throw new StreamClosedError('the SPDY connection is closed');
-      this.options.onActivity?.();
-      await new Promise<void>((resolve, reject) => this.socket.send(frame, { binary: true }, (e) => (e ? reject(new StreamClosedError(e.message)) : resolve())));
-    });
-    this.outbound = sent.catch(() => undefined);
-    return sent;
   }
 
   private pause(): void {
@@ -220,6 +228,8 @@ export class SpdyConnection {
       settle: () => {
         this.streams.delete(id);
         settle();
+        // After the peer's GOAWAY, the last stream to finish closes the connection.
+        if (this.goneAway && this.streams.size === 0) this.close();
       },
       stream: undefined as unknown as SpdyStream,
     };
@@ -237,22 +247,24 @@ export class SpdyConnection {
         if (state.reset || state.localClosed) throw closedError();
         for (let at = 0; at < chunk.length; at += MAX_DATA_FRAME) {
           const part = chunk.subarray(at, at + MAX_DATA_FRAME);
-          await this.enqueue(() => {
+          // A peer that does not read holds the writer here, not in the queue.
+          await this.outbound.room();
+          await this.outbound.enqueue(part.length + 8, () => {
             if (state.reset) throw closedError();
             return encodeData(id, part);
-          });
+          }, 'data');
         }
       },
       end: async () => {
         await ready;
         if (state.reset || state.localClosed) return;
         state.localClosed = true;
-        await this.enqueue(() => encodeData(id, Buffer.alloc(0), true)).catch(() => undefined);
+        await this.outbound.enqueue(8, () => encodeData(id, Buffer.alloc(0), true)).catch(() => undefined);
         if (state.remoteClosed) state.settle();
       },
       reset: (status = RST.cancel) => {
         if (state.reset || !this.streams.has(id)) return;
-        void this.enqueue(() => encodeRstStream(id, status)).catch(() => undefined);
+        void this.outbound.enqueue(16, () => encodeRstStream(id, status)).catch(() => undefined);
         this.abort(state);
       },
     };
@@ -289,21 +301,36 @@ export class SpdyConnection {
         return;
       }
       case 'rst-stream': {
+        // Per SPDY/3.1 a reset of an unknown or closed stream is ignored, and a reset is never answered.
         const state = this.streams.get(frame.streamId);
         if (state) this.abort(state);
         return;
       }
       case 'ping':
-        // Echo the peer's pings (their parity is not ours); ours are never sent.
-        if ((frame.id & 1) !== (this.options.role === 'client' ? 1 : 0)) void this.enqueue(() => encodePing(frame.id)).catch(() => undefined);
-        return;
+        return this.onPing(frame.id);
       case 'goaway':
-        this.goneAway = true;
-        if (this.streams.size === 0) this.close();
-        return;
+        return this.onGoaway(frame.lastGoodStreamId);
       case 'ignored':
         return;
     }
+  }
+
+  /** Echoes the peer's pings (their parity is not ours; ours are never sent), at most MAX_PENDING_PINGS waiting. */
+  private onPing(id: number): void {
+    if ((id & 1) === (this.options.role === 'client' ? 1 : 0) || this.pendingPings >= MAX_PENDING_PINGS) return;
+    this.pendingPings++;
+    void this.outbound.enqueue(12, () => encodePing(id)).catch(() => undefined).finally(() => this.pendingPings--);
+  }
+
+  /**
+   * SPDY/3.1: no new stream after GOAWAY; ours above its last good id were never seen and end
+   * now; the others finish, and the last one closes the connection.
+   */
+  private onGoaway(lastGoodStreamId: number): void {
+    this.goneAway = true;
+    const ours = this.options.role === 'client' ? 1 : 0;
+    for (const [id, state] of this.streams) if ((id & 1) === ours && id > lastGoodStreamId) this.abort(state);
+    if (this.streams.size === 0) this.close();
   }
 
   /** Inflates a header block; a broken one ends the connection (the zlib context is lost). */
@@ -311,8 +338,8 @@ export class SpdyConnection {
     try {
       return await this.decompressor.decompress(block);
     } catch (error) {
-      const reason = error instanceof HeaderBlockError ? error.message : String(error);
-      this.fail(CLOSE_PROTOCOL_ERROR, reason);
+      if (!(error instanceof HeaderBlockError)) throw error;
+      this.fail(CLOSE_PROTOCOL_ERROR, error.message, error.tooLarge ? 'spdy-header-too-large' : 'spdy-protocol-error');
       return undefined;
     }
   }
@@ -322,11 +349,11 @@ export class SpdyConnection {
     if (!headers) return;
     const peerParity = this.options.role === 'server' ? 1 : 0;
     if ((id & 1) !== peerParity || id <= this.lastPeerStreamId) {
-      return this.fail(CLOSE_PROTOCOL_ERROR, `stream id ${id} is not a new id of the peer`);
+      return this.fail(CLOSE_PROTOCOL_ERROR, `stream id ${id} is not a new id of the peer`, 'spdy-protocol-error');
     }
     this.lastPeerStreamId = id;
     if (this.goneAway || this.streams.size >= this.maxStreams || !this.options.onStream) {
-      void this.enqueue(() => encodeRstStream(id, RST.refusedStream)).catch(() => undefined);
+      void this.outbound.enqueue(16, () => encodeRstStream(id, RST.refusedStream)).catch(() => undefined);
       return;
     }
     const state = this.track(id, headers);
@@ -339,7 +366,7 @@ export class SpdyConnection {
       // Refused as the kubelet refuses (RST_STREAM, no reply); accepted: the reply is queued
       // before any write the handler started, which waits for `ready`.
       if (!accepted) state.stream.reset(RST.refusedStream);
-      else void this.enqueue(async () => encodeSynReply(id, await this.compressor.compress([]))).catch(() => undefined);
+      else void this.outbound.enqueue(64, async () => encodeSynReply(id, await this.compressor.compress([]))).catch(() => undefined);
       state.markReady();
     }
   }

@@ -6,6 +6,10 @@
  * serves it (kubelet/portForwardSession.ts); the Kubernetes provider speaks it to the remote API
  * server (providers/kubernetes/remotePortForward.ts).
  */
-export { SpdyConnection, StreamClosedError, type CloseInfo, type SpdyConnectionOptions, type SpdyStream } from './connection.js';
+export {
+  INBOUND_HIGH_WATER_BYTES, MAX_PENDING_PINGS, SpdyConnection, StreamClosedError, type CloseInfo, type SpdyConnectionOptions, type SpdyStream,
+} from './connection.js';
+export { OUTBOUND_HIGH_WATER_BYTES, OUTBOUND_LIMIT_BYTES, OUTBOUND_STALL_MS, SLOW_READER_GRACE_MS } from './outboundQueue.js';
+export { SPDY_PROTOCOL_ERRORS, type SpdyProtocolError } from './protocolErrors.js';
 export { HeaderBlockError, headerValue, type Headers } from './headerBlock.js';
 export { openTunnelSocket, PORT_FORWARD_TUNNEL_PROTOCOL } from './tunnelProtocol.js';

@@ -4,52 +4,12 @@
  * streams are refused; malformed and oversized frames close with a clear code (1002, 1009) and
  * never crash; an abrupt close ends every stream, and none is left behind.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import t, { type Test } from 'tap';
-import WebSocket, { WebSocketServer } from 'ws';
+import t from 'tap';
+import type WebSocket from 'ws';
 import { CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG, SpdyConnection, StreamClosedError, type SpdyStream } from '../../../src/lib/spdy/connection.js';
-import { encodeData, encodePing, encodeSynStream, FrameReader, type Frame } from '../../../src/lib/spdy/frames.js';
+import { encodeData, encodePing, encodeSynStream } from '../../../src/lib/spdy/frames.js';
 import { HeaderCompressor, headerValue } from '../../../src/lib/spdy/headerBlock.js';
-
-interface Pair {
-  readonly client: WebSocket;
-  readonly server: WebSocket;
-}
-
-async function socketPair(t: Test): Promise<Pair> {
-  const http: Server = createServer();
-  const wss = new WebSocketServer({ server: http, maxPayload: 1024 * 1024 });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const server = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
-  const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}`);
-  await new Promise((resolve) => client.once('open', resolve));
-  t.teardown(async () => {
-    client.terminate();
-    wss.close();
-    await new Promise((resolve) => http.close(resolve));
-  });
-  return { client, server: await server };
-}
-
-async function readAll(stream: SpdyStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream.input) text += (chunk as Buffer).toString('utf8');
-  return text;
-}
-
-/** A raw peer's view: every frame the other side sends. */
-function framesFrom(socket: WebSocket): Frame[] {
-  const reader = new FrameReader();
-  const frames: Frame[] = [];
-  socket.on('message', (data: Buffer) => frames.push(...reader.push(data).frames));
-  return frames;
-}
-
-const until = async (what: string, check: () => boolean): Promise<void> => {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
-  if (!check()) throw new Error(`gave up waiting for ${what}`);
-};
+import { framesFrom, readAll, socketPair, until } from './support/socketPair.js';
 
 t.test('a stream opens, carries data both ways, half-closes, and is gone once both sides end', async (t) => {
   const { client, server } = await socketPair(t);
