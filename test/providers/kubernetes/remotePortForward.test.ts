@@ -5,6 +5,7 @@
  * grows Tether's memory beyond the stated bounds; the remote's error stream is bounded.
  */
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -161,4 +162,36 @@ t.test('a connection both sides end relays every byte, in order', async (t) => {
   };
   await remote.relay(remote.kubeConfig, target, connection, 'port-forward');
   t.equal(answer, 'HELLO REMOTE');
+});
+
+t.test('a caller that leaves while the remote has not answered the upgrade settles the relay and closes the tunnel socket', async (t) => {
+  const server = http.createServer();
+  const held: Socket[] = [];
+  server.on('upgrade', (_req, socket: Socket) => {
+    held.push(socket);
+    socket.resume(); // read, so that Tether's side going is seen
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const socket of held) socket.destroy();
+    server.close();
+  });
+  let tunnel: WebSocket | undefined;
+  const relay = remotePortForwardRelay((url, options) => {
+    const opened = openTunnelSocket(url, options);
+    tunnel = opened.socket;
+    return opened;
+  });
+  const abort = new AbortController();
+  const nothing: PortConnection = { input: (async function* (): AsyncGenerator<Buffer> {})(), write: async () => undefined };
+  const relayed = relay(loopbackKubeConfig(server), target, nothing, 'port-forward', abort.signal);
+  await until('the remote holds the upgrade request', () => held.length === 1);
+  let remoteSideClosed = false;
+  // The HTTP server's sockets are half-open: the end of Tether's side is an 'end'.
+  held[0]?.once('end', () => void (remoteSideClosed = true));
+  held[0]?.once('close', () => void (remoteSideClosed = true));
+  abort.abort(new Error('the client left'));
+  await t.rejects(relayed, /the client left/, 'the relay settles with the caller\'s reason');
+  await until('Tether\'s tunnel socket is closed', () => tunnel?.readyState === 3);
+  await until('the remote sees the connection go', () => remoteSideClosed);
 });
