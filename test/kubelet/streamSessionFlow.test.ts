@@ -146,6 +146,18 @@ t.test('a flood of resizes the provider does not take costs one pending size, th
   t.ok(marker);
 });
 
+/** Sends stdin, a chunk once the last has left, until Tether pauses the client's socket; returns the stop. */
+async function feedUntilPaused(s: Session): Promise<() => void> {
+  const message = encodeFrame(STDIN, Buffer.alloc(CHUNK, 'i'));
+  let feeding = true;
+  const feed = (): void => {
+    if (feeding && s.client.readyState === WebSocket.OPEN) s.client.send(message, () => feed());
+  };
+  feed();
+  await until('Tether stopped reading the client', () => s.server()?.isPaused === true, 30_000);
+  return () => void (feeding = false);
+}
+
 t.test('a client that goes away while Tether has paused its socket for stdin ends the session (pings while paused)', async (t) => {
   let aborted = false;
   const s = await session(t, { stdin: true }, async (_streams, signal) => {
@@ -154,14 +166,8 @@ t.test('a client that goes away while Tether has paused its socket for stdin end
     aborted = true;
     return undefined;
   }, { pausedPingIntervalMs: 10 });
-  const message = encodeFrame(STDIN, Buffer.alloc(CHUNK, 'i'));
-  let feeding = true;
-  const feed = (): void => {
-    if (feeding && s.client.readyState === WebSocket.OPEN) s.client.send(message, () => feed());
-  };
-  feed();
-  await until('Tether stopped reading the client', () => s.server()?.isPaused === true, 30_000);
-  feeding = false;
+  const stopFeeding = await feedUntilPaused(s);
+  stopFeeding();
   // Ctrl-C: the client's process goes, and its TCP connection with it, without a close frame.
   s.client.terminate();
   await until('the session ends', () => aborted, 30_000);
@@ -180,16 +186,10 @@ t.test('a client that is there while Tether has paused its socket for stdin keep
   }, { pausedPingIntervalMs: 5 });
   let pings = 0;
   s.client.on('ping', () => void (pings += 1));
-  const message = encodeFrame(STDIN, Buffer.alloc(CHUNK, 'i'));
-  let feeding = true;
-  const feed = (): void => {
-    if (feeding && s.client.readyState === WebSocket.OPEN) s.client.send(message, () => feed());
-  };
-  feed();
-  await until('Tether stopped reading the client', () => s.server()?.isPaused === true, 30_000);
+  const stopFeeding = await feedUntilPaused(s);
   await until('the client has answered several pings', () => pings >= 3, 30_000);
   t.notOk(aborted, 'the session runs on');
-  feeding = false;
+  stopFeeding();
   s.client.send(Buffer.from([255, STDIN]));
   release();
   let code: string | undefined;

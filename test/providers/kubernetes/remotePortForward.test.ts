@@ -5,7 +5,6 @@
  * grows Tether's memory beyond the stated bounds; the remote's error stream is bounded.
  */
 import http from 'node:http';
-import type { Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -16,7 +15,7 @@ import { classify } from '../../../src/providers/errors.js';
 import type { PortConnection } from '../../../src/providers/provider.js';
 import { MAX_ERROR_STREAM_BYTES, remotePortForwardRelay } from '../../../src/providers/kubernetes/remotePortForward.js';
 import { REMOTE_MAX_PAYLOAD_BYTES } from '../../../src/providers/kubernetes/remoteSocketFlow.js';
-import { countedSource, loopbackKubeConfig } from '../../support/streamFlow.js';
+import { countedSource, loopbackKubeConfig, silentRemote } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 interface FakeRemote {
@@ -165,17 +164,7 @@ t.test('a connection both sides end relays every byte, in order', async (t) => {
 });
 
 t.test('a caller that leaves while the remote has not answered the upgrade settles the relay and closes the tunnel socket', async (t) => {
-  const server = http.createServer();
-  const held: Socket[] = [];
-  server.on('upgrade', (_req, socket: Socket) => {
-    held.push(socket);
-    socket.resume(); // read, so that Tether's side going is seen
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const socket of held) socket.destroy();
-    server.close();
-  });
+  const remote = await silentRemote(t);
   let tunnel: WebSocket | undefined;
   const relay = remotePortForwardRelay((url, options) => {
     const opened = openTunnelSocket(url, options);
@@ -184,14 +173,10 @@ t.test('a caller that leaves while the remote has not answered the upgrade settl
   });
   const abort = new AbortController();
   const nothing: PortConnection = { input: (async function* (): AsyncGenerator<Buffer> {})(), write: async () => undefined };
-  const relayed = relay(loopbackKubeConfig(server), target, nothing, 'port-forward', abort.signal);
-  await until('the remote holds the upgrade request', () => held.length === 1);
-  let remoteSideClosed = false;
-  // The HTTP server's sockets are half-open: the end of Tether's side is an 'end'.
-  held[0]?.once('end', () => void (remoteSideClosed = true));
-  held[0]?.once('close', () => void (remoteSideClosed = true));
+  const relayed = relay(remote.kubeConfig, target, nothing, 'port-forward', abort.signal);
+  await until('the remote holds the upgrade request', () => remote.held.length === 1);
   abort.abort(new Error('the client left'));
   await t.rejects(relayed, /the client left/, 'the relay settles with the caller\'s reason');
   await until('Tether\'s tunnel socket is closed', () => tunnel?.readyState === 3);
-  await until('the remote sees the connection go', () => remoteSideClosed);
+  await until('the remote sees the connection go', () => remote.gone(0));
 });

@@ -15,7 +15,7 @@ import {
 } from '../../../src/providers/kubernetes/remoteSocketFlow.js';
 import { classify } from '../../../src/providers/errors.js';
 import { boundedBody, MAX_REFUSAL_BODY_BYTES } from '../../../src/providers/kubernetes/remoteRefusal.js';
-import { countedSource, loopbackKubeConfig } from '../../support/streamFlow.js';
+import { countedSource, loopbackKubeConfig, silentRemote } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -178,22 +178,6 @@ t.test('a refused upgrade rejects with the remote\'s message and class, its body
   t.match(String(error), /exec in remote pod: pods "web" not found/);
 });
 
-/** A remote API server that takes the upgrade request and never answers it; `held` is its side of each. */
-async function silentRemote(t: Test): Promise<{ kubeConfig: KubeConfig; held: Socket[] }> {
-  const server = http.createServer();
-  const held: Socket[] = [];
-  server.on('upgrade', (_req, socket: Socket) => {
-    held.push(socket);
-    socket.resume(); // read, so that Tether's side going is seen
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const socket of held) socket.destroy();
-    server.close();
-  });
-  return { kubeConfig: loopbackKubeConfig(server), held };
-}
-
 t.test('a caller that leaves while the remote has not answered the upgrade settles the relay and closes the remote socket', async (t) => {
   const remote = await silentRemote(t);
   const opened: WebSocket[] = [];
@@ -204,14 +188,10 @@ t.test('a caller that leaves while the remote has not answered the upgrade settl
     return ws;
   })(remote.kubeConfig, path, { tty: false, stdout: () => Promise.resolve() }, 'exec in remote pod', abort.signal);
   await until('the remote holds the upgrade request', () => remote.held.length === 1);
-  let remoteSideClosed = false;
-  // The HTTP server's sockets are half-open: the end of Tether's side is an 'end'.
-  remote.held[0]?.once('end', () => void (remoteSideClosed = true));
-  remote.held[0]?.once('close', () => void (remoteSideClosed = true));
   abort.abort(new Error('the client left'));
   await t.rejects(relay, /the client left/, 'the relay settles with the caller\'s reason');
   await until('Tether\'s socket to the remote is closed', () => opened[0]?.readyState === WebSocket.CLOSED);
-  await until('the remote sees the connection go', () => remoteSideClosed);
+  await until('the remote sees the connection go', () => remote.gone(0));
 });
 
 t.test('a caller that leaves while the credentials are being fetched settles the relay and opens no socket', async (t) => {
