@@ -11,6 +11,11 @@
  * the socket (64 KiB); resizes are the newest size only (LatestValue), however many the client
  * sends; an output write resolves once its frame has left for the kernel, so a client that does
  * not read stalls the provider with at most one frame per output channel held.
+ * A paused socket is not read, so a client that leaves meanwhile (Ctrl-C on
+ * `head -c 1M /dev/zero | kubectl exec -i pod -- sleep 86400`) sends a FIN or a close frame no
+ * one sees: while paused, the session pings the client every `pausedPingIntervalMs` (30 s), and a
+ * write to a peer that has gone fails and closes the socket, which ends the session. A client that
+ * is there but does not read is left alone (it is paused for stdin only); pongs are not awaited.
  */
 import { PassThrough } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
@@ -35,12 +40,15 @@ export interface StreamSessionOptions {
   readonly run: (streams: ContainerStreams, signal: AbortSignal) => Promise<number | undefined>;
   /** Default 4 hours, the kubelet's streamingConnectionIdleTimeout. */
   readonly idleTimeoutMs?: number;
+  /** How often a socket paused for stdin is pinged, to learn that its client has gone. Default 30 s. */
+  readonly pausedPingIntervalMs?: number;
   readonly logger?: Logger;
   /** For messages: "exec in shop/web/app". */
   readonly description?: string;
 }
 
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 4 * 60 * 60 * 1000;
+export const DEFAULT_PAUSED_PING_INTERVAL_MS = 30_000;
 
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
@@ -59,6 +67,20 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     else socket.once('close', () => resolve());
   });
   let ended = false;
+  let pausedPing: NodeJS.Timeout | undefined;
+  const pauseReading = (): void => {
+    socket.pause();
+    clearInterval(pausedPing);
+    pausedPing = setInterval(() => {
+      if (socket.readyState === WebSocket.OPEN) socket.ping();
+    }, session.pausedPingIntervalMs ?? DEFAULT_PAUSED_PING_INTERVAL_MS);
+    pausedPing.unref();
+  };
+  const resumeReading = (): void => {
+    clearInterval(pausedPing);
+    pausedPing = undefined;
+    if (socket.isPaused) socket.resume();
+  };
 
   const endInputs = (): void => {
     if (!stdin.writableEnded) stdin.end();
@@ -72,7 +94,7 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     endInputs();
     abort.abort(new Error(reason || 'stream ended'));
     // A socket paused for stdin must read again, or the client's close reply is never seen.
-    if (socket.isPaused) socket.resume();
+    resumeReading();
     if (socket.readyState !== WebSocket.OPEN) return;
     if (status) socket.send(encodeFrame(ERROR, JSON.stringify(status)), { binary: true });
     socket.close(code, reason);
@@ -99,9 +121,9 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
         if (!options.stdin || stdin.writableEnded) return;
         // The messages of one read of the socket still come once it is paused: one listener for them all.
         if (!stdin.write(frame.data) && !socket.isPaused) {
-          socket.pause();
+          pauseReading();
           stdin.once('drain', () => {
-            if (!ended) socket.resume();
+            if (!ended) resumeReading();
           });
         }
         return;
@@ -124,6 +146,7 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
   void closed.then(() => {
     ended = true;
     clearTimeout(idle);
+    clearInterval(pausedPing);
     endInputs();
     abort.abort(new Error('the client closed the stream'));
   });

@@ -22,14 +22,16 @@ interface Session {
 }
 
 /** A session on loopback: `run` is the provider's call; the client speaks v5.channel.k8s.io. */
-async function session(t: Test, options: Partial<StreamSessionOptions['options']>, run: StreamSessionOptions['run']): Promise<Session> {
+async function session(
+  t: Test, options: Partial<StreamSessionOptions['options']>, run: StreamSessionOptions['run'], extra: Partial<Omit<StreamSessionOptions, 'options' | 'run'>> = {},
+): Promise<Session> {
   const httpServer = http.createServer();
   const wss = new WebSocketServer({ server: httpServer, perMessageDeflate: false, handleProtocols: () => 'v5.channel.k8s.io' });
   let server: WebSocket | undefined;
   let ended: Promise<void> = Promise.resolve();
   wss.on('connection', (ws) => {
     server = ws;
-    ended = runStreamSession({ socket: ws, protocol: 'v5.channel.k8s.io', options: { stdin: false, stdout: true, stderr: false, tty: false, ...options }, run });
+    ended = runStreamSession({ socket: ws, protocol: 'v5.channel.k8s.io', ...extra, options: { stdin: false, stdout: true, stderr: false, tty: false, ...options }, run });
   });
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   t.teardown(() => {
@@ -142,4 +144,58 @@ t.test('a flood of resizes the provider does not take costs one pending size, th
   s.client.send(encodeFrame(STDIN, Buffer.from('marker')));
   await s.ended;
   t.ok(marker);
+});
+
+/** Sends stdin, a chunk once the last has left, until Tether pauses the client's socket; returns the stop. */
+async function feedUntilPaused(s: Session): Promise<() => void> {
+  const message = encodeFrame(STDIN, Buffer.alloc(CHUNK, 'i'));
+  let feeding = true;
+  const feed = (): void => {
+    if (feeding && s.client.readyState === WebSocket.OPEN) s.client.send(message, () => feed());
+  };
+  feed();
+  await until('Tether stopped reading the client', () => s.server()?.isPaused === true, 30_000);
+  return () => void (feeding = false);
+}
+
+t.test('a client that goes away while Tether has paused its socket for stdin ends the session (pings while paused)', async (t) => {
+  let aborted = false;
+  const s = await session(t, { stdin: true }, async (_streams, signal) => {
+    // A command that never reads its stdin (`sleep 86400`).
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    aborted = true;
+    return undefined;
+  }, { pausedPingIntervalMs: 10 });
+  const stopFeeding = await feedUntilPaused(s);
+  stopFeeding();
+  // Ctrl-C: the client's process goes, and its TCP connection with it, without a close frame.
+  s.client.terminate();
+  await until('the session ends', () => aborted, 30_000);
+  await s.ended;
+  t.ok(aborted, 'the provider\'s call was aborted, so its slots are freed');
+});
+
+t.test('a client that is there while Tether has paused its socket for stdin keeps its session through the pings', async (t) => {
+  let aborted = false;
+  let release = (): void => undefined;
+  const s = await session(t, { stdin: true }, async (streams, signal) => {
+    signal.addEventListener('abort', () => void (aborted = true), { once: true });
+    await new Promise<void>((resolve) => (release = resolve));
+    for await (const chunk of streams.stdin ?? []) void chunk;
+    return 0;
+  }, { pausedPingIntervalMs: 5 });
+  let pings = 0;
+  s.client.on('ping', () => void (pings += 1));
+  const stopFeeding = await feedUntilPaused(s);
+  await until('the client has answered several pings', () => pings >= 3, 30_000);
+  t.notOk(aborted, 'the session runs on');
+  stopFeeding();
+  s.client.send(Buffer.from([255, STDIN]));
+  release();
+  let code: string | undefined;
+  s.client.on('message', (data: Buffer) => {
+    if (data[0] === 3) code = data.subarray(1).toString('utf8');
+  });
+  await s.ended;
+  t.match(code, /"status":"Success"/, 'and ends as the provider\'s call does');
 });

@@ -1,10 +1,12 @@
 /**
  * For the backpressure tests of the stream paths: an endless input that counts what has been
- * pulled from it, and a kubeconfig pointing at a fake remote API server on loopback.
+ * pulled from it, a kubeconfig pointing at a fake remote API server on loopback, and a remote
+ * that never answers an upgrade.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http, { type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Test } from 'tap';
 
 export interface CountedSource {
   readonly input: AsyncGenerator<Buffer>;
@@ -41,4 +43,32 @@ export function loopbackKubeConfig(server: Server): KubeConfig {
     currentContext: 'remote',
   });
   return kubeConfig;
+}
+
+export interface SilentRemote {
+  readonly kubeConfig: KubeConfig;
+  /** The remote's side of each upgrade request it holds. */
+  readonly held: Socket[];
+  /** Whether the remote has seen Tether's side of its `index`th connection go. */
+  readonly gone: (index: number) => boolean;
+}
+
+/** A remote API server that takes each upgrade request and never answers it. */
+export async function silentRemote(t: Test): Promise<SilentRemote> {
+  const server = http.createServer();
+  const held: Socket[] = [];
+  const gone = new Set<number>();
+  server.on('upgrade', (_req, socket: Socket) => {
+    const index = held.push(socket) - 1;
+    // The HTTP server's sockets are half-open: the end of Tether's side is an 'end'.
+    socket.once('end', () => void gone.add(index));
+    socket.once('close', () => void gone.add(index));
+    socket.resume(); // read, so that Tether's side going is seen
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const socket of held) socket.destroy();
+    server.close();
+  });
+  return { kubeConfig: loopbackKubeConfig(server), held, gone: (index) => gone.has(index) };
 }

@@ -13,8 +13,10 @@
  * socket once 256 KiB wait for a stream's reader). A message on the remote's error stream rejects
  * with the remote's words, of which the first MAX_ERROR_STREAM_BYTES are kept. Deadlines: 30 s for
  * the handshake and for each stream's reply; 10 s for the error stream once the pod side has closed.
+ * A caller that leaves while the tunnel is being opened settles the relay at once (connectRemote).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { onAbort } from '../../lib/abortFanOut.js';
 import { SpdyConnection, type SpdyStream } from '../../lib/spdy/connection.js';
 import { openTunnelSocket as openTunnel, PORT_FORWARD_TUNNEL_PROTOCOL } from '../../lib/spdy/tunnelProtocol.js';
 import { invalidInput, transient } from '../errors.js';
@@ -50,14 +52,13 @@ export type RemotePortForwardRelay = (
 export const remotePortForwardRelay = (openTunnelSocket: typeof openTunnel = openTunnel): RemotePortForwardRelay => async (
   kubeConfig, target, connection, operation, signal,
 ) => {
-  signal?.throwIfAborted();
   let accepted = (): boolean => false;
   const path = `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/portforward`;
   const socket = await connectRemote(kubeConfig, path, operation, (url, options) => {
     const opened = openTunnelSocket(url, options);
     accepted = opened.accepted;
     return opened.socket;
-  });
+  }, signal);
   const spdy = new SpdyConnection({ socket, role: 'client' });
   let stopped = (): void => undefined;
   const gone = new Promise<false>((resolve) => (stopped = () => resolve(false)));
@@ -65,7 +66,8 @@ export const remotePortForwardRelay = (openTunnelSocket: typeof openTunnel = ope
     spdy.close();
     stopped();
   };
-  signal?.addEventListener('abort', stop, { once: true });
+  // Subscribed at once if the caller left between the socket's opening and here.
+  const unsubscribe = signal ? onAbort(signal, stop) : (): void => undefined;
   try {
     if (!accepted()) throw invalidInput(`${operation}: the remote API server did not take ${PORT_FORWARD_TUNNEL_PROTOCOL}`);
     const headers = (type: string): Array<[string, string]> => [['streamType', type], ['port', String(target.port)], ['requestID', '0']];
@@ -90,7 +92,7 @@ export const remotePortForwardRelay = (openTunnelSocket: typeof openTunnel = ope
     if (remoteError !== '') throw invalidInput(`${operation}: ${remoteError}`);
     if (lost && !signal?.aborted) throw transient(`${operation}: the remote closed the connection before the pod's side ended`);
   } finally {
-    signal?.removeEventListener('abort', stop);
+    unsubscribe();
     spdy.close();
     await spdy.closed;
   }

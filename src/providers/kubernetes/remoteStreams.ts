@@ -15,9 +15,10 @@
 import WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { onAbort } from '../../lib/abortFanOut.js';
 import { invalidInput, transient } from '../errors.js';
 import type { ContainerStreams } from '../provider.js';
-import { boundedBody, refusal } from './remoteRefusal.js';
+import { boundedBody, MAX_REFUSAL_BODY_BYTES, refusal } from './remoteRefusal.js';
 import { receivePaced, REMOTE_MAX_PAYLOAD_BYTES, sendPaced } from './remoteSocketFlow.js';
 
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -49,24 +50,53 @@ export type OpenSocket = (url: string, options: ClientOptions) => WebSocket;
 
 const openChannelSocket: OpenSocket = (url, options) => new WebSocket(url, PROTOCOLS, options);
 
+/** Resolves as `work` does, or rejects with the signal's reason once it aborts. */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const unsubscribe = onAbort(signal, () => reject(signal.reason));
+    work.then(resolve, reject).finally(unsubscribe);
+  });
+}
+
 /**
  * A WebSocket to `path` on the remote API server, open; a refusal before the upgrade rejects
- * classified with the remote's message. The handshake has a 30 s deadline.
+ * classified with the remote's message. The handshake has a 30 s deadline. A `signal` that
+ * aborts before the socket is open (while the credentials are fetched, during the handshake,
+ * while a refusal's body is read) rejects with its reason at once and terminates the socket, so
+ * a caller that leaves never holds a connection to the remote.
  */
-export async function connectRemote(kubeConfig: KubeConfig, path: string, operation: string, open: OpenSocket = openChannelSocket): Promise<WebSocket> {
+export async function connectRemote(
+  kubeConfig: KubeConfig, path: string, operation: string, open: OpenSocket = openChannelSocket, signal?: AbortSignal,
+): Promise<WebSocket> {
+  signal?.throwIfAborted();
   const server = kubeConfig.getCurrentCluster()?.server;
   if (!server) throw invalidInput(`${operation}: the remote kubeconfig names no server`);
   const options: ClientOptions = { handshakeTimeout: 30_000, perMessageDeflate: false, maxPayload: REMOTE_MAX_PAYLOAD_BYTES };
-  await kubeConfig.applyToHTTPSOptions(options);
+  // An exec-credential plugin may take its time: a caller that leaves meanwhile does not wait for it.
+  await unlessAborted(kubeConfig.applyToHTTPSOptions(options), signal);
+  signal?.throwIfAborted();
   // A pooled keep-alive agent would keep the upgraded socket's slot: connect on a fresh one.
   delete options.agent;
   const socket = open(`${server.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, options);
+  // ws reports an aborted handshake as an error too: never unhandled.
+  socket.on('error', () => undefined);
   return new Promise((resolve, reject) => {
-    socket.once('open', () => resolve(socket));
+    let unsubscribe = (): void => undefined;
+    const settle = (outcome: () => void): void => {
+      unsubscribe();
+      outcome();
+    };
+    socket.once('open', () => settle(() => resolve(socket)));
     socket.once('unexpected-response', (_req, res) => {
-      void boundedBody(res).then((body) => reject(refusal(res.statusCode ?? 0, body, operation)));
+      void boundedBody(res, MAX_REFUSAL_BODY_BYTES, { signal }).then((body) => settle(() => reject(refusal(res.statusCode ?? 0, body, operation))));
     });
-    socket.once('error', (error) => reject(transient(`${operation}: ${error.message}`)));
+    socket.once('error', (error) => settle(() => reject(transient(`${operation}: ${error.message}`))));
+    if (signal) unsubscribe = onAbort(signal, () => {
+      // Rejected first: terminating reports an error of its own.
+      reject(signal.reason);
+      socket.terminate();
+    });
   });
 }
 
@@ -77,7 +107,6 @@ export type RemoteStreamRelay = (
 
 /** The relay, opening its sockets with `open` (tests watch the socket Tether opens). */
 export const remoteStreamRelay = (open: OpenSocket = openChannelSocket): RemoteStreamRelay => async (kubeConfig, path, streams, operation, signal) => {
-  signal?.throwIfAborted();
   let status: RemoteStatus | undefined;
   const relayOutput = (message: Buffer): Promise<void> | undefined => {
     const channel = message[0];
@@ -100,10 +129,10 @@ export const remoteStreamRelay = (open: OpenSocket = openChannelSocket): RemoteS
     const opened = open(url, options);
     output = receivePaced(opened, relayOutput, () => opened.close(1000));
     return opened;
-  });
+  }, signal);
   socket.on('error', () => undefined);
-  const stop = (): void => socket.close(1000);
-  signal?.addEventListener('abort', stop, { once: true });
+  // Subscribed at once if the caller left between the socket's opening and here.
+  const unsubscribe = signal ? onAbort(signal, () => socket.close(1000)) : (): void => undefined;
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   // Each loop takes its next item only once the last has been sent on (or is within the bound).
   if (streams.stdin) void (async () => {
@@ -117,7 +146,7 @@ export const remoteStreamRelay = (open: OpenSocket = openChannelSocket): RemoteS
     await closed;
     await output?.settled();
   } finally {
-    signal?.removeEventListener('abort', stop);
+    unsubscribe();
   }
   if (status) return exitCodeOf(status, operation);
   if (signal?.aborted) return undefined;

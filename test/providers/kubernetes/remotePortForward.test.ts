@@ -15,7 +15,7 @@ import { classify } from '../../../src/providers/errors.js';
 import type { PortConnection } from '../../../src/providers/provider.js';
 import { MAX_ERROR_STREAM_BYTES, remotePortForwardRelay } from '../../../src/providers/kubernetes/remotePortForward.js';
 import { REMOTE_MAX_PAYLOAD_BYTES } from '../../../src/providers/kubernetes/remoteSocketFlow.js';
-import { countedSource, loopbackKubeConfig } from '../../support/streamFlow.js';
+import { countedSource, loopbackKubeConfig, silentRemote } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 interface FakeRemote {
@@ -161,4 +161,22 @@ t.test('a connection both sides end relays every byte, in order', async (t) => {
   };
   await remote.relay(remote.kubeConfig, target, connection, 'port-forward');
   t.equal(answer, 'HELLO REMOTE');
+});
+
+t.test('a caller that leaves while the remote has not answered the upgrade settles the relay and closes the tunnel socket', async (t) => {
+  const remote = await silentRemote(t);
+  let tunnel: WebSocket | undefined;
+  const relay = remotePortForwardRelay((url, options) => {
+    const opened = openTunnelSocket(url, options);
+    tunnel = opened.socket;
+    return opened;
+  });
+  const abort = new AbortController();
+  const nothing: PortConnection = { input: (async function* (): AsyncGenerator<Buffer> {})(), write: async () => undefined };
+  const relayed = relay(remote.kubeConfig, target, nothing, 'port-forward', abort.signal);
+  await until('the remote holds the upgrade request', () => remote.held.length === 1);
+  abort.abort(new Error('the client left'));
+  await t.rejects(relayed, /the client left/, 'the relay settles with the caller\'s reason');
+  await until('Tether\'s tunnel socket is closed', () => tunnel?.readyState === 3);
+  await until('the remote sees the connection go', () => remote.gone(0));
 });

@@ -5,6 +5,7 @@
  * the stated bounds; and the relay still ends with the remote's Status.
  */
 import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -13,7 +14,8 @@ import {
   REMOTE_MAX_PAYLOAD_BYTES, REMOTE_RECEIVE_HIGH_WATER_BYTES, REMOTE_SEND_HIGH_WATER_BYTES,
 } from '../../../src/providers/kubernetes/remoteSocketFlow.js';
 import { classify } from '../../../src/providers/errors.js';
-import { countedSource, loopbackKubeConfig } from '../../support/streamFlow.js';
+import { boundedBody, MAX_REFUSAL_BODY_BYTES } from '../../../src/providers/kubernetes/remoteRefusal.js';
+import { countedSource, loopbackKubeConfig, silentRemote } from '../../support/streamFlow.js';
 import { drain, until } from '../../support/until.js';
 
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -174,4 +176,76 @@ t.test('a refused upgrade rejects with the remote\'s message and class, its body
   const error: unknown = await remoteStreamRelay()(kubeConfig, path, { tty: false }, 'exec in remote pod').catch((e: unknown) => e);
   t.equal(classify(error), 'not-found');
   t.match(String(error), /exec in remote pod: pods "web" not found/);
+});
+
+t.test('a caller that leaves while the remote has not answered the upgrade settles the relay and closes the remote socket', async (t) => {
+  const remote = await silentRemote(t);
+  const opened: WebSocket[] = [];
+  const abort = new AbortController();
+  const relay = remoteStreamRelay((url, options) => {
+    const ws = new WebSocket(url, PROTOCOLS, options);
+    opened.push(ws);
+    return ws;
+  })(remote.kubeConfig, path, { tty: false, stdout: () => Promise.resolve() }, 'exec in remote pod', abort.signal);
+  await until('the remote holds the upgrade request', () => remote.held.length === 1);
+  abort.abort(new Error('the client left'));
+  await t.rejects(relay, /the client left/, 'the relay settles with the caller\'s reason');
+  await until('Tether\'s socket to the remote is closed', () => opened[0]?.readyState === WebSocket.CLOSED);
+  await until('the remote sees the connection go', () => remote.gone(0));
+});
+
+t.test('a caller that leaves while the credentials are being fetched settles the relay and opens no socket', async (t) => {
+  const remote = await silentRemote(t);
+  let credentialsAsked = false;
+  // An exec-credential plugin that never answers.
+  remote.kubeConfig.applyToHTTPSOptions = () => {
+    credentialsAsked = true;
+    return new Promise<void>(() => undefined);
+  };
+  let opens = 0;
+  const abort = new AbortController();
+  const relay = remoteStreamRelay((url, options) => {
+    opens += 1;
+    return new WebSocket(url, PROTOCOLS, options);
+  })(remote.kubeConfig, path, { tty: false }, 'exec in remote pod', abort.signal);
+  await until('the credentials are being fetched', () => credentialsAsked);
+  abort.abort(new Error('the client left'));
+  await t.rejects(relay, /the client left/);
+  t.equal(opens, 0, 'no socket to the remote was opened');
+});
+
+t.test('a caller that leaves while a refusal\'s body trickles in settles the relay', async (t) => {
+  const server = http.createServer();
+  const held: Socket[] = [];
+  server.on('upgrade', (_req, socket: Socket) => {
+    held.push(socket);
+    socket.write('HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"message":');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const socket of held) socket.destroy();
+    server.close();
+  });
+  const abort = new AbortController();
+  const relay = remoteStreamRelay()(loopbackKubeConfig(server), path, { tty: false }, 'exec in remote pod', abort.signal);
+  await until('the remote has begun its refusal', () => held.length === 1);
+  await drain(50);
+  abort.abort(new Error('the client left'));
+  await t.rejects(relay, /the client left|exec in remote pod/);
+});
+
+t.test('a refusal\'s body that never ends is read only until its deadline', async (t) => {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(403, { 'Content-Type': 'application/json' });
+    res.write('{"message":"forbid');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const res = await new Promise<http.IncomingMessage>((resolve) => http.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, resolve));
+  const body = await boundedBody(res, MAX_REFUSAL_BODY_BYTES, { deadlineMs: 20 });
+  t.equal(body, '{"message":"forbid', 'what came before the deadline is kept');
+  t.ok(res.destroyed, 'the rest is not read');
 });
