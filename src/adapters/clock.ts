@@ -11,3 +11,16 @@ export const systemClock: Clock = {
     return { cancel: () => clearTimeout(handle) };
   },
 };
+
+/**
+ * The real clock for background checks of something that is kept alive by other means (a
+ * listening server): its timers never hold the process open on their own.
+ */
+export const backgroundClock: Clock = {
+  now: () => Date.now(),
+  setTimer(ms, fn) {
+    const handle = setTimeout(fn, Math.max(0, ms));
+    handle.unref();
+    return { cancel: () => clearTimeout(handle) };
+  },
+};

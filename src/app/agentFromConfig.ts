@@ -37,6 +37,8 @@ export interface StartOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Default: a new registry; `tether run` passes its own, which also counts process-level errors. */
+  readonly metrics?: TetherMetrics;
   /** The root supervisor gave up: the process cannot continue. */
   readonly onFatal?: (error: unknown) => void;
 }
@@ -54,7 +56,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
         nodeName: node.name, internalIP: node.internalIP, host, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
       }));
     }
-    const metrics = new TetherMetrics();
+    const metrics = options.metrics ?? new TetherMetrics();
     // Providers are timed and counted per call; the agent and the servers see the same wrapper.
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
     handles.forEach((h, i) => {

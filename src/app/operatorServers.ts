@@ -6,7 +6,6 @@
  * fails `/readyz` (`node/<name>/kubelet-api`), though: `kubectl logs` and the API server's probes of
  * the node go through it, so the replica is not what an operator deployed until it runs.
  */
-import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
@@ -18,10 +17,11 @@ import { systemClock } from '../adapters/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { TetherConfig } from '../config/index.js';
-import { boundedReviewer, decideAccess, servingCertificateFiles, startKubeletServer, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
+import { boundedReviewer, decideAccess, startKubeletServer, watchCertificateFiles, type AccessReviewer, type KubeletServer } from '../kubelet/index.js';
 import type { Check } from '../observability/health.js';
 import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type IntrospectionServer } from '../observability/introspectionServer.js';
 import type { TetherMetrics } from '../observability/metrics.js';
+import { kubeletServerLimits } from '../kubelet/kubeletApiSettings.js';
 import type { AgentView } from '../observability/agentView.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
@@ -88,16 +88,17 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   if (kubeletApiOn) {
     const api = config.kubeletApi;
     const reviewer = boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock });
-    const failed = (what: string) => (error: unknown): undefined => {
-      deps.logger.error(`${what}; the kubelet APIs do not start and /readyz fails`, { error: errorMessage(error) });
-      for (const [name, check] of kubeletApi) kubeletApi.set(name, { ...check, ok: false, reason: `${what}: ${errorMessage(error)}` });
-      return undefined;
-    };
-    const clientCA = api?.clientCAFile ? await readFile(api.clientCAFile, 'utf8').catch(failed(`kubeletApi.clientCAFile ${api.clientCAFile} cannot be read`)) : undefined;
-    const certificate = api?.certFile && api.keyFile
-      ? await servingCertificateFiles(api.certFile, api.keyFile).catch(failed(`kubeletApi.certFile/keyFile ${api.certFile}, ${api.keyFile} cannot be read`))
-      : undefined;
-    const filesOk = (!api?.clientCAFile || clientCA !== undefined) && (!(api?.certFile && api.keyFile) || certificate !== undefined);
+    // The certificate files, read again for rotations (certificateSource.ts); unusable at start, no kubelet API starts.
+    const files = { certFile: api?.certFile, keyFile: api?.keyFile, clientCAFile: api?.clientCAFile };
+    const anyFile = files.certFile ?? files.keyFile ?? files.clientCAFile;
+    const certificates = anyFile === undefined ? undefined
+      : await watchCertificateFiles(files, { logger: deps.logger, settingPrefix: 'kubeletApi.', ...(api?.certificateCheckIntervalMs ? { checkIntervalMs: api.certificateCheckIntervalMs } : {}) }).catch((error: unknown): undefined => {
+        deps.logger.error(`${errorMessage(error)}; the kubelet APIs do not start and /readyz fails`);
+        for (const [name, check] of kubeletApi) kubeletApi.set(name, { ...check, ok: false, reason: errorMessage(error) });
+        return undefined;
+      });
+    if (certificates) closers.push(async () => certificates.stop());
+    const filesOk = anyFile === undefined || certificates !== undefined;
     for (const [i, node] of filesOk ? config.nodes.entries() : []) {
       const provider = deps.providers[i];
       if (!provider) {
@@ -110,12 +111,13 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           nodeName: node.name,
           provider,
           reviewer,
+          ...kubeletServerLimits(api),
+          rejections: { onRejected: (reason) => deps.metrics.recordKubeletRejection(node.name, reason) },
           port: node.kubeletPort ?? DEFAULT_KUBELET_PORT,
           address: api?.address ?? '0.0.0.0',
           advertisedAddresses: [node.internalIP],
           logger: deps.logger.child({ node: node.name }),
-          ...(clientCA ? { clientCA } : {}),
-          ...(certificate ? { certificate } : {}),
+          ...(certificates ? { tls: { source: certificates } } : {}),
         }).catch((error: unknown) => {
           kubeletApi.set(node.name, { name: check, ok: false, reason: `did not start: ${errorMessage(error)}` });
           throw error;

@@ -4,7 +4,7 @@
  * schema does not know is an error, never silently ignored. See docs/configuration.md.
  */
 import { z } from 'zod';
-import { logLevel, nonEmptyString, portOrOff, positiveNumber, rateLimit } from './primitives.js';
+import { logLevel, nonEmptyString, nonNegativeNumber, portOrOff, positiveInt, positiveNumber, rateLimit } from './primitives.js';
 import { nodeSchema } from './node.js';
 import { restartPoliciesSchema } from './restartPolicies.js';
 
@@ -28,6 +28,23 @@ const server = z.strictObject({
   anonymous: z.boolean('true or false').optional(),
 }, 'a mapping with port and optionally address and anonymous');
 
+const MAX_MESSAGE_BYTES_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The bounds of exec, attach and port-forward on each node's kubelet API (docs/kubelet-api.md,
+ * "Bounds"). Defaults: 64 per node, 16 per user, 16 per pod, idle 14400 s (the kubelet's
+ * streamingConnectionIdleTimeout, 4 h), absolute 86400 s (24 h; 0: none, as the kubelet), 1 MiB messages.
+ */
+const kubeletStreamsSchema = z.strictObject({
+  maxPerNode: positiveInt.optional(),
+  /** Per user authenticated by token; the API server's client certificate is not counted per user. */
+  maxPerUser: positiveInt.optional(),
+  maxPerPod: positiveInt.optional(),
+  idleTimeoutSeconds: positiveNumber.optional(),
+  maxSessionSeconds: nonNegativeNumber.optional(),
+  maxMessageBytes: positiveInt.max(MAX_MESSAGE_BYTES_LIMIT, `a positive integer up to ${MAX_MESSAGE_BYTES_LIMIT} (64 MiB)`).optional(),
+}, 'a mapping (maxPerNode, maxPerUser, maxPerPod, idleTimeoutSeconds, maxSessionSeconds, maxMessageBytes)');
+
 export const configSchema = z.strictObject({
   host: hostSchema.optional(),
   logLevel: logLevel.optional(),
@@ -40,17 +57,22 @@ export const configSchema = z.strictObject({
   ports: z.strictObject({ introspection: server.optional(), metrics: server.optional() }, 'a mapping with introspection and/or metrics').optional(),
   /**
    * Each node's kubelet API (HTTPS on its kubeletPort): where it listens, the CA whose client
-   * certificates it accepts (the API server's kubelet client certificate), and a serving
-   * certificate (self-signed when absent).
+   * certificates it accepts (the API server's kubelet client certificate), a serving
+   * certificate (self-signed when absent), the deadline of its own work and its streams' bounds.
    */
   kubeletApi: z.strictObject({
     address: nonEmptyString.optional(),
     clientCAFile: nonEmptyString.optional(),
     certFile: nonEmptyString.optional(),
     keyFile: nonEmptyString.optional(),
+    /** How often the three files are read again for a rotation (default 60000; at least 1000). */
+    certificateCheckIntervalMs: positiveNumber.optional(),
     /** false: no kubelet API at all (kubectl logs then fails with a clear error from the API server). */
     enabled: z.boolean('true or false').optional(),
-  }, 'a mapping (address, clientCAFile, certFile, keyFile, enabled)').optional(),
+    /** Deadline of the provider calls behind /pods, /runningpods/, stats, log opens and a stream's pod check (default 10; then 503). */
+    requestTimeoutSeconds: positiveNumber.optional(),
+    streams: kubeletStreamsSchema.optional(),
+  }, 'a mapping (address, clientCAFile, certFile, keyFile, certificateCheckIntervalMs, enabled, requestTimeoutSeconds, streams)').optional(),
   /** Client-side limit on each virtual node's host API requests (default qps 50, burst 100, as the kubelet). */
   rateLimit: rateLimit.optional(),
   /**

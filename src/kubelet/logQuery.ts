@@ -13,11 +13,11 @@ export interface ContainerLogTarget {
   readonly container: string;
 }
 
-/** `/containerLogs/ns/pod/container` → its three parts, or undefined. */
-export function containerLogTarget(pathname: string): ContainerLogTarget | undefined {
-  const parts = pathname.split('/').slice(1).map((p) => decodeURIComponent(p));
-  if (parts.length !== 4 || parts[0] !== 'containerLogs' || parts.slice(1).some((p) => p === '')) return undefined;
-  return { namespace: parts[1] as string, pod: parts[2] as string, container: parts[3] as string };
+/** The decoded segments of `/containerLogs/ns/pod/container` (requestTarget.ts) → its three parts, or undefined. */
+export function containerLogTarget(segments: readonly string[]): ContainerLogTarget | undefined {
+  const [first, namespace, pod, container, ...rest] = segments;
+  if (first !== 'containerLogs' || rest.length > 0 || !namespace || !pod || !container) return undefined;
+  return { namespace, pod, container };
 }
 
 function flag(params: URLSearchParams, name: string): boolean | undefined {
@@ -32,7 +32,7 @@ function count(params: URLSearchParams, name: string): number | undefined {
   const raw = params.get(name);
   if (raw === null || raw === '') return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new InvalidLogQuery(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new InvalidLogQuery(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return value;
 }
 

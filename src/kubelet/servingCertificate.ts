@@ -1,8 +1,8 @@
 /**
  * The kubelet API's serving certificate: the files an operator provides, or else a self-signed
  * EC P-256 certificate for the node's name and addresses, made in-process at start-up (the kubelet
- * does the same when it has no --tls-cert-file). The API server does not verify it unless started
- * with --kubelet-certificate-authority.
+ * does the same when it has no --tls-cert-file), renewed before it expires (selfSignedRenewal.ts).
+ * The API server does not verify it unless started with --kubelet-certificate-authority.
  *
  * Made with @peculiar/x509 on Node's own WebCrypto rather than by running `openssl` (absent from
  * slim images, so the shipped image had no kubelet API) or node-forge (pure-JS RSA only: slow key
@@ -12,7 +12,6 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 
 export interface ServingCertificate {
@@ -83,9 +82,4 @@ export async function selfSignedCertificate(nodeName: string, addresses: readonl
   });
   const key = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { cert: cert.toString('pem') + '\n', key: pem('PRIVATE KEY', key) };
-}
-
-export async function servingCertificateFiles(certPath: string, keyPath: string): Promise<ServingCertificate> {
-  const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')]);
-  return { cert, key };
 }

@@ -29,17 +29,11 @@ export interface StreamOptions {
   readonly command: readonly string[];
 }
 
-/** The target of a streaming path, or undefined when the path is not one. */
-export function streamTarget(pathname: string): StreamTarget | undefined {
-  const parts = pathname.split('/').slice(1);
+/** The target of a streaming path, from its decoded segments (requestTarget.ts), or undefined when the path is not one. */
+export function streamTarget(segments: readonly string[]): StreamTarget | undefined {
+  const parts = [...segments];
   if (parts.at(-1) === '') parts.pop();
-  let decoded: string[];
-  try {
-    decoded = parts.map((p) => decodeURIComponent(p));
-  } catch {
-    return undefined;
-  }
-  const [kind, namespace, pod, ...rest] = decoded;
+  const [kind, namespace, pod, ...rest] = parts;
   if (!namespace || !pod || rest.some((p) => p === '')) return undefined;
   if (kind === 'exec' || kind === 'attach') {
     if (rest.length === 1) return { kind, namespace, pod, container: rest[0] as string };

@@ -1,94 +1,105 @@
 /**
  * The kubelet API's streaming endpoints, `/exec`, `/attach` and `/portForward`, served as
  * WebSocket upgrades (the `ExtendWebSocketsToKubelet` path of the API server: the virtual node
- * declares the feature, the API server proxies the client's WebSocket here unchanged). Every
- * request is authorized as the other kubelet paths are (access.ts: `nodes/proxy`), checked against
- * the provider's pod before the upgrade (so an unknown pod is a plain 404), and counted against
- * the node's cap on concurrent streams. exec and attach speak the `channel.k8s.io` protocols
- * (streamSession.ts); port-forward speaks SPDY tunnelled in the WebSocket, as kubectl sends it
- * (portForwardSession.ts). SPDY upgrades, which only an API server without the feature gates
- * would send, get a clear 400 instead of a hang.
+ * declares the feature, the API server proxies the client's WebSocket here unchanged). exec and
+ * attach speak the `channel.k8s.io` protocols (streamSession.ts); port-forward speaks SPDY
+ * tunnelled in the WebSocket, as kubectl sends it (portForwardSession.ts).
+ *
+ * The `upgrade` listener is where a stranger's bytes arrive first, so, in order: the socket gets
+ * an error listener (an upgraded socket has no other), the target is parsed without throwing
+ * (requestTarget.ts), an upgrade that could never work is refused before any review
+ * (upgradeRequest.ts), the node's slot is taken (streamAdmission.ts), and only then do the
+ * checks run (streamPreparation.ts). The slot is released on every path: refused, the client
+ * gone before, during or after the checks (its `close` is watched from the first moment), or the
+ * session ended. A session ends at the latest after `maxSessionMs`, however busy.
  */
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Pod } from '../adapters/kubernetes/model.js';
+import { systemClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
-import {
-  answerWithTunnelProtocol, offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelRequest,
-} from '../lib/spdy/tunnelProtocol.js';
-import { classify, isClassified, notFound } from '../providers/errors.js';
-import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPodProvider } from '../providers/provider.js';
-import { decideAccess, type AccessReviewer } from './access.js';
-import { CHANNEL_PROTOCOLS, selectChannelProtocol } from './channelProtocol.js';
-import { InvalidStreamRequest, parseStreamOptions, streamTarget, type StreamTarget } from './streamRequest.js';
-import { runPortForwardSession, type PortForwardSessionOptions } from './portForwardSession.js';
-import { runStreamSession } from './streamSession.js';
+import type { Clock, Timer } from '../lib/clock.js';
+import { answerWithTunnelProtocol } from '../lib/spdy/tunnelProtocol.js';
+import type { LegacyPodProvider } from '../providers/provider.js';
+import type { AccessReviewer } from './access.js';
+import { encodeFrame, ERROR, failureStatus, selectChannelProtocol } from './channelProtocol.js';
+import { answerOnSocket } from './httpAnswers.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './readEndpoints.js';
+import { Refusal, refusalOf, type RejectionReporter } from './rejections.js';
+import { parseRequestTarget } from './requestTarget.js';
+import { DEFAULT_STREAM_LIMITS, STREAM_RETRY_AFTER_SECONDS, StreamAdmission, type StreamTicket } from './streamAdmission.js';
+import { prepareStream, type PreparedStream, type StreamCheckContext } from './streamPreparation.js';
+import { upgradeProblem } from './upgradeRequest.js';
 
-export interface StreamRouteOptions {
+export { WEBSOCKET_FEATURE } from './upgradeRequest.js';
+
+/** The bounds of a node's streams (the config file's `kubeletApi.streams`). */
+export interface StreamLimitOptions {
+  /** At most this many exec/attach/port-forward sessions at once on this node; default 64. */
+  readonly maxConcurrentStreams?: number;
+  /** At most this many per user authenticated by token (client-certificate users: not counted per user); default 16. */
+  readonly maxStreamsPerUser?: number;
+  /** At most this many to one pod; default 16. */
+  readonly maxStreamsPerPod?: number;
+  /** A session with no traffic either way for this long is closed; default 4 hours. */
+  readonly streamIdleTimeoutMs?: number;
+  /** A session is closed this long after it opened, however busy; default 24 hours; 0: no limit. */
+  readonly maxSessionMs?: number;
+  /** The largest message a client may send; larger ones close the session with 1009. Default 1 MiB. */
+  readonly maxMessageBytes?: number;
+}
+
+export interface StreamRouteOptions extends StreamLimitOptions {
   readonly nodeName: string;
   readonly provider: Pick<LegacyPodProvider, 'getPod'>;
   readonly reviewer: AccessReviewer;
-  /** At most this many exec/attach/port-forward sessions at once on this node; default 64. */
-  readonly maxConcurrentStreams?: number;
-  /** A session with no traffic either way for this long is closed; default 4 hours. */
-  readonly streamIdleTimeoutMs?: number;
-  /** The largest message a client may send; larger ones close the session with 1009. Default 1 MiB. */
-  readonly maxMessageBytes?: number;
+  /** Where refusals are counted and logged (kubeletServer.ts makes one per server). */
+  readonly report?: RejectionReporter;
+  /** Deadline of the pod check before the upgrade; default 10 s. */
+  readonly requestTimeoutMs?: number;
+  readonly clock?: Clock;
   readonly logger?: Logger;
 }
 
 export interface StreamRoutes {
   /** The `upgrade` listener for the kubelet API's HTTPS server. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Streams in progress or being set up (what the cap counts). */
+  /** Streams in progress or being set up (what the node cap counts). */
   active(): number;
   /** Closes every session (1001, going away) and waits for them to end. */
   close(): Promise<void>;
 }
 
-/** The exact feature name the API server looks for in `status.declaredFeatures`. */
-export const WEBSOCKET_FEATURE = 'ExtendWebSocketsToKubelet';
+export const DEFAULT_MAX_SESSION_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+/** A client that does not answer a close within this long is cut off. */
+const CLOSE_GRACE_MS = 1_000;
 
-class HttpRefusal extends Error {
-  constructor(readonly code: number, message: string) {
-    super(message);
-  }
-}
+const STREAMING = new Set(['exec', 'attach', 'portForward']);
 
-function refuse(socket: Duplex, code: number, message: string): void {
-  const body = `${message}\n`;
-  if (!socket.writable) return void socket.destroy();
-  socket.end(
-    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}\r\n` +
-      'Content-Type: text/plain; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-  );
-}
-
-function offeredProtocols(req: IncomingMessage): string[] {
-  return (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
-}
-
-function hasContainer(pod: Pod, name: string): boolean {
-  const spec = pod.spec;
-  return [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].some((c) => c.name === name);
-}
-
-function providerRefusal(error: unknown): HttpRefusal {
-  const message = error instanceof Error ? error.message : String(error);
-  if (!isClassified(error)) return new HttpRefusal(500, message);
-  const kind = classify(error);
-  return new HttpRefusal(kind === 'not-found' ? 404 : kind === 'invalid-input' ? 400 : 503, message);
+interface Upgrade {
+  readonly req: IncomingMessage;
+  readonly socket: Duplex;
+  readonly head: Buffer;
 }
 
 export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
-  const max = options.maxConcurrentStreams ?? 64;
+  const clock = options.clock ?? systemClock;
+  const admission = new StreamAdmission(options.nodeName, {
+    maxPerNode: options.maxConcurrentStreams ?? DEFAULT_STREAM_LIMITS.maxPerNode,
+    maxPerUser: options.maxStreamsPerUser ?? DEFAULT_STREAM_LIMITS.maxPerUser,
+    maxPerPod: options.maxStreamsPerPod ?? DEFAULT_STREAM_LIMITS.maxPerPod,
+  });
+  const maxSessionMs = options.maxSessionMs ?? DEFAULT_MAX_SESSION_MS;
+  const { nodeName, provider, reviewer } = options;
+  const context: StreamCheckContext = {
+    nodeName, provider, reviewer, clock,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
   const sessions = new Set<Promise<void>>();
-  let reserved = 0;
-  const maxPayload = options.maxMessageBytes ?? 1024 * 1024;
+  const maxPayload = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const channelWss = new WebSocketServer({
     noServer: true, maxPayload, perMessageDeflate: false,
     handleProtocols: (offered) => selectChannelProtocol(offered) ?? false,
@@ -96,142 +107,86 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   const tunnelWss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
   answerWithTunnelProtocol(tunnelWss);
 
-  /** The pod the request names, refused as the kubelet refuses it; its UID is what a session is bound to. */
-  async function checkPod(target: StreamTarget): Promise<string | undefined> {
-    const where = `${target.namespace}/${target.pod}`;
-    let pod: Pod | undefined;
-    try {
-      pod = await options.provider.getPod(target.namespace, target.pod);
-    } catch (error) {
-      throw providerRefusal(error);
-    }
-    if (!pod || (target.uid !== undefined && pod.metadata?.uid !== target.uid)) {
-      throw new HttpRefusal(404, `pod ${where} does not exist on node ${options.nodeName}`);
-    }
-    if (target.container !== undefined && !hasContainer(pod, target.container)) {
-      throw new HttpRefusal(400, `container ${target.container} is not valid for pod ${where}`);
-    }
-    return pod.metadata?.uid;
-  }
+  const refuse = (req: IncomingMessage, socket: Duplex, refusal: Refusal): void => {
+    options.report?.(refusal, { method: req.method, target: req.url, remote: (socket as { remoteAddress?: string }).remoteAddress });
+    answerOnSocket(socket, refusal.code, refusal.message, refusal.headers);
+  };
 
-  /** Hands the socket to `wss` and runs `session` on the WebSocket; the slot is freed when it ends. */
-  function launch(wss: WebSocketServer, req: IncomingMessage, release: () => void, session: (ws: WebSocket) => Promise<void>) {
-    return (socket: Duplex, head: Buffer): void => {
-      let started = false;
-      // ws answers a bad handshake itself without calling back: the slot is freed when the socket goes.
-      socket.once('close', () => {
-        if (!started) release();
+  /** Closes a session that reached `maxSessionMs`: exec and attach get a Failure Status saying so first. */
+  const endAtLimit = (ws: WebSocket, prepared: PreparedStream): void => {
+    if (ws.readyState !== ws.OPEN) return;
+    const seconds = Math.round(maxSessionMs / 1000);
+    const limit = seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
+    const message = `${prepared.description} reached the session limit of ${limit}, closed by Tether`;
+    if (prepared.wire === 'channel') ws.send(encodeFrame(ERROR, JSON.stringify(failureStatus(message, 'Timeout'))), { binary: true });
+    ws.close(1000, 'session limit');
+    clock.setTimer(CLOSE_GRACE_MS, () => ws.terminate());
+  };
+
+  /** Hands the socket to its WebSocket server and runs the session; the ticket is released when it ends. */
+  const launch = (upgrade: Upgrade, ticket: StreamTicket, prepared: PreparedStream, onStart: () => void): void => {
+    const wss = prepared.wire === 'channel' ? channelWss : tunnelWss;
+    wss.handleUpgrade(upgrade.req, upgrade.socket, upgrade.head, (ws) => {
+      onStart();
+      const limit: Timer | undefined = maxSessionMs > 0 ? clock.setTimer(maxSessionMs, () => endAtLimit(ws, prepared)) : undefined;
+      const running = prepared.session(ws).catch((error: unknown) => options.logger?.warn('stream session failed', { stream: prepared.description, error: String(error) }));
+      sessions.add(running);
+      void running.finally(() => {
+        limit?.cancel();
+        sessions.delete(running);
+        ticket.release();
       });
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        started = true;
-        const running = session(ws).catch((error: unknown) => options.logger?.warn('stream session failed', { error: String(error) }));
-        sessions.add(running);
-        void running.finally(() => {
-          sessions.delete(running);
-          release();
-        });
+    });
+  };
+
+  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const target = parseRequestTarget(req.url);
+    if (!target.ok) return refuse(req, socket, new Refusal(400, 'malformed-url', target.message));
+    const first = target.segments[0] ?? '';
+    const problem = upgradeProblem(req, options.nodeName, STREAMING.has(first) ? first : undefined);
+    if (problem) return refuse(req, socket, problem);
+    // The node's slot is taken before the asynchronous checks, so a burst cannot overshoot the cap.
+    const entry = admission.enter();
+    if (!entry.admitted) return refuse(req, socket, new Refusal(429, 'stream-cap', entry.message, { 'Retry-After': String(STREAM_RETRY_AFTER_SECONDS) }));
+    const { ticket } = entry;
+    const gone = new AbortController();
+    let started = false;
+    // Watched from now: a client gone during the checks frees its slot at once and aborts them.
+    socket.once('close', () => {
+      gone.abort(new Error('the client went away'));
+      if (!started) ticket.release();
+    });
+    prepareStream(context, req, target, ticket, gone.signal)
+      .then((prepared) => {
+        if (gone.signal.aborted) return ticket.release();
+        launch({ req, socket, head }, ticket, prepared, () => (started = true));
+        // ws answered the handshake itself without a session (it found the socket unusable): nothing to hold.
+        if (!started) ticket.release();
+      })
+      .catch((error: unknown) => {
+        ticket.release();
+        if (!gone.signal.aborted) refuse(req, socket, refusalOf(error));
       });
-    };
-  }
-
-  async function preparePortForward(req: IncomingMessage, target: StreamTarget, release: () => void): Promise<(socket: Duplex, head: Buffer) => void> {
-    if (!offersTunnelProtocol(req)) {
-      throw new HttpRefusal(400, `Tether's kubelet API (node ${options.nodeName}) serves port-forward as SPDY tunnelled in a WebSocket ` +
-        `(subprotocol ${PORT_FORWARD_TUNNEL_PROTOCOL}, what kubectl 1.31+ sends); offered: ${offeredProtocols(req).join(', ') || 'none'}`);
-    }
-    const provider = options.provider;
-    if (!isPortForwardProvider(provider)) throw new HttpRefusal(501, `the provider of node ${options.nodeName} does not forward ports`);
-    const uid = await checkPod(target);
-    prepareTunnelRequest(req);
-    const { namespace, pod } = target;
-    // A session lives as long as kubectl keeps it (hours, for some); each connection is checked
-    // against the pod it was opened for, so one re-created under the same name is never reached.
-    const forward: PortForwardSessionOptions['forward'] = async (port, connection, signal) => {
-      const now = (await provider.getPod(namespace, pod, signal))?.metadata?.uid;
-      if (now !== uid) {
-        throw notFound(now === undefined
-          ? `pod ${namespace}/${pod} no longer exists on node ${options.nodeName}`
-          : `pod ${namespace}/${pod} is no longer the pod this port-forward was opened for (uid ${uid ?? 'none'}, now ${now})`);
-      }
-      return provider.portForward(namespace, pod, port, connection, signal);
-    };
-    return launch(tunnelWss, req, release, (ws) => runPortForwardSession({
-      socket: ws,
-      pod: `${namespace}/${pod}${target.uid ? `, uid ${target.uid}` : ''}`,
-      forward,
-      ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-    }));
-  }
-
-  async function prepare(req: IncomingMessage, url: URL, release: () => void): Promise<(socket: Duplex, head: Buffer) => void> {
-    const access = await decideAccess(options.reviewer, options.nodeName, req, url.pathname);
-    if (!access.allowed) throw new HttpRefusal(access.code, access.message);
-    const target = streamTarget(url.pathname);
-    if (!target) throw new HttpRefusal(404, `no such streaming endpoint on Tether's kubelet API: ${url.pathname}`);
-    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
-      throw new HttpRefusal(400, `Tether's kubelet API (node ${options.nodeName}) serves ${target.kind} over WebSockets only ` +
-        `(${target.kind === 'portForward' ? PORT_FORWARD_TUNNEL_PROTOCOL : CHANNEL_PROTOCOLS.join(', ')}), not ${req.headers.upgrade ?? 'a plain request'}; the API server needs the ` +
-        `${WEBSOCKET_FEATURE} and NodeDeclaredFeatures feature gates (on by default since Kubernetes 1.36) and a WebSocket client (kubectl 1.31+)`);
-    }
-    if (target.kind === 'portForward') return preparePortForward(req, target, release);
-    const provider = options.provider;
-    const streamOptions = parseStreamOptions(target.kind, url.searchParams);
-    const protocol = selectChannelProtocol(offeredProtocols(req));
-    if (!protocol) throw new HttpRefusal(400, `none of the offered WebSocket subprotocols is supported; Tether speaks ${CHANNEL_PROTOCOLS.join(', ')}`);
-    const container = target.container as string;
-    const { namespace, pod } = target;
-    const ref = { namespace, pod, container };
-    let run: Parameters<typeof runStreamSession>[0]['run'];
-    if (target.kind === 'exec') {
-      if (!isExecProvider(provider)) throw new HttpRefusal(501, `the provider of node ${options.nodeName} does not run commands in containers`);
-      run = (streams, signal) => provider.runInContainer(ref, streamOptions.command, streams, signal);
-    } else {
-      if (!isAttachProvider(provider)) throw new HttpRefusal(501, `the provider of node ${options.nodeName} does not attach to containers`);
-      run = (streams, signal) => provider.attachToContainer(ref, streams, signal);
-    }
-    await checkPod(target);
-    return launch(channelWss, req, release, (ws) => runStreamSession({
-      socket: ws,
-      protocol,
-      options: streamOptions,
-      run,
-      ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-      description: `${target.kind} in ${namespace}/${pod}/${container}`,
-    }));
-  }
+  };
 
   return {
     handleUpgrade(req, socket, head) {
-      const url = new URL(req.url ?? '/', 'https://kubelet');
-      // The slot is taken before the asynchronous checks, so a burst cannot overshoot the cap.
-      if (reserved >= max) return refuse(socket, 429, `too many concurrent streams on node ${options.nodeName} (at most ${max}); try again later`);
-      reserved++;
-      let released = false;
-      const release = (): void => {
-        if (released) return;
-        released = true;
-        reserved--;
-      };
+      // First of all: an upgraded socket has no other error listener, and an unheard 'error' ends the process.
       socket.on('error', () => undefined);
-      prepare(req, url, release)
-        .then((upgrade) => upgrade(socket, head))
-        .catch((error: unknown) => {
-          const refusal = error instanceof HttpRefusal ? error
-            : error instanceof InvalidStreamRequest ? new HttpRefusal(400, error.message)
-            : providerRefusal(error);
-          if (refusal.code >= 500) options.logger?.warn('kubelet API stream refused', { url: req.url, error: refusal.message });
-          release();
-          refuse(socket, refusal.code, refusal.message);
-        });
+      try {
+        accept(req, socket, head);
+      } catch (error) {
+        // Not expected (every step above is guarded); if it happens, it costs this connection only.
+        options.logger?.error('kubelet API upgrade handler threw', { error: String(error) });
+        refuse(req, socket, new Refusal(500, 'internal', 'Internal Server Error'));
+      }
     },
-    active: () => reserved,
+    active: () => admission.active,
     async close() {
       for (const client of [...channelWss.clients, ...tunnelWss.clients]) {
         client.close(1001, 'Tether is shutting down');
         // A client that does not answer the close is cut off rather than waited for.
-        setTimeout(() => client.terminate(), 1_000).unref();
+        setTimeout(() => client.terminate(), CLOSE_GRACE_MS).unref();
       }
       await Promise.all([...sessions]);
       await Promise.all([channelWss, tunnelWss].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));

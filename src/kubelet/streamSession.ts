@@ -6,10 +6,16 @@
  * with a Failure Status; a protocol error ends with close code 1002; a client that goes away
  * aborts the provider's call. The returned promise settles only when the provider's call has
  * settled and the socket is closed, so a caller counting sessions never leaks one.
+ * Backpressure both ways: stdin the provider does not take stops the reading of the client's
+ * socket once the stdin buffer (16 KiB) is full, so Tether holds at most that plus one read of
+ * the socket (64 KiB); resizes are the newest size only (LatestValue), however many the client
+ * sends; an output write resolves once its frame has left for the kernel, so a client that does
+ * not read stalls the provider with at most one frame per output channel held.
  */
 import { PassThrough } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
 import type { Logger } from '../adapters/logger.js';
+import { LatestValue } from '../lib/latestValue.js';
 import type { ContainerStreams, TerminalSize } from '../providers/provider.js';
 import {
   decodeClientFrame, encodeFrame, ERROR, exitStatus, failureStatus, STDERR, STDIN, STDOUT,
@@ -47,7 +53,7 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
   const idleTimeoutMs = session.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
   const abort = new AbortController();
   const stdin = new PassThrough();
-  const resize = new PassThrough({ objectMode: true });
+  const resize = new LatestValue<TerminalSize>();
   const closed = new Promise<void>((resolve) => {
     if (socket.readyState === WebSocket.CLOSED) resolve();
     else socket.once('close', () => resolve());
@@ -56,7 +62,7 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
 
   const endInputs = (): void => {
     if (!stdin.writableEnded) stdin.end();
-    if (!resize.writableEnded) resize.end();
+    resize.end();
   };
   /** Ends the session from our side: `status` on the error channel (if any), then close. */
   const finish = (code: number, reason: string, status?: EndStatus): void => {
@@ -65,6 +71,8 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     clearTimeout(idle);
     endInputs();
     abort.abort(new Error(reason || 'stream ended'));
+    // A socket paused for stdin must read again, or the client's close reply is never seen.
+    if (socket.isPaused) socket.resume();
     if (socket.readyState !== WebSocket.OPEN) return;
     if (status) socket.send(encodeFrame(ERROR, JSON.stringify(status)), { binary: true });
     socket.close(code, reason);
@@ -89,13 +97,16 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     switch (frame.type) {
       case 'stdin':
         if (!options.stdin || stdin.writableEnded) return;
-        if (!stdin.write(frame.data)) {
+        // The messages of one read of the socket still come once it is paused: one listener for them all.
+        if (!stdin.write(frame.data) && !socket.isPaused) {
           socket.pause();
-          stdin.once('drain', () => socket.resume());
+          stdin.once('drain', () => {
+            if (!ended) socket.resume();
+          });
         }
         return;
       case 'resize':
-        if (options.tty && !resize.writableEnded) resize.write({ width: frame.width, height: frame.height } satisfies TerminalSize);
+        if (options.tty) resize.set({ width: frame.width, height: frame.height });
         return;
       case 'close':
         if (frame.channel === STDIN && !stdin.writableEnded) stdin.end();

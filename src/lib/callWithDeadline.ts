@@ -1,3 +1,4 @@
+import { onAbort } from './abortFanOut.js';
 import type { Clock } from './clock.js';
 
 /** A call that did not answer within its deadline. Unclassified, so providers' `classify` reads it as transient. */
@@ -21,32 +22,31 @@ export function callWithDeadline<T>(
   timeoutError: (ms: number) => unknown = (after) => new DeadlineExceededError(after),
 ): Promise<T> {
   const controller = new AbortController();
-  const onParentAbort = (): void => controller.abort(parent?.reason);
-  if (parent?.aborted === true) controller.abort(parent.reason);
-  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  // One listener on the parent however many calls share it (a fence, a stop signal): abortFanOut.ts.
+  const leaveParent = parent ? onAbort(parent, () => controller.abort(parent.reason)) : (): void => undefined;
   const timer = clock.setTimer(ms, () => controller.abort(timeoutError(ms)));
   const cleanup = (): void => {
     timer.cancel();
-    parent?.removeEventListener('abort', onParentAbort);
+    leaveParent();
   };
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
+    const abandon = (): void => {
       cleanup();
       reject(controller.signal.reason);
     };
     if (controller.signal.aborted) {
-      onAbort();
+      abandon();
       return;
     }
-    controller.signal.addEventListener('abort', onAbort, { once: true });
+    controller.signal.addEventListener('abort', abandon, { once: true });
     call(controller.signal).then(
       (value) => {
-        controller.signal.removeEventListener('abort', onAbort);
+        controller.signal.removeEventListener('abort', abandon);
         cleanup();
         resolve(value);
       },
       (err: unknown) => {
-        controller.signal.removeEventListener('abort', onAbort);
+        controller.signal.removeEventListener('abort', abandon);
         cleanup();
         reject(err);
       },

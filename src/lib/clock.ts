@@ -2,6 +2,8 @@
  * Time as a value: actors, supervisors and providers take a Clock so that backoff, intensity
  * windows, lease renewals and start latencies are tested by advancing a manual clock, not by sleeping.
  */
+import { onAbort } from './abortFanOut.js';
+
 export interface Timer {
   cancel(): void;
 }
@@ -20,14 +22,14 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
       reject(signal.reason);
       return;
     }
-    const onAbort = (): void => {
-      timer.cancel();
-      reject(signal?.reason);
-    };
+    let leave = (): void => undefined;
     const timer = clock.setTimer(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
+      leave();
       resolve();
     });
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal) leave = onAbort(signal, () => {
+      timer.cancel();
+      reject(signal.reason);
+    });
   });
 }

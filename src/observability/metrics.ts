@@ -31,6 +31,8 @@ export class TetherMetrics {
   private readonly providerCalls: Counter<'node' | 'method' | 'outcome'>;
   private readonly providerLatency: Histogram<'node' | 'method' | 'outcome'>;
   private readonly statusLatency: Histogram<'node'>;
+  private readonly kubeletRejections: Counter<'node' | 'reason'>;
+  private readonly uncaughtErrors: Counter<'kind'>;
   private agent: AgentView | undefined;
   private readonly ignoredSources = new Map<string, () => number>();
   private readonly reflectionSources = new Map<string, () => readonly ReflectionFigures[]>();
@@ -44,6 +46,8 @@ export class TetherMetrics {
     this.providerCalls = new Counter({ name: 'tether_provider_calls_total', help: 'Provider calls by method and outcome.', labelNames: ['node', 'method', 'outcome'], registers });
     this.providerLatency = new Histogram({ name: 'tether_provider_call_duration_seconds', help: 'Provider call latency by method and outcome.', labelNames: ['node', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers });
     this.statusLatency = new Histogram({ name: 'tether_pod_status_write_latency_seconds', help: 'From a provider status reaching its pod actor to the host pod carrying it.', labelNames: ['node'], buckets: LATENCY_BUCKETS, registers });
+    this.kubeletRejections = new Counter({ name: 'tether_kubelet_rejected_requests_total', help: "Requests and connections the kubelet API refused, by node and reason (src/kubelet/rejections.ts).", labelNames: ['node', 'reason'], registers });
+    this.uncaughtErrors = new Counter({ name: 'tether_process_uncaught_errors_total', help: 'Uncaught exceptions and unhandled rejections the process survived or exited on, by kind.', labelNames: ['kind'], registers });
     this.treeGauges(registers);
     this.rateLimiterGauges(registers);
     const ignored = this.ignoredSources;
@@ -94,6 +98,16 @@ export class TetherMetrics {
 
   recordStatusLatency(node: string, seconds: number): void {
     this.statusLatency.observe({ node }, seconds);
+  }
+
+  /** A kubelet API refusal on `node` (the kubelet server's `rejections` sink). */
+  recordKubeletRejection(node: string, reason: string): void {
+    this.kubeletRejections.inc({ node, reason });
+  }
+
+  /** An error that reached the process's uncaughtException/unhandledRejection handler. */
+  recordUncaughtError(kind: 'uncaughtException' | 'unhandledRejection'): void {
+    this.uncaughtErrors.inc({ kind });
   }
 
   recordProviderCall(node: string, method: string, outcome: CallOutcome, seconds: number): void {

@@ -61,6 +61,19 @@ void t.test('once the kubelet API listens, /readyz passes', async (t) => {
   t.equal(res.status, 200);
 });
 
+void t.test('a kubelet API refusal is counted on /metrics by node and reason', async (t) => {
+  const port = await freePort();
+  const url = await start(t, port);
+  const { connect } = await import('node:tls');
+  await new Promise<void>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => socket.end('GET /%zz HTTP/1.1\r\nHost: k\r\n\r\n'));
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve());
+  });
+  t.match(await (await fetch(`${url}/metrics`)).text(), /tether_kubelet_rejected_requests_total\{node="vk-ready",reason="malformed-url"\} 1\n/);
+});
+
 void t.test('the actor tree bound beyond loopback asks for a reviewed identity; the probes do not', async (t) => {
   const tree = new FakeTree();
   tree.addNode('vk-ready');

@@ -133,3 +133,17 @@ t.test('TETHER_NODE_INTERNAL_IP (the pod IP, in the chart) gives every node with
   const missing = parseConfig(text, 'f.yaml', { env: {} });
   t.match(missing.ok ? [] : missing.problems, [/nodes\[0\]\.internalIP: missing/]);
 });
+
+t.test('kubeletApi: the request deadline and the streams\' bounds, checked field by field', async (t) => {
+  const node = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated } }]\n';
+  const ok = parseConfig(`kubeletApi: { requestTimeoutSeconds: 5, streams: { maxPerNode: 32, maxPerUser: 4, maxPerPod: 8, idleTimeoutSeconds: 600, maxSessionSeconds: 0, maxMessageBytes: 65536 } }\n${node}`, 'f.yaml', { env: {} });
+  t.match(ok, { ok: true, config: { kubeletApi: { requestTimeoutSeconds: 5, streams: { maxPerNode: 32, maxPerUser: 4, maxPerPod: 8, idleTimeoutSeconds: 600, maxSessionSeconds: 0, maxMessageBytes: 65536 } } } });
+  const bad = parseConfig(`kubeletApi: { requestTimeoutSeconds: 0, streams: { maxPerNode: 0, maxPerUser: 1.5, maxSessionSeconds: -1, maxMessageBytes: 1073741824, maxStreams: 3 } }\n${node}`, 'f.yaml', { env: {} });
+  const problems = bad.ok ? '' : bad.problems.join('\n');
+  t.match(problems, /kubeletApi\.requestTimeoutSeconds: expected a positive number, got 0/);
+  t.match(problems, /kubeletApi\.streams\.maxPerNode: expected a positive integer, got 0/);
+  t.match(problems, /kubeletApi\.streams\.maxPerUser: expected a positive integer, got 1\.5/);
+  t.match(problems, /kubeletApi\.streams\.maxSessionSeconds: expected a non-negative number, got -1/);
+  t.match(problems, /kubeletApi\.streams\.maxMessageBytes: expected a positive integer up to 67108864 \(64 MiB\)/);
+  t.match(problems, /kubeletApi\.streams\.maxStreams: unknown field; expected one of: maxPerNode, maxPerUser, maxPerPod/);
+});

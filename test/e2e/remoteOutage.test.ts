@@ -111,10 +111,12 @@ t.test('remote outages, a Tether killed during one, and a StatefulSet pod delete
     if (remoteUids.length !== count || new Set(remoteUids).size !== count || !remoteUids.every((u) => u !== undefined && hostUids.has(u))) return undefined;
     return h;
   };
+  /** `check` holds for each of exactly `count` pods: an empty or short list (a failed read) never passes. */
+  const eachOf = (pods: KubeObject[], count: number, check: (p: KubeObject) => boolean): boolean => pods.length === count && pods.every(check);
   /** The invariant that matters to Services: no Ready=True pod while the node is NotReady. */
   const noReadyPodOnNotReadyNode = async (): Promise<boolean> => {
     if ((await nodeReady()) === 'True') return true;
-    return (await hostPods()).every((p) => condition(p, 'Ready')?.status !== 'True');
+    return eachOf(await hostPods(), 4, (p) => condition(p, 'Ready')?.status !== 'True');
   };
 
   startTether();
@@ -139,6 +141,7 @@ t.test('remote outages, a Tether killed during one, and a StatefulSet pod delete
     t.equal(after?.status, 'True');
     t.equal(after?.lastTransitionTime, before?.lastTransitionTime, 'the node never left Ready');
     const pods = await hostPods();
+    t.equal(pods.length, 4, 'the four pods');
     t.ok(pods.every((p) => condition(p, 'Ready')?.status === 'True' && condition(p, 'Ready')?.lastTransitionTime === podsBefore.get(p.metadata.uid)), 'no pod left Ready');
     await waitFor('still converged', () => converged(4), { timeoutMs: 60_000 });
   });
@@ -146,7 +149,7 @@ t.test('remote outages, a Tether killed during one, and a StatefulSet pod delete
   await t.test('a remote outage longer than the bound: NotReady and every pod Ready=False; Ready again afterwards', async (t) => {
     await stopRemote();
     await waitFor('the virtual node NotReady', async () => (await nodeReady()) === 'False', { timeoutMs: 120_000 });
-    await waitFor('every pod Ready=False (VirtualNodeNotReady)', async () => (await hostPods()).every((p) => condition(p, 'Ready')?.reason === 'VirtualNodeNotReady' && condition(p, 'Ready')?.status === 'False'), { timeoutMs: 60_000 });
+    await waitFor('every pod Ready=False (VirtualNodeNotReady)', async () => eachOf(await hostPods(), 4, (p) => condition(p, 'Ready')?.reason === 'VirtualNodeNotReady' && condition(p, 'Ready')?.status === 'False'), { timeoutMs: 60_000 });
     t.ok(await noReadyPodOnNotReadyNode());
     await startRemote();
     await waitFor('the virtual node Ready again', async () => (await nodeReady()) === 'True', { timeoutMs: 120_000 });
@@ -159,10 +162,10 @@ t.test('remote outages, a Tether killed during one, and a StatefulSet pod delete
     // Killed before it could notice (the bound is FAILURE_THRESHOLD pings): nothing is marked yet.
     tether?.child.kill('SIGKILL');
     t.equal((await tether?.done)?.signal, 'SIGKILL');
-    t.ok((await hostPods()).every((p) => condition(p, 'Ready')?.status === 'True'), 'the pods still show Ready when Tether dies');
+    t.ok(eachOf(await hostPods(), 4, (p) => condition(p, 'Ready')?.status === 'True'), 'the four pods still show Ready when Tether dies');
     startTether();
     await waitFor('the virtual node NotReady after the restart', async () => (await nodeReady()) === 'False', { timeoutMs: 120_000 });
-    await waitFor('every pod marked Ready=False by the restarted Tether', async () => (await hostPods()).every((p) => condition(p, 'Ready')?.reason === 'VirtualNodeNotReady' && condition(p, 'Ready')?.status === 'False'), { timeoutMs: 60_000 });
+    await waitFor('every pod marked Ready=False by the restarted Tether', async () => eachOf(await hostPods(), 4, (p) => condition(p, 'Ready')?.reason === 'VirtualNodeNotReady' && condition(p, 'Ready')?.status === 'False'), { timeoutMs: 60_000 });
     t.ok(await noReadyPodOnNotReadyNode());
     await startRemote();
     await waitFor('the virtual node Ready again', async () => (await nodeReady()) === 'True', { timeoutMs: 120_000 });

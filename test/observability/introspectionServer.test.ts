@@ -53,7 +53,8 @@ t.test('GET /actors: the whole tree in pre-order, children in path order', async
 t.test('GET /actors: node, namespace, pod, path and depth select a part', async (t) => {
   const server = await serve(t, sampleTree());
   const node = await page(server, '?node=vk-b');
-  t.ok(node.items.every((i) => i.path.startsWith('tether/node-vk-b')));
+  t.equal(node.items.length, 8, "vk-b's subtree: the node, its lease, node actor, pod controller, shard group, two shards and one pod");
+  t.ok(node.items.every((i) => i.path.startsWith('tether/node-vk-b')), 'nothing of vk-a');
   t.same((await page(server, '?namespace=shop')).items.map((i) => i.summary?.['name']), ['web-1', 'web-2']);
   t.same((await page(server, '?pod=blog/db-0')).items.map((i) => i.path), ['tether/node-vk-b/pods/shard-00/uid-3']);
   t.same((await page(server, '?namespace=shop&pod=web-2')).items.map((i) => i.summary?.['name']), ['web-2']);

@@ -21,3 +21,19 @@ t.test('Service reflection per namespace: counts, taken names, a failing pass', 
   figures = [];
   t.notMatch(await metrics.registry.metrics(), /namespace="shop"/, 'a namespace no longer reflected is gone from the next scrape');
 });
+
+t.test('kubelet API refusals by node and reason, and uncaught errors by kind, as counters', async (t) => {
+  const metrics = new TetherMetrics({ processMetrics: false });
+  metrics.recordKubeletRejection('vk-1', 'malformed-url');
+  metrics.recordKubeletRejection('vk-1', 'malformed-url');
+  metrics.recordKubeletRejection('vk-2', 'stream-cap');
+  metrics.recordUncaughtError('unhandledRejection');
+  const text = await metrics.registry.metrics();
+  for (const line of [
+    '# TYPE tether_kubelet_rejected_requests_total counter',
+    'tether_kubelet_rejected_requests_total{node="vk-1",reason="malformed-url"} 2',
+    'tether_kubelet_rejected_requests_total{node="vk-2",reason="stream-cap"} 1',
+    '# TYPE tether_process_uncaught_errors_total counter',
+    'tether_process_uncaught_errors_total{kind="unhandledRejection"} 1',
+  ]) t.ok(text.includes(line), line);
+});

@@ -19,8 +19,12 @@ export interface NodeRequestAttributes {
 }
 
 export interface AccessReviewer {
-  /** The token's user, or undefined when the API server does not authenticate it. Rejects when the review fails. */
-  reviewToken(token: string): Promise<UserInfo | undefined>;
+  /**
+   * The token's user, or undefined when the API server does not authenticate it. Rejects when the
+   * review fails. `source` is the caller's network address, for a wrapper's per-address limit
+   * (kubelet/boundedReviewer.ts); it is not sent to the API server.
+   */
+  reviewToken(token: string, source?: string): Promise<UserInfo | undefined>;
   /** Whether `user` may do `attributes`, and why not. Rejects when the review fails. */
   authorize(user: UserInfo, attributes: NodeRequestAttributes): Promise<{ allowed: boolean; reason?: string }>;
 }

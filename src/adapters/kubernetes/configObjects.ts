@@ -1,13 +1,12 @@
 /**
  * Reads ConfigMaps and Secrets from a cluster, as the data a pod's env and volumes see: what the
  * simulated provider's exec resolves against (providers/simulated/configSource.ts has the
- * interface this satisfies). Each read has a deadline; a missing object is undefined, any other
- * failure rejects (KubeApiError).
+ * interface this satisfies). Each read has a deadline that abandons the request itself, as the
+ * caller's signal does; a missing object is undefined, any other failure rejects (KubeApiError).
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { systemClock } from '../clock.js';
-import { callWithDeadline } from '../../lib/callWithDeadline.js';
-import { isApiErrorKind, translateErrors } from './errors.js';
+import { CoreV1Api, type ConfigurationOptions, type KubeConfig } from '@kubernetes/client-node';
+import { boundedRead } from './boundedRead.js';
+import { isApiErrorKind } from './errors.js';
 
 type Data = Readonly<Record<string, string>>;
 
@@ -22,9 +21,9 @@ function decoded(data: Record<string, string> | undefined): Record<string, strin
 
 export function createConfigObjectReader(kubeConfig: KubeConfig, timeoutMs = 10_000): ConfigObjectReader {
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const read = async <T>(what: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T | undefined> => {
+  const read = async <T>(what: string, signal: AbortSignal | undefined, fn: (request: ConfigurationOptions) => Promise<T>): Promise<T | undefined> => {
     try {
-      return await callWithDeadline(systemClock, timeoutMs, signal, () => translateErrors(what, fn));
+      return await boundedRead(what, { timeoutMs, ...(signal ? { signal } : {}) }, fn);
     } catch (error) {
       if (isApiErrorKind(error, 'notFound')) return undefined;
       throw error;
@@ -32,11 +31,11 @@ export function createConfigObjectReader(kubeConfig: KubeConfig, timeoutMs = 10_
   };
   return {
     async configMap(namespace, name, signal) {
-      const cm = await read(`read configmap ${namespace}/${name}`, signal, () => core.readNamespacedConfigMap({ namespace, name }));
+      const cm = await read(`read configmap ${namespace}/${name}`, signal, (request) => core.readNamespacedConfigMap({ namespace, name }, request));
       return cm === undefined ? undefined : { ...decoded(cm.binaryData), ...cm.data };
     },
     async secret(namespace, name, signal) {
-      const secret = await read(`read secret ${namespace}/${name}`, signal, () => core.readNamespacedSecret({ namespace, name }));
+      const secret = await read(`read secret ${namespace}/${name}`, signal, (request) => core.readNamespacedSecret({ namespace, name }, request));
       return secret === undefined ? undefined : { ...decoded(secret.data), ...secret.stringData };
     },
   };

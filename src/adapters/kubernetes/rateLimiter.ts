@@ -11,6 +11,7 @@
  * key still waiting (the older one is never sent and rejects with {@link SupersededError}), and
  * requests with one key run one at a time, in order, so an older write can never land last.
  */
+import { onAbort } from '../../lib/abortFanOut.js';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
 
@@ -122,7 +123,7 @@ export class RateLimiter implements RequestScheduler {
         reject(signal.reason);
         return;
       }
-      const forget = (): void => signal?.removeEventListener('abort', onAbort);
+      let forget = (): void => undefined;
       const start = (): void => {
         forget();
         let running: Promise<T>;
@@ -148,7 +149,7 @@ export class RateLimiter implements RequestScheduler {
       };
       let slot: Waiting | undefined;
       // Aborted while still waiting (its node's lock is lost): leave the queue, never run.
-      const onAbort = (): void => {
+      const leaveQueue = (): void => {
         if (slot === undefined) return;
         if (slot.start !== start) return;
         // The slot may be an older request's, in its class's queue: look in every class.
@@ -161,7 +162,8 @@ export class RateLimiter implements RequestScheduler {
         slot = undefined;
         reject(signal?.reason);
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // One listener on the fence however many requests wait on it (abortFanOut.ts).
+      if (signal) forget = onAbort(signal, leaveQueue);
       const older = key === undefined ? undefined : this.waitingByKey.get(key);
       if (older && key !== undefined) {
         // Take the older request's place (it has waited longer) and drop it unsent.

@@ -6,10 +6,13 @@
  */
 import { parseArgs } from 'node:util';
 import { KubeconfigError } from '../../adapters/kubernetes/kubeconfig.js';
+import { pinoLogger } from '../../adapters/pinoLogger.js';
 import { startAgentFromConfig, type RunningAgent } from '../../app/agentFromConfig.js';
 import { ProviderSetupError } from '../../app/providerFactory.js';
-import { CONFIG_ENV, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfigFile, OVERRIDES, type FlagValues } from '../../config/index.js';
+import { CONFIG_ENV, DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfigFile, OVERRIDES, type FlagValues } from '../../config/index.js';
+import { TetherMetrics } from '../../observability/metrics.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_REFUSED, usageError, type Io } from '../io.js';
+import { installProcessErrorPolicy } from '../processErrorPolicy.js';
 
 const overrideHelp = OVERRIDES.map((o) => `  --${`${o.flag} ${o.kind === 'boolean' ? '' : 'VALUE'}`.padEnd(28)} ${o.field.join('.')}: ${o.help} [${o.env}]`).join('\n');
 
@@ -32,6 +35,8 @@ export interface RunDeps {
   readonly env?: NodeJS.ProcessEnv;
   /** Where signals come from; the process by default. */
   readonly signals?: Pick<NodeJS.Process, 'on' | 'off'>;
+  /** Where uncaught errors come from (processErrorPolicy.ts); the process by default. */
+  readonly errors?: Pick<NodeJS.Process, 'on' | 'off'>;
 }
 
 export async function runCommand(args: readonly string[], io: Io, deps: RunDeps = {}): Promise<number> {
@@ -74,10 +79,21 @@ export async function runCommand(args: readonly string[], io: Io, deps: RunDeps 
       resolve(EXIT_FAILED);
     };
   });
+  const logger = pinoLogger({ level: config.logLevel ?? DEFAULT_LOG_LEVEL });
+  const metrics = new TetherMetrics();
+  // From here on, an error nothing caught is logged and counted; only a failed invariant shuts down.
+  const uninstall = installProcessErrorPolicy({
+    target: deps.errors ?? process,
+    logger,
+    count: (kind) => metrics.recordUncaughtError(kind),
+    onInvariantFailure: (e) => fatal?.(e),
+    exit: (exitCode) => process.exit(exitCode),
+  });
   let running: RunningAgent;
   try {
-    running = await startAgentFromConfig(config, { env, onFatal: (e) => fatal?.(e) });
+    running = await startAgentFromConfig(config, { env, logger, metrics, onFatal: (e) => fatal?.(e) });
   } catch (error) {
+    uninstall();
     const refused = error instanceof KubeconfigError || error instanceof ProviderSetupError;
     io.err(`tether run: ${refused ? 'refusing to start: ' : ''}${error instanceof Error ? error.message : String(error)}`);
     return refused ? EXIT_REFUSED : EXIT_FAILED;
@@ -92,6 +108,7 @@ export async function runCommand(args: readonly string[], io: Io, deps: RunDeps 
   const startedAt = Date.now();
   const outcome = await running.stop();
   running.logger.info(outcome === 'clean' ? 'stopped' : 'shutdown bound reached; exiting anyway', { ms: Date.now() - startedAt });
+  uninstall();
   if (code !== EXIT_OK) return code;
   return outcome === 'clean' ? EXIT_OK : EXIT_FAILED;
 }

@@ -2,16 +2,28 @@
  * SPDY/3 frames (draft-mbelshe-httpbis-spdy-00, section 2.2), as Go's moby/spdystream writes and
  * reads them for Kubernetes port-forward: decoded incrementally from a byte stream (a frame may
  * span many WebSocket messages, and one message may hold several frames) and encoded one by one.
- * Pure: header blocks are handed on still compressed (headerCompression.ts inflates them).
+ * Pure: header blocks are handed on still compressed (headerBlock.ts inflates them). Bounded: the
+ * bytes not yet read are a chunk list (byteQueue.ts: linear work however the bytes are split), a
+ * frame over the reader's limit is refused from its header, and frames are parsed one `read()` at
+ * a time, so a consumer that stops reading holds bytes, not parsed frames.
  * Written by hand: the only npm SPDY library (spdy-transport, last released in 2018) enforces flow
  * control windows that spdystream never replenishes (it sends no WINDOW_UPDATE), so a forwarded
  * response over 64 KiB would stall; and it cannot be given limits on frame sizes.
  */
+import { ByteQueue } from './byteQueue.js';
+
 export const SPDY_VERSION = 3;
 
-const FRAME_HEADER_BYTES = 8;
+export const FRAME_HEADER_BYTES = 8;
 /** A frame's length field is 24 bits. */
 export const MAX_FRAME_PAYLOAD = 0xffffff;
+/** The largest frame a reader accepts unless told otherwise (spdystream writes data frames of 32 KiB). */
+export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * The largest WebSocket message of the tunnel (ws `maxPayload`, both sides): client-go writes one
+ * frame per message, so the largest frame and its header.
+ */
+export const MAX_TUNNEL_MESSAGE_BYTES = DEFAULT_MAX_FRAME_BYTES + FRAME_HEADER_BYTES;
 
 export const FLAG_FIN = 0x01;
 export const FLAG_UNIDIRECTIONAL = 0x02;
@@ -78,45 +90,89 @@ function controlFrame(type: number, flags: number, p: Buffer): Frame | FrameErro
   }
 }
 
-/** Splits a byte stream into frames; after an error it reads nothing more. */
+/** One step of reading: the next frame, why the stream cannot be read on, or (undefined) not enough bytes yet. */
+export type ReadStep = { readonly frame: Frame } | { readonly error: FrameError };
+
+interface FrameHead {
+  readonly control: boolean;
+  readonly word0: number;
+  readonly flags: number;
+  readonly length: number;
+}
+
+/**
+ * Splits a byte stream into frames, one `read()` at a time, so a consumer that falls behind leaves
+ * the bytes as bytes (a chunk list, byteQueue.ts) rather than as parsed frames. A frame's length is
+ * checked as soon as its 8-byte header is in, before any of its payload is held. After an error it
+ * reads nothing more and holds nothing.
+ */
 export class FrameReader {
-  private pending: Buffer = Buffer.alloc(0);
+  private readonly queue = new ByteQueue();
+  private readonly scratch = Buffer.alloc(FRAME_HEADER_BYTES);
+  /** The header of the frame being received, once its 8 bytes are in. */
+  private head: FrameHead | undefined;
   private failed: FrameError | undefined;
 
   /** `maxPayload`: the largest frame accepted (a larger one is an error, not a buffered allocation). */
-  constructor(private readonly maxPayload: number = 1024 * 1024) {}
+  constructor(private readonly maxPayload: number = DEFAULT_MAX_FRAME_BYTES) {}
 
-  push(chunk: Buffer): ReadResult {
-    if (this.failed) return { frames: [], error: this.failed };
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    const frames: Frame[] = [];
-    while (this.pending.length >= FRAME_HEADER_BYTES) {
-      const b = this.pending;
-      const length = b.readUInt32BE(4) & 0xffffff;
-      if (length > this.maxPayload) return this.fail(frames, { reason: `frame of ${length} bytes exceeds the limit of ${this.maxPayload}`, tooLarge: true });
-      if (b.length < FRAME_HEADER_BYTES + length) break;
-      const flags = b[4] as number;
-      const payload = b.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length);
-      this.pending = b.subarray(FRAME_HEADER_BYTES + length);
-      if ((b[0] as number) & 0x80) {
-        const version = b.readUInt16BE(0) & 0x7fff;
-        if (version !== SPDY_VERSION) return this.fail(frames, { reason: `unsupported SPDY version ${version}`, tooLarge: false });
-        const frame = controlFrame(b.readUInt16BE(2), flags, payload);
-        if (!('type' in frame)) return this.fail(frames, frame);
-        frames.push(frame);
-      } else {
-        const streamId = streamIdAt(b, 0);
-        if (streamId === 0) return this.fail(frames, { reason: 'data frame for stream 0', tooLarge: false });
-        frames.push({ type: 'data', streamId, fin: (flags & FLAG_FIN) !== 0, data: Buffer.from(payload) });
+  /** Bytes held: at most one partial frame (8 + maxPayload) plus whatever was written and not yet read. */
+  get buffered(): number {
+    return this.queue.length;
+  }
+
+  /** Bytes copied since the start; linear in the bytes written (each is copied at most twice). */
+  get bytesCopied(): number {
+    return this.queue.bytesCopied;
+  }
+
+  write(chunk: Buffer): void {
+    if (!this.failed) this.queue.push(chunk);
+  }
+
+  read(): ReadStep | undefined {
+    if (this.failed) return { error: this.failed };
+    if (!this.head) {
+      if (this.queue.length < FRAME_HEADER_BYTES) return undefined;
+      this.queue.peek(this.scratch, FRAME_HEADER_BYTES);
+      const word1 = this.scratch.readUInt32BE(4);
+      this.head = { control: ((this.scratch[0] as number) & 0x80) !== 0, word0: this.scratch.readUInt32BE(0), flags: word1 >>> 24, length: word1 & 0xffffff };
+      if (this.head.length > this.maxPayload) {
+        return this.fail({ reason: `frame of ${this.head.length} bytes exceeds the limit of ${this.maxPayload}`, tooLarge: true });
       }
+    }
+    const { control, word0, flags, length } = this.head;
+    if (this.queue.length < FRAME_HEADER_BYTES + length) return undefined;
+    this.head = undefined;
+    this.queue.skip(FRAME_HEADER_BYTES);
+    const payload = this.queue.take(length);
+    if (control) {
+      const version = (word0 >>> 16) & 0x7fff;
+      if (version !== SPDY_VERSION) return this.fail({ reason: `unsupported SPDY version ${version}`, tooLarge: false });
+      const frame = controlFrame(word0 & 0xffff, flags, payload);
+      return 'type' in frame ? { frame } : this.fail(frame);
+    }
+    const streamId = word0 & 0x7fffffff;
+    if (streamId === 0) return this.fail({ reason: 'data frame for stream 0', tooLarge: false });
+    return { frame: { type: 'data', streamId, fin: (flags & FLAG_FIN) !== 0, data: payload } };
+  }
+
+  /** Writes `chunk` and reads every complete frame (what a consumer that never falls behind does). */
+  push(chunk: Buffer): ReadResult {
+    this.write(chunk);
+    const frames: Frame[] = [];
+    for (let step = this.read(); step; step = this.read()) {
+      if ('error' in step) return { frames, error: step.error };
+      frames.push(step.frame);
     }
     return { frames };
   }
 
-  private fail(frames: Frame[], error: FrameError): ReadResult {
+  private fail(error: FrameError): { error: FrameError } {
     this.failed = error;
-    this.pending = Buffer.alloc(0);
-    return { frames, error };
+    this.head = undefined;
+    this.queue.clear();
+    return { error };
   }
 }
 

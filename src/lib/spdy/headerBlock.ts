@@ -3,8 +3,13 @@
  * (several values of one name joined by NUL), compressed with zlib preset to the SPDY dictionary.
  * Each direction of a connection has one zlib context for its whole life, every block ending on a
  * sync flush, so blocks must be compressed and inflated in the order they travel: both classes
- * queue their calls. Node's zlib streams do the compression; their output is bounded here, since a
- * few compressed bytes can inflate to a great many.
+ * queue their calls. Node's zlib streams do the compression. Bounded, since a few compressed bytes
+ * can inflate to a great many (a 8 KiB block to 8 MiB): a compressed block over its limit is
+ * refused before it is inflated, inflating stops as soon as the output passes its limit (a running
+ * count over zlib's 16 KiB output chunks; zlib's `maxOutputLength` applies only to its one-shot
+ * calls, not to the streaming context a connection keeps), and the decoded block has caps on the
+ * number of headers and on each name and value. Over a limit is `tooLarge` (the connection's
+ * 'spdy-header-bomb'), malformed is not; either way the context is lost with the connection.
  */
 import { constants, createDeflate, createInflate, type Deflate, type Inflate } from 'node:zlib';
 import { SPDY3_DICTIONARY } from './dictionary.js';
@@ -13,15 +18,28 @@ export type Headers = ReadonlyMap<string, readonly string[]>;
 
 export class HeaderBlockError extends Error {
   override readonly name = 'HeaderBlockError';
+
+  /** `tooLarge`: over a limit (a bomb, or just too much), rather than malformed. */
+  constructor(message: string, readonly tooLarge = false) {
+    super(message);
+  }
 }
 
 export interface HeaderLimits {
-  /** Largest inflated block; default 256 KiB (kubectl's blocks are under 100 bytes). */
+  /** Largest compressed block (the payload of one SYN_STREAM, SYN_REPLY or HEADERS after its fixed part). */
+  readonly maxCompressedBytes: number;
+  /** Largest inflated block. */
   readonly maxBytes: number;
   readonly maxHeaders: number;
+  readonly maxNameBytes: number;
+  /** Largest value of one name (all its values, NUL-joined). */
+  readonly maxValueBytes: number;
 }
 
-export const DEFAULT_HEADER_LIMITS: HeaderLimits = { maxBytes: 256 * 1024, maxHeaders: 100 };
+/** kubectl's blocks are under 100 bytes, three headers of a few bytes each. */
+export const DEFAULT_HEADER_LIMITS: HeaderLimits = {
+  maxCompressedBytes: 16 * 1024, maxBytes: 64 * 1024, maxHeaders: 100, maxNameBytes: 256, maxValueBytes: 8 * 1024,
+};
 
 export function encodeHeaders(headers: Iterable<readonly [string, string]>): Buffer {
   const grouped = new Map<string, string[]>();
@@ -45,10 +63,11 @@ export function encodeHeaders(headers: Iterable<readonly [string, string]>): Buf
 /** Decodes an inflated block; throws HeaderBlockError naming what is wrong. */
 export function decodeHeaders(block: Buffer, limits: HeaderLimits = DEFAULT_HEADER_LIMITS): Headers {
   let at = 0;
-  const take = (what: string): Buffer => {
+  const take = (what: string, max: number): Buffer => {
     if (at + 4 > block.length) throw new HeaderBlockError(`header block ends inside the length of ${what}`);
     const length = block.readUInt32BE(at);
     at += 4;
+    if (length > max) throw new HeaderBlockError(`${what} has ${length} bytes, more than ${max}`, true);
     if (at + length > block.length) throw new HeaderBlockError(`header block ends inside ${what} (${length} bytes announced)`);
     const bytes = block.subarray(at, at + length);
     at += length;
@@ -57,14 +76,14 @@ export function decodeHeaders(block: Buffer, limits: HeaderLimits = DEFAULT_HEAD
   if (block.length < 4) throw new HeaderBlockError('header block has no count');
   const count = block.readUInt32BE(0);
   at = 4;
-  if (count > limits.maxHeaders) throw new HeaderBlockError(`header block has ${count} headers, more than ${limits.maxHeaders}`);
+  if (count > limits.maxHeaders) throw new HeaderBlockError(`header block has ${count} headers, more than ${limits.maxHeaders}`, true);
   const headers = new Map<string, string[]>();
   for (let i = 0; i < count; i++) {
-    const name = take(`header name ${i}`).toString('utf8');
+    const name = take(`header name ${i}`, limits.maxNameBytes).toString('utf8');
     if (name === '') throw new HeaderBlockError(`header ${i} has an empty name`);
     if (name !== name.toLowerCase()) throw new HeaderBlockError(`header name ${JSON.stringify(name)} is not lowercase`);
     if (headers.has(name)) throw new HeaderBlockError(`header ${JSON.stringify(name)} appears twice`);
-    headers.set(name, take(`the value of ${name}`).toString('utf8').split('\0'));
+    headers.set(name, take(`the value of ${name.slice(0, 40)}`, limits.maxValueBytes).toString('utf8').split('\0'));
   }
   if (at !== block.length) throw new HeaderBlockError(`${block.length - at} bytes after the last header`);
   return headers;
@@ -75,8 +94,8 @@ export function headerValue(headers: Headers, name: string): string | undefined 
   return headers.get(name.toLowerCase())?.[0];
 }
 
-/** Feeds `input` through a zlib stream and collects what one sync flush yields, at most `maxBytes`. */
-function flushThrough(stream: Deflate | Inflate, input: Buffer, maxBytes: number): Promise<Buffer> {
+/** Feeds `input` through a zlib stream and collects what one sync flush yields, at most `maxBytes`; `count` sees each chunk's size. */
+function flushThrough(stream: Deflate | Inflate, input: Buffer, maxBytes: number, count: (bytes: number) => void = () => undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -87,10 +106,11 @@ function flushThrough(stream: Deflate | Inflate, input: Buffer, maxBytes: number
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
+      count(chunk.length);
       if (size > maxBytes) {
         cleanup();
         stream.destroy();
-        reject(new HeaderBlockError(`header block inflates to more than ${maxBytes} bytes`));
+        reject(new HeaderBlockError(`header block inflates to more than ${maxBytes} bytes`, true));
       } else chunks.push(chunk);
     };
     const onError = (error: Error): void => {
@@ -140,15 +160,32 @@ export class HeaderCompressor {
 export class HeaderDecompressor {
   private readonly inflate = createInflate({ dictionary: SPDY3_DICTIONARY });
   private queue: Promise<unknown> = Promise.resolve();
+  private inflated = 0;
 
   constructor(private readonly limits: HeaderLimits = DEFAULT_HEADER_LIMITS) {
     this.inflate.on('error', () => undefined);
   }
 
+  /** Bytes inflated so far, over every block (what a bomb costs before it is refused). */
+  get bytesInflated(): number {
+    return this.inflated;
+  }
+
   decompress(compressed: Buffer): Promise<Headers> {
     const result = this.queue.then(async () => {
       if (this.inflate.destroyed) throw new HeaderBlockError('header compression state is broken by an earlier block');
-      return decodeHeaders(await flushThrough(this.inflate, compressed, this.limits.maxBytes), this.limits);
+      if (compressed.length > this.limits.maxCompressedBytes) {
+        this.inflate.destroy();
+        throw new HeaderBlockError(`compressed header block of ${compressed.length} bytes, more than ${this.limits.maxCompressedBytes}`, true);
+      }
+      const block = await flushThrough(this.inflate, compressed, this.limits.maxBytes, (n) => (this.inflated += n));
+      try {
+        return decodeHeaders(block, this.limits);
+      } catch (error) {
+        // The connection ends on any bad block; the context goes with it, so later blocks fail too.
+        this.inflate.destroy();
+        throw error;
+      }
     });
     this.queue = result.catch(() => undefined);
     return result;

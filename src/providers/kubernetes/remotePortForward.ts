@@ -7,33 +7,49 @@
  * SPDY for its kubelet. client-node's PortForward speaks
  * the older `v4.channel.k8s.io` port-forward, which a 1.36 API server only hands through to the
  * node, where a Tether node would have to speak it too; hence this relay on the one protocol.
- * The host side's bytes go on the data stream, the pod's answer comes back with backpressure;
- * a message on the remote's error stream rejects with the remote's words. Deadlines: 30 s for the
- * handshake and for each stream's reply.
+ * Backpressure both ways: the host side's bytes are taken one chunk at a time, each once the last
+ * has left for the remote (SpdyStream.write waits for each frame's send callback), and the pod's
+ * answer is read from the remote only as the host takes it (the SPDY connection stops reading the
+ * socket once 256 KiB wait for a stream's reader). A message on the remote's error stream rejects
+ * with the remote's words, of which the first MAX_ERROR_STREAM_BYTES are kept. Deadlines: 30 s for
+ * the handshake and for each stream's reply; 10 s for the error stream once the pod side has closed.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { SpdyConnection, type SpdyStream } from '../../lib/spdy/connection.js';
-import { openTunnelSocket, PORT_FORWARD_TUNNEL_PROTOCOL } from '../../lib/spdy/tunnelProtocol.js';
+import { openTunnelSocket as openTunnel, PORT_FORWARD_TUNNEL_PROTOCOL } from '../../lib/spdy/tunnelProtocol.js';
 import { invalidInput, transient } from '../errors.js';
 import type { PortConnection } from '../provider.js';
 import { connectRemote } from './remoteStreams.js';
 
 /** How long the remote's error stream may take to end once the pod side has closed. */
 const ERROR_STREAM_GRACE_MS = 10_000;
+/** The most of the remote's error stream kept for the message; the rest is read and dropped. */
+export const MAX_ERROR_STREAM_BYTES = 16 * 1024;
 
-async function readAll(stream: SpdyStream): Promise<string> {
+/** The stream's bytes up to `max`; read to its end all the same, so it never holds the connection up. */
+async function readBounded(stream: SpdyStream, max: number): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream.input) chunks.push(chunk as Buffer);
+  let kept = 0;
+  for await (const chunk of stream.input) {
+    if (kept >= max) continue;
+    const part = chunk.subarray(0, max - kept);
+    chunks.push(part);
+    kept += part.length;
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function relayRemotePortForward(
-  kubeConfig: KubeConfig,
-  target: { readonly namespace: string; readonly pod: string; readonly port: number },
-  connection: PortConnection,
-  operation: string,
-  signal?: AbortSignal,
-): Promise<void> {
+type PortTarget = { readonly namespace: string; readonly pod: string; readonly port: number };
+
+/** One forwarded connection relayed to the remote pod's port. */
+export type RemotePortForwardRelay = (
+  kubeConfig: KubeConfig, target: PortTarget, connection: PortConnection, operation: string, signal?: AbortSignal,
+) => Promise<void>;
+
+/** The relay, opening its tunnels with `openTunnelSocket` (tests watch the socket Tether opens). */
+export const remotePortForwardRelay = (openTunnelSocket: typeof openTunnel = openTunnel): RemotePortForwardRelay => async (
+  kubeConfig, target, connection, operation, signal,
+) => {
   signal?.throwIfAborted();
   let accepted = (): boolean => false;
   const path = `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/portforward`;
@@ -43,25 +59,34 @@ export async function relayRemotePortForward(
     return opened.socket;
   });
   const spdy = new SpdyConnection({ socket, role: 'client' });
-  const stop = (): void => spdy.close();
+  let stopped = (): void => undefined;
+  const gone = new Promise<false>((resolve) => (stopped = () => resolve(false)));
+  const stop = (): void => {
+    spdy.close();
+    stopped();
+  };
   signal?.addEventListener('abort', stop, { once: true });
   try {
     if (!accepted()) throw invalidInput(`${operation}: the remote API server did not take ${PORT_FORWARD_TUNNEL_PROTOCOL}`);
     const headers = (type: string): Array<[string, string]> => [['streamType', type], ['port', String(target.port)], ['requestID', '0']];
     const error = await spdy.openStream(headers('error'));
     void error.end();
-    const message = readAll(error);
+    const message = readBounded(error, MAX_ERROR_STREAM_BYTES);
     const data = await spdy.openStream(headers('data'));
     void (async () => {
       for await (const chunk of connection.input) await data.write(chunk);
       await data.end();
     })().catch(() => data.reset());
-    for await (const chunk of data.input) await connection.write(chunk as Buffer);
+    for await (const chunk of data.input) {
+      // A host side that takes no more must not hold the relay once the caller has gone.
+      if (!(await Promise.race([connection.write(chunk).then(() => true), gone]))) break;
+    }
     const lost = data.aborted;
     // As kubectl does: the answer is read to its end, so the data stream goes and the error stream tells why.
     data.reset();
-    const grace = new Promise<string>((resolve) => setTimeout(() => resolve(''), ERROR_STREAM_GRACE_MS).unref());
-    const remoteError = await Promise.race([message, grace]);
+    let graceTimer: NodeJS.Timeout | undefined;
+    const grace = new Promise<string>((resolve) => (graceTimer = setTimeout(() => resolve(''), ERROR_STREAM_GRACE_MS)));
+    const remoteError = await Promise.race([message, grace]).finally(() => clearTimeout(graceTimer));
     if (remoteError !== '') throw invalidInput(`${operation}: ${remoteError}`);
     if (lost && !signal?.aborted) throw transient(`${operation}: the remote closed the connection before the pod's side ended`);
   } finally {
@@ -69,4 +94,6 @@ export async function relayRemotePortForward(
     spdy.close();
     await spdy.closed;
   }
-}
+};
+
+export const relayRemotePortForward: RemotePortForwardRelay = remotePortForwardRelay();

@@ -2,17 +2,23 @@
  * exec and attach forwarded to the remote pod through the remote API server, over the same
  * `v5.channel.k8s.io` WebSocket protocol kubectl speaks (kubelet/channelProtocol.ts describes the
  * framing): the host side's stdin and resizes are sent on, the remote's stdout and stderr written
- * back with backpressure, and the remote's Status becomes the exit code (NonZeroExitCode) or an
- * error carrying the remote's message unchanged. An HTTP refusal before the upgrade (unknown pod,
- * bad container, forbidden) rejects classified, with the remote's message.
+ * back, and the remote's Status becomes the exit code (NonZeroExitCode) or an error carrying the
+ * remote's message unchanged. An HTTP refusal before the upgrade (unknown pod, bad container,
+ * forbidden) rejects classified, with the remote's message.
+ * Backpressure both ways (remoteSocketFlow.ts): stdin and resizes are taken from the host side
+ * only as fast as the remote reads them (at most REMOTE_SEND_HIGH_WATER_BYTES, 256 KiB, plus one
+ * chunk held), and the remote is read only as fast as the host client takes its output (at most
+ * REMOTE_RECEIVE_HIGH_WATER_BYTES, 64 KiB, plus one socket read held).
  * client-node's Exec/Attach hand output to plain Writables without backpressure or half-close,
  * hence this small relay on `ws` with the kubeconfig's TLS and credentials.
  */
 import WebSocket from 'ws';
-import type { ClientOptions, RawData } from 'ws';
+import type { ClientOptions } from 'ws';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { invalidInput, notFound, transient } from '../errors.js';
+import { invalidInput, transient } from '../errors.js';
 import type { ContainerStreams } from '../provider.js';
+import { boundedBody, refusal } from './remoteRefusal.js';
+import { receivePaced, REMOTE_MAX_PAYLOAD_BYTES, sendPaced } from './remoteSocketFlow.js';
 
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 
@@ -21,12 +27,6 @@ interface RemoteStatus {
   message?: string;
   reason?: string;
   details?: { causes?: Array<{ reason?: string; type?: string; message?: string }> };
-}
-
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
 }
 
 function frame(channel: number, data: Buffer | string): Buffer {
@@ -44,17 +44,6 @@ export function exitCodeOf(status: RemoteStatus, operation: string): number {
   throw invalidInput(status.message ?? `${operation} failed on the remote cluster`);
 }
 
-function refusal(code: number, body: string, operation: string): Error {
-  let message = body.trim();
-  try {
-    message = (JSON.parse(body) as RemoteStatus).message ?? message;
-  } catch {
-    // not a Status: the body as it is
-  }
-  const text = `${operation}: ${message || `HTTP ${code}`}`;
-  return code === 404 ? notFound(text) : code === 400 || code === 403 || code === 422 ? invalidInput(text) : transient(text);
-}
-
 /** Opens a WebSocket to `url` with the kubeconfig's TLS and credentials in `options`. */
 export type OpenSocket = (url: string, options: ClientOptions) => WebSocket;
 
@@ -67,7 +56,7 @@ const openChannelSocket: OpenSocket = (url, options) => new WebSocket(url, PROTO
 export async function connectRemote(kubeConfig: KubeConfig, path: string, operation: string, open: OpenSocket = openChannelSocket): Promise<WebSocket> {
   const server = kubeConfig.getCurrentCluster()?.server;
   if (!server) throw invalidInput(`${operation}: the remote kubeconfig names no server`);
-  const options: ClientOptions = { handshakeTimeout: 30_000, perMessageDeflate: false };
+  const options: ClientOptions = { handshakeTimeout: 30_000, perMessageDeflate: false, maxPayload: REMOTE_MAX_PAYLOAD_BYTES };
   await kubeConfig.applyToHTTPSOptions(options);
   // A pooled keep-alive agent would keep the upgraded socket's slot: connect on a fresh one.
   delete options.agent;
@@ -75,32 +64,22 @@ export async function connectRemote(kubeConfig: KubeConfig, path: string, operat
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(socket));
     socket.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString('utf8')));
-      res.on('end', () => reject(refusal(res.statusCode ?? 0, body, operation)));
-      res.on('error', () => reject(refusal(res.statusCode ?? 0, body, operation)));
+      void boundedBody(res).then((body) => reject(refusal(res.statusCode ?? 0, body, operation)));
     });
     socket.once('error', (error) => reject(transient(`${operation}: ${error.message}`)));
   });
 }
 
 /** Relays one remote exec/attach session (`path` on the remote API server) to `streams`. */
-export async function relayRemoteStream(
-  kubeConfig: KubeConfig,
-  path: string,
-  streams: ContainerStreams,
-  operation: string,
-  signal?: AbortSignal,
-): Promise<number | undefined> {
+export type RemoteStreamRelay = (
+  kubeConfig: KubeConfig, path: string, streams: ContainerStreams, operation: string, signal?: AbortSignal,
+) => Promise<number | undefined>;
+
+/** The relay, opening its sockets with `open` (tests watch the socket Tether opens). */
+export const remoteStreamRelay = (open: OpenSocket = openChannelSocket): RemoteStreamRelay => async (kubeConfig, path, streams, operation, signal) => {
   signal?.throwIfAborted();
-  const socket = await connectRemote(kubeConfig, path, operation);
-  socket.on('error', () => undefined);
-  const stop = (): void => socket.close(1000);
-  signal?.addEventListener('abort', stop, { once: true });
   let status: RemoteStatus | undefined;
-  let writes = Promise.resolve();
-  socket.on('message', (data) => {
-    const message = toBuffer(data);
+  const relayOutput = (message: Buffer): Promise<void> | undefined => {
     const channel = message[0];
     const payload = message.subarray(1);
     if (channel === 3 && payload.length > 0) {
@@ -112,28 +91,37 @@ export async function relayRemoteStream(
       return;
     }
     const write = channel === 1 ? streams.stdout : channel === 2 ? streams.stderr : undefined;
-    if (!write || payload.length === 0) return;
-    socket.pause();
-    writes = writes.then(() => write(payload)).then(() => socket.resume(), () => socket.close(1000));
-  });
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  const send = (data: Buffer): void => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(data);
+    return write && payload.length > 0 ? write(payload) : undefined;
   };
+  let output: { settled: () => Promise<void> } | undefined;
+  // Output is taken from the socket's creation on: what the remote sends along with its 101
+  // answer is read before `open` has been seen here.
+  const socket = await connectRemote(kubeConfig, path, operation, (url, options) => {
+    const opened = open(url, options);
+    output = receivePaced(opened, relayOutput, () => opened.close(1000));
+    return opened;
+  });
+  socket.on('error', () => undefined);
+  const stop = (): void => socket.close(1000);
+  signal?.addEventListener('abort', stop, { once: true });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  // Each loop takes its next item only once the last has been sent on (or is within the bound).
   if (streams.stdin) void (async () => {
-    for await (const chunk of streams.stdin ?? []) send(frame(0, chunk));
-    if (socket.protocol === 'v5.channel.k8s.io') send(Buffer.from([255, 0]));
+    for await (const chunk of streams.stdin ?? []) await sendPaced(socket, frame(0, chunk));
+    if (socket.protocol === 'v5.channel.k8s.io') await sendPaced(socket, Buffer.from([255, 0]));
   })().catch(() => undefined);
   if (streams.resize) void (async () => {
-    for await (const size of streams.resize ?? []) send(frame(4, JSON.stringify({ Width: size.width, Height: size.height })));
+    for await (const size of streams.resize ?? []) await sendPaced(socket, frame(4, JSON.stringify({ Width: size.width, Height: size.height })));
   })().catch(() => undefined);
   try {
     await closed;
-    await writes.catch(() => undefined);
+    await output?.settled();
   } finally {
     signal?.removeEventListener('abort', stop);
   }
   if (status) return exitCodeOf(status, operation);
   if (signal?.aborted) return undefined;
   throw transient(`${operation}: the remote closed the stream without a status`);
-}
+};
+
+export const relayRemoteStream: RemoteStreamRelay = remoteStreamRelay();

@@ -128,9 +128,13 @@ function directoryEntries(files: ReadonlyMap<string, string>, dir: string): stri
   return entries.size > 0 ? [...entries].sort() : undefined;
 }
 
-async function readAll(stdin: AsyncIterable<Buffer> | undefined, write: (s: string) => Promise<void>): Promise<void> {
+/** Copies stdin to `write`, taking the next chunk only once the last is written (as a pipe would); stops when `signal` aborts. */
+async function readAll(stdin: AsyncIterable<Buffer> | undefined, write: (s: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
   if (!stdin) return;
-  for await (const chunk of stdin) await write(chunk.toString('utf8'));
+  for await (const chunk of stdin) {
+    signal?.throwIfAborted();
+    await write(chunk.toString('utf8'));
+  }
 }
 
 export class BuiltinShell {
@@ -169,6 +173,7 @@ export class BuiltinShell {
     if (tty) await this.io.stdout('# ');
     let line = '';
     for await (const chunk of stdin) {
+      this.io.signal?.throwIfAborted();
       for (const c of chunk.toString('utf8')) {
         if (c === '\r' || c === '\n') {
           if (tty) await this.io.stdout('\r\n');
@@ -222,7 +227,7 @@ export class BuiltinShell {
       }
       case 'cat': {
         if (args.length === 0 || (args.length === 1 && args[0] === '-')) {
-          await readAll(io.stdin, io.stdout);
+          await readAll(io.stdin, io.stdout, io.signal);
           return 0;
         }
         let code = 0;

@@ -2,6 +2,10 @@
  * What answers on a simulated container's declared port: a small HTTP server naming the pod,
  * container and port, so port-forward can be tried with an ordinary HTTP client. Node's own HTTP
  * server parses the forwarded bytes (an http.Server accepts any Duplex as a connection).
+ * Backpressure both ways: the client's bytes are pulled from `connection.input` only when the
+ * server reads (it stops reading while its answers are not taken: pipelined requests whose
+ * answers a client never reads cost a bounded buffer), and each answer is written once the last
+ * has been taken.
  */
 import { createServer, type Server } from 'node:http';
 import { Duplex } from 'node:stream';
@@ -28,9 +32,20 @@ function responder(identity: PortIdentity): Server {
 export async function servePortConnection(identity: PortIdentity, connection: PortConnection, signal?: AbortSignal): Promise<void> {
   const server = responder(identity);
   let pending = Promise.resolve();
+  const input = connection.input[Symbol.asyncIterator]();
+  let pulling = false;
   const socket = new Duplex({
+    // Pulled: one chunk of the client's bytes each time the server asks for more.
     read() {
-      // Fed from `connection.input` below.
+      if (pulling) return;
+      pulling = true;
+      input.next().then(({ value, done }) => {
+        pulling = false;
+        socket.push(done === true ? null : value);
+      }, (error: unknown) => {
+        pulling = false;
+        socket.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
     },
     write(chunk: Buffer, _encoding, callback) {
       pending = pending.then(() => connection.write(chunk));
@@ -44,18 +59,21 @@ export async function servePortConnection(identity: PortIdentity, connection: Po
     socket.once('close', resolve);
     socket.once('finish', resolve);
   });
-  const stop = (): void => void socket.destroy();
+  let aborted = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => (aborted = resolve));
+  const stop = (): void => {
+    socket.destroy();
+    aborted();
+  };
   signal?.addEventListener('abort', stop, { once: true });
   server.emit('connection', socket);
-  void (async () => {
-    for await (const chunk of connection.input) socket.push(chunk);
-    socket.push(null);
-  })().catch(stop);
   try {
     await done;
-    await pending.catch(() => undefined);
+    // The last answers are written out, unless the caller has gone (a write it no longer takes would never settle).
+    await Promise.race([pending.catch(() => undefined), stopped]);
   } finally {
     signal?.removeEventListener('abort', stop);
     server.close();
+    void input.return?.().catch(() => undefined);
   }
 }

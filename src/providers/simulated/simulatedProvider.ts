@@ -362,15 +362,14 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
 
   /**
    * Attaches to the container's main process: its synthetic log lines from now on, until the
-   * container stops (resolving with its exit code 0) or `signal` aborts. Stdin is read and dropped.
+   * container stops (resolving with its exit code 0) or `signal` aborts. The main process does not
+   * read stdin, so stdin is left unread, as a real process leaves it: the host side stops reading
+   * its client once its stdin buffer is full, rather than draining the client into memory.
    */
   async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
     signal?.throwIfAborted();
     const { namespace, pod: podName, container: containerName } = target;
     this.runningContainer(namespace, podName, containerName, 'attachToContainer');
-    if (streams.stdin) void (async () => {
-      for await (const chunk of streams.stdin ?? []) void chunk;
-    })().catch(() => undefined);
     const logs = await this.getContainerLogs(namespace, podName, containerName, { follow: true, tailLines: 0 }, signal);
     for await (const line of logs) await streams.stdout?.(streams.tty ? line.replace(/\n/g, '\r\n') : line);
     return signal?.aborted ? undefined : 0;

@@ -41,6 +41,8 @@ export type Route = (req: Recorded) => Reply | 'watch' | 'hang' | undefined;
 export class MockApiServer {
   readonly requests: Recorded[] = [];
   readonly watches: WatchStream[] = [];
+  /** Requests answered 'hang' whose client gave up (closed the request) before any answer. */
+  readonly abandoned: Recorded[] = [];
   connections = 0;
   tlsHandshakes = 0;
   private routes: Route[] = [];
@@ -121,7 +123,10 @@ export class MockApiServer {
         this.openWatch(rec, res);
         return;
       }
-      if (reply === 'hang') return;
+      if (reply === 'hang') {
+        res.once('close', () => this.abandoned.push(rec));
+        return;
+      }
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
       return;

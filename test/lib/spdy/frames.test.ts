@@ -60,3 +60,13 @@ t.test('an oversized frame is refused from its header, before its payload arrive
   t.match(reader.push(header), { frames: [], error: { reason: /2048 bytes exceeds the limit of 1024/, tooLarge: true } });
   t.throws(() => encodeData(1, Buffer.alloc(0x1000000)), RangeError);
 });
+
+t.test('a 1 MiB frame sent one byte per message costs work linear in its size', async (t) => {
+  const reader = new FrameReader(1024 * 1024);
+  const bytes = encodeData(1, Buffer.alloc(1024 * 1024, 7), true);
+  let frames = 0;
+  for (let at = 0; at < bytes.length; at++) frames += reader.push(bytes.subarray(at, at + 1)).frames.length;
+  t.equal(frames, 1);
+  // Each byte is copied at most twice: once into the reader's chunk list, once into the frame.
+  t.ok(reader.bytesCopied <= 2 * bytes.length + 64, `copied ${reader.bytesCopied} bytes for ${bytes.length} received`);
+});

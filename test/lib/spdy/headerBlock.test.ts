@@ -1,13 +1,14 @@
 /**
  * Header blocks: names and values survive a round trip through one connection's zlib contexts
  * (several blocks in a row, as a connection sends them), and bad blocks (malformed, not zlib,
- * inflating past the limit) are HeaderBlockErrors naming the problem.
+ * inflating past the limit, a real zlib bomb, names and values over their caps) are
+ * HeaderBlockErrors naming the problem, marked tooLarge when a limit is what they broke.
  */
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import { SPDY3_DICTIONARY } from '../../../src/lib/spdy/dictionary.js';
 import {
-  decodeHeaders, encodeHeaders, HeaderBlockError, HeaderCompressor, HeaderDecompressor, headerValue,
+  decodeHeaders, DEFAULT_HEADER_LIMITS, encodeHeaders, HeaderBlockError, HeaderCompressor, HeaderDecompressor, headerValue,
 } from '../../../src/lib/spdy/headerBlock.js';
 
 t.test('blocks round-trip through a compressor and a decompressor, in order', async (t) => {
@@ -46,7 +47,7 @@ t.test('bad zlib data and a decompression bomb fail, and the context stays faile
   await t.rejects(garbage.decompress(Buffer.from('definitely not zlib')), { constructor: HeaderBlockError, message: /not valid zlib data/ });
   await t.rejects(garbage.decompress(Buffer.from([0x78, 0xbb])), { message: /broken by an earlier block/ });
 
-  const small = new HeaderDecompressor({ maxBytes: 1024, maxHeaders: 100 });
+  const small = new HeaderDecompressor({ ...DEFAULT_HEADER_LIMITS, maxBytes: 1024 });
   t.teardown(() => small.close());
   const bomb = deflateSync(encodeHeaders([['x', 'a'.repeat(100_000)]]), { dictionary: SPDY3_DICTIONARY });
   t.ok(bomb.length < 1024, 'a small compressed block');
@@ -73,4 +74,28 @@ t.test('a context closed while a block is queued or in flight rejects it rather 
   const pending = decompressor.decompress(Buffer.from([0x78]));
   decompressor.close();
   await t.rejects(pending, HeaderBlockError);
+});
+
+t.test('a zlib header bomb (8 KiB inflating to 8 MiB) is refused having inflated little more than the limit', async (t) => {
+  const decompressor = new HeaderDecompressor();
+  t.teardown(() => decompressor.close());
+  const bomb = deflateSync(encodeHeaders([['x', 'a'.repeat(8 * 1024 * 1024)]]), { dictionary: SPDY3_DICTIONARY, level: 9 });
+  t.ok(bomb.length <= DEFAULT_HEADER_LIMITS.maxCompressedBytes, `the block (${bomb.length} bytes) passes the compressed limit`);
+  await t.rejects(decompressor.decompress(bomb), { constructor: HeaderBlockError, tooLarge: true, message: /inflates to more than 65536 bytes/ });
+  t.ok(decompressor.bytesInflated <= DEFAULT_HEADER_LIMITS.maxBytes + 64 * 1024, `inflated ${decompressor.bytesInflated} bytes before refusing`);
+});
+
+t.test('blocks over the compressed limit, and names or values over theirs, are refused as too large', async (t) => {
+  const limits = DEFAULT_HEADER_LIMITS;
+  t.same([limits.maxCompressedBytes, limits.maxBytes, limits.maxHeaders, limits.maxNameBytes, limits.maxValueBytes], [16 * 1024, 64 * 1024, 100, 256, 8 * 1024]);
+  const decompressor = new HeaderDecompressor();
+  t.teardown(() => decompressor.close());
+  await t.rejects(decompressor.decompress(Buffer.alloc(limits.maxCompressedBytes + 1)), { tooLarge: true, message: /compressed header block of 16385 bytes/ });
+  t.equal(decompressor.bytesInflated, 0, 'refused before inflating anything');
+  const cases: Array<[string, Buffer, RegExp]> = [
+    ['a long name', encodeHeaders([['n'.repeat(257), 'v']]), /header name 0 has 257 bytes, more than 256/],
+    ['a long value', encodeHeaders([['port', '1'.repeat(8 * 1024 + 1)]]), /the value of port has 8193 bytes, more than 8192/],
+  ];
+  for (const [name, block, reason] of cases) t.throws(() => decodeHeaders(block), { constructor: HeaderBlockError, tooLarge: true, message: reason }, name);
+  t.throws(() => decodeHeaders(Buffer.from([0, 0, 0, 1, 0, 0, 0, 9, 0x61])), { tooLarge: false }, 'a malformed block is not "too large"');
 });

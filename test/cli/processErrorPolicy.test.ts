@@ -1,0 +1,85 @@
+/**
+ * The process-level policy of `tether run`: an uncaught exception or unhandled rejection is
+ * logged and counted and the process lives on; only a failed invariant (an assertion) ends it.
+ * The decision as a pure function, then the handlers installed in a real child process.
+ */
+import { AssertionError, strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import t from 'tap';
+import { decideUncaught, describeError } from '../../src/cli/processErrorPolicy.js';
+import { REPO } from './cli.js';
+
+const thrown = (fn: () => void): unknown => {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
+
+t.test('what a client could provoke continues: parse errors, socket errors, type errors, non-errors', async (t) => {
+  const cases: unknown[] = [
+    thrown(() => new URL('//', 'https://kubelet')),
+    thrown(() => decodeURIComponent('%zz')),
+    Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+    Object.assign(new Error('Parse Error: Invalid method encountered'), { code: 'HPE_INVALID_METHOD' }),
+    new TypeError("Cannot read properties of undefined (reading 'x')"),
+    thrown(() => JSON.parse('{')),
+    new RangeError('Maximum call stack size exceeded'),
+    'a string',
+    undefined,
+    { code: 42 },
+  ];
+  for (const error of cases) {
+    t.same(decideUncaught('uncaughtException', error), { action: 'continue' }, String(error));
+    t.same(decideUncaught('unhandledRejection', error), { action: 'continue' });
+  }
+});
+
+t.test('a failed invariant exits: node:assert, and Node\'s own internal assertions', async (t) => {
+  const assertion = thrown(() => assert.equal(1, 2));
+  t.ok(assertion instanceof AssertionError);
+  t.match(decideUncaught('uncaughtException', assertion), { action: 'exit', why: /an invariant failed \(ERR_ASSERTION\)/ });
+  t.match(decideUncaught('unhandledRejection', Object.assign(new Error('internal'), { code: 'ERR_INTERNAL_ASSERTION' })), { action: 'exit' });
+});
+
+t.test('property: only the invariant codes exit', async () => {
+  fc.assert(fc.property(fc.string({ maxLength: 30 }), fc.string({ maxLength: 30 }), (message, code) => {
+    const decision = decideUncaught('uncaughtException', Object.assign(new Error(message), { code }));
+    return (decision.action === 'exit') === (code === 'ERR_ASSERTION' || code === 'ERR_INTERNAL_ASSERTION');
+  }));
+});
+
+t.test('an error is described by name, code, message and the head of its stack, bounded', async (t) => {
+  t.match(describeError(Object.assign(new Error('x'.repeat(5_000)), { code: 'E1' })), { name: 'Error', code: 'E1', message: /^x{1000}$/, stack: /^Error: x/ });
+  t.same(describeError(7), { thrown: 'number', value: '7' });
+});
+
+function runFixture(mode: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import=@isaacs/ts-node-temp-fork-for-pr-2009/import', join('test', 'cli', 'fixtures', 'uncaughtErrors.ts'), mode], {
+    cwd: REPO, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+t.test('installed in a process: an unhandled rejection and an uncaught exception are logged, counted, survived', async (t) => {
+  const run = await runFixture('survive');
+  t.equal(run.code, 0, run.stderr);
+  t.same(JSON.parse(run.stdout), { alive: true, counts: { unhandledRejection: 1, uncaughtException: 1 } });
+  t.match(run.stderr, /"msg":"unhandledRejection: logged and counted; Tether runs on.*"name":"TypeError".*"message":"a rejection nobody handled"/);
+  t.match(run.stderr, /"msg":"uncaughtException: logged and counted; Tether runs on.*"name":"URIError"/);
+});
+
+t.test('installed in a process: a failed assertion takes the invariant path, which ends the process', async (t) => {
+  const run = await runFixture('invariant');
+  t.equal(run.code, 70, run.stderr);
+  t.match(run.stdout, /"alive":true[\s\S]*"invariant":true/);
+  t.match(run.stderr, /"msg":"uncaughtException: an invariant failed \(ERR_ASSERTION\): Tether's state cannot be trusted; shutting down"/);
+});
