@@ -49,9 +49,9 @@ const mib = (n: number): string => (Number.isNaN(n) ? 'n/a' : n.toFixed(0));
 /** One row of the figures table per case (TETHER_HOSTILE_FIGURES=1 prints it; docs/benchmarks.md quotes it). */
 const figures: string[] = [];
 
-function judge(t: Test, env: HostileEnvironment, m: Measure, rssBoundMiB = RSS_BOUND_MIB): void {
+function judge(t: Test, env: HostileEnvironment, m: Measure, label: string, rssBoundMiB = RSS_BOUND_MIB): void {
   const lagS = (Math.max(m.renewalLagMs.simulated, m.renewalLagMs.offloading) / 1000).toFixed(1);
-  figures.push(`| ${t.name.split(':')[0]?.slice(0, 60) ?? ''} | ${mib(m.rssBeforeMiB)} | ${mib(m.rssPeakMiB)} | ${mib(m.rssAfterMiB)} | ${m.cpuSeconds.toFixed(1)} | ${lagS} |`);
+  figures.push(`| ${label} | ${mib(m.rssBeforeMiB)} | ${mib(m.rssPeakMiB)} | ${mib(m.rssAfterMiB)} | ${m.cpuSeconds.toFixed(1)} | ${lagS} |`);
   const exit = env.tether.exitStatus();
   t.ok(m.sameProcess, m.sameProcess ? `the same Tether process (pid ${m.pidBefore})`
     : `the same Tether process: pid ${m.pidBefore} ${exit ? `exited ${JSON.stringify(exit)}` : `is now ${m.pidAfter ?? 'none'}`}; its log ends:\n${env.tether.logTail(15)}`);
@@ -117,17 +117,18 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
   };
 
   await t.test('malformed requests are answered as a kubelet answers them (or closed below HTTP) and end nothing', async (t) => {
+    const corpus = malformedRequests(env.bait);
     const { measure } = await measured(env, { top }, async () => {
-      for (const request of malformedRequests(env.bait)) await oneMalformed(t, request);
+      for (const request of corpus) await oneMalformed(t, request);
     });
-    judge(t, env, measure);
+    judge(t, env, measure, `${corpus.length} malformed requests, one after another`);
   });
 
   await t.test('100 authorized exec upgrades abandoned before the checks finish leave no slot taken: another user\'s exec is not refused', async (t) => {
     await fresh(t);
     const { result, measure } = await measured(env, { top }, () => abandonUpgrades(env, 100));
     t.equal(result, 100, 'all 100 requests were written before their connections were destroyed');
-    judge(t, env, measure);
+    judge(t, env, measure, '100 abandoned exec upgrades');
     t.notOk([...measure.during, ...measure.after].some((c) => /429|too many concurrent streams/i.test(c.detail)), 'no 429 for another user');
   });
 
@@ -141,14 +142,14 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
     t.ok(Object.keys(result.junk).every((s) => s === '401' || s === '429'), 'each refused with 401 or 429, nothing else');
     t.ok(result.scrapes.length > 0, `${result.scrapes.length} scrapes during the flood`);
     t.same(result.scrapes.filter((s) => s !== 200), [], `every scrape with the valid token answered 200 (statuses: ${JSON.stringify(Object.entries(result.scrapes.reduce<Record<number, number>>((a, s) => ({ ...a, [s]: (a[s] ?? 0) + 1 }), {})))})`);
-    judge(t, env, measure);
+    judge(t, env, measure, '40 junk tokens/s for 10 s, scraper');
   });
 
   await t.test('a 1 MiB SPDY frame sent one byte per WebSocket message leaves the Leases renewed on time', async (t) => {
     await fresh(t);
     const { result, measure } = await measured(env, { top }, () => framePerByte(env, 1024 * 1024, 25_000));
     t.comment(`${result.frameBytesSent.toLocaleString('en-US')} of ${(1024 * 1024 + 8).toLocaleString('en-US')} frame bytes sent in ${(result.elapsedMs / 1000).toFixed(1)} s${result.closedByServer ? ', then Tether closed the connection' : ''}`);
-    judge(t, env, measure);
+    judge(t, env, measure, '1 MiB SPDY frame, a byte per message');
   });
 
   await t.test('512 MiB piped into kubectl exec -i … -- sleep 3600 on the Kubernetes-provider node: Tether\'s memory stays flat', async (t) => {
@@ -156,7 +157,7 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
     const { result, measure } = await measured(env, { top, probe: [env.victim, env.offloaded] }, () => stdinFlood(env, 512 * 1024 * 1024, { budgetMs: 20_000, stallMs: 5_000 }));
     t.comment(`the pipe took ${(result.acceptedBytes / 1024 / 1024).toFixed(0)} of ${result.offeredBytes / 1024 / 1024} MiB${result.stalled ? ', then stopped taking more (backpressure reached kubectl)' : ''}`);
     t.equal(result.kubectlEnded, undefined, 'the exec session lasted until the client stopped it');
-    judge(t, env, measure, STDIN_RSS_BOUND_MIB);
+    judge(t, env, measure, '512 MiB into kubectl exec -i (offloading)', STDIN_RSS_BOUND_MIB);
   });
 
   // The connection-level bound on SPDY echoes (PING, refused SYN_STREAM) behind a peer that does
@@ -171,7 +172,7 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
       await fresh(t);
       const { result, measure } = await measured(env, { top }, () => pingFlood(env, 1_000_000, 30_000));
       t.ok(result.closedByServer, `Tether closed the connection (${result.pingsSent.toLocaleString('en-US')} PINGs written in ${(result.elapsedMs / 1000).toFixed(1)} s, none read${result.closedByServer ? '' : '; still open when the flood of 1,000,000 ran out'})`);
-      judge(t, env, measure);
+      judge(t, env, measure, 'PING flood, peer not reading');
     });
   }
 
