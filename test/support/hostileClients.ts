@@ -98,27 +98,33 @@ export function upgradeHeaders(protocol: string, identity: ClientIdentity = {}):
 }
 
 /**
- * `count` upgrade requests for `path`, each connection destroyed `afterMs` after its request is
- * written: the client is gone while the server is still authenticating and authorizing it. The
- * connections are opened first and the requests sent one after another: a server busy with many
- * handshakes reads a request and the client's FIN together, and then sees it gone before it has
- * started checking; an idle one reads the FIN while its checks run.
+ * `count` upgrade requests for `path`, each connection reset (TCP RST, as when a client process
+ * dies with bytes unread) `afterMs` after its request is written: the client is gone while the
+ * server is still authenticating and authorizing it. The connections are opened first and the
+ * requests sent one after another, so that the server reads each request before its reset.
  */
 export async function abandonedUpgrades(target: KubeletAddress, path: string, identity: ClientIdentity, count: number, afterMs = 1): Promise<number> {
-  const open = (): Promise<Socket | TLSSocket | undefined> => new Promise((resolve) => {
-    const socket = openSocket(target, { identity });
-    socket.on('error', () => resolve(undefined));
-    socket.once('secureConnect', () => resolve(socket));
+  const open = (): Promise<{ tcp: Socket; tls: TLSSocket } | undefined> => new Promise((resolve) => {
+    const tcp = netConnect({ host: target.address, port: target.port });
+    tcp.on('error', () => undefined);
+    const { cert, key } = identity;
+    const tls = tlsConnect({ socket: tcp, rejectUnauthorized: false, ...(cert && key ? { cert, key } : {}) });
+    tls.on('error', () => resolve(undefined));
+    tls.once('secureConnect', () => resolve({ tcp, tls }));
   });
-  const sockets = await Promise.all(Array.from({ length: count }, open));
+  const connections = await Promise.all(Array.from({ length: count }, open));
   let written = 0;
-  for (const socket of sockets) {
-    if (!socket) continue;
+  for (const connection of connections) {
+    if (!connection) continue;
+    const { tcp, tls } = connection;
     await new Promise<void>((resolve) => {
-      socket.once('close', () => resolve());
-      socket.write(httpRequest(`GET ${path} HTTP/1.1`, upgradeHeaders('v5.channel.k8s.io', identity)), (error) => {
+      tls.once('close', () => resolve());
+      tls.write(httpRequest(`GET ${path} HTTP/1.1`, upgradeHeaders('v5.channel.k8s.io', identity)), (error) => {
         if (!error) written++;
-        setTimeout(() => socket.destroy(), afterMs);
+        setTimeout(() => {
+          tcp.resetAndDestroy();
+          tls.destroy();
+        }, afterMs);
       });
     });
   }
