@@ -7,9 +7,10 @@
  * - the Tether process is the same process afterwards (same pid, still running);
  * - its RSS stays within a stated bound above what it was before the case (RSS_BOUND_MIB; the
  *   stdin case STDIN_RSS_BOUND_MIB);
- * - each node's Lease is never left unrenewed for more than twice its renew interval (2 s, so
- *   4 s): a functional bound on lateness, the node lifecycle controller's view of the node, not a
- *   wall-clock bound on the attack;
+ * - each node's Lease is never left unrenewed for more than twice its renew interval plus one
+ *   interval of slack for a shared machine (2 s, so 6 s, under the 10 s lease): a functional bound
+ *   on lateness, the node lifecycle controller's view of the node, not a wall-clock bound on the
+ *   attack (the quadratic frame reader this catches stalled the event loop for tens of seconds);
  * - another user's `kubectl exec` works during the attack, and `kubectl exec`, `kubectl
  *   port-forward` and `kubectl top` (when metrics-server is built) work after it.
  * A case that ends the process (or leaves the node unusable) is followed by a fresh `tether run`,
@@ -40,8 +41,8 @@ const binary = support.available ? await metricsServerBinary({ cachedOnly: true 
 const RSS_BOUND_MIB = 64;
 /** The stdin case: the pipe offers 512 MiB; Tether may hold no more than this of it. */
 const STDIN_RSS_BOUND_MIB = 64;
-/** The longest a node's Lease may go unrenewed: twice its renew interval. */
-const LAG_BOUND_MS = 2 * RENEW_INTERVAL_MS;
+/** The longest a node's Lease may go unrenewed: twice its renew interval, plus one of slack (the fixed frame reader once showed 3.8 s on the loaded 2-core VM). */
+const LAG_BOUND_MS = 3 * RENEW_INTERVAL_MS;
 
 const mib = (n: number): string => (Number.isNaN(n) ? 'n/a' : n.toFixed(0));
 
@@ -58,7 +59,7 @@ function judge(t: Test, env: HostileEnvironment, m: Measure, label: string, rssB
   const growth = m.rssPeakMiB - m.rssBeforeMiB;
   t.ok(growth <= rssBoundMiB, `RSS ${mib(m.rssBeforeMiB)} MiB before, peak ${mib(m.rssPeakMiB)} MiB (+${mib(growth)}, bound +${rssBoundMiB}), ${mib(m.rssAfterMiB)} MiB after; CPU ${m.cpuSeconds.toFixed(1)} s`);
   for (const [node, lag] of Object.entries(m.renewalLagMs)) {
-    t.ok(lag <= LAG_BOUND_MS, `the ${node} node's Lease: longest gap between renewals ${(lag / 1000).toFixed(1)} s (bound ${LAG_BOUND_MS / 1000} s, twice the renew interval)`);
+    t.ok(lag <= LAG_BOUND_MS, `the ${node} node's Lease: longest gap between renewals ${(lag / 1000).toFixed(1)} s (bound ${LAG_BOUND_MS / 1000} s: twice the renew interval, plus one)`);
   }
   const failedDuring = m.during.filter((c) => !c.ok);
   t.same(failedDuring.map((c) => `${c.check} ${c.pod}: ${c.detail}`), [], `another user's kubectl exec during the attack (${m.during.length} tries)`);
@@ -166,7 +167,7 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
   // cases after it. HOSTILE_PING_FLOOD=1 runs it; it becomes a plain case once that bound is merged.
   const pingFloodName = 'a port-forward tunnel flooding PINGs without reading is closed by Tether';
   if (process.env['HOSTILE_PING_FLOOD'] !== '1') {
-    await t.todo(`${pingFloodName} (the bound on queued SPDY echoes is not on this branch yet; HOSTILE_PING_FLOOD=1 runs it)`);
+    await t.test(pingFloodName, { todo: 'the bound on queued SPDY echoes is not on this branch yet; HOSTILE_PING_FLOOD=1 runs it' }, () => undefined);
   } else {
     await t.test(pingFloodName, async (t) => {
       await fresh(t);
