@@ -36,9 +36,10 @@ export async function execCheck(host: ClusterAccess, at: PodRef): Promise<CheckR
   }
 }
 
-function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
+/** A GET to a loopback port (a `kubectl port-forward`'s local end), its status and body. */
+export function httpGet(port: number, path: string, timeoutMs = 20_000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 20_000 }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: timeoutMs }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
