@@ -125,6 +125,10 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
     judge(t, env, measure, `${corpus.length} malformed requests, one after another`);
   });
 
+  // Known limit: on e9691a5 (slots leaked when the client left during the checks) this case did
+  // not fail either, with a TCP reset, a FIN at 0 ms or FINs spread over 0-11 ms: from outside, the
+  // client's leaving rarely lands inside the checks' window. The leak itself is shown at the unit
+  // level (test/kubelet); this case guards the end-to-end path and the cap against regressions.
   await t.test('100 authorized exec upgrades abandoned before the checks finish leave no slot taken: another user\'s exec is not refused', async (t) => {
     await fresh(t);
     const { result, measure } = await measured(env, { top }, () => abandonUpgrades(env, 100));
