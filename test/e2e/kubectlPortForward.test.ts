@@ -8,7 +8,6 @@
  * The node is reachable as in kubectlExec.test.ts (test/support/kubeletNode.ts).
  */
 import { spawn } from 'node:child_process';
-import { request } from 'node:http';
 import t from 'tap';
 import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { classify } from '../../src/providers/errors.js';
@@ -18,21 +17,9 @@ import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harnes
 import { waitFor } from '../harness/waitFor.js';
 import { getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
 import { startKubeletNode } from '../support/kubeletNode.js';
+import { httpGet } from '../support/serviceChecks.js';
 
 const support = await networkNamespaceSupport();
-
-function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 30_000 }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 t.test('kubectl port-forward reaches a simulated pod\'s declared port through the host API server', { skip: support.available ? false : support.reason }, async (t) => {
   const { host } = await useSharedClusters(t);
@@ -60,7 +47,7 @@ t.test('kubectl port-forward reaches a simulated pod\'s declared port through th
       return match ? Number(match[1]) : undefined;
     }, { timeoutMs: 30_000, intervalMs: 50 });
     for (const path of ['/first', '/second']) {
-      const answer = await httpGet(local, path);
+      const answer = await httpGet(local, path, 30_000);
       t.equal(answer.status, 200);
       t.equal(answer.body, `Hello from pod ${namespace}/web, container app, port 8080 (Tether simulated provider): GET ${path}\n`);
     }
