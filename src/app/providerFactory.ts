@@ -10,7 +10,7 @@ import { readSecretData } from '../adapters/kubernetes/secrets.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import type { PodEventForwarder } from './podEventForwarder.js';
-import { refusedCredentials } from './remoteKubeconfigPolicy.js';
+import { refusedCredentials } from '../config/remoteKubeconfigPolicy.js';
 import { hostClusterIdFromUid, KubernetesProvider } from '../providers/kubernetes/index.js';
 import type { ClusterSource } from '../providers/kubernetes/index.js';
 import type { NodeResources, Provider } from '../providers/provider.js';

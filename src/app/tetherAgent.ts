@@ -21,7 +21,7 @@ import { isWriteFencedProvider, type Provider } from '../providers/provider.js';
 import { startVirtualNode, type VirtualNode } from '../actors/virtualNode.js';
 import { virtualNodeConfig, type VirtualNodeSettings } from '../actors/virtualNodeConfig.js';
 import { ActorSystem } from '../supervisors/actorSystem.js';
-import { electionSettings, NodeLocks, type LeaderElectionOptions } from './leaderElection.js';
+import { electionSettings, NodeLocks, type LeaderElectionOptions } from '../ha/leaderElection.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 
 /** A node's settings (the config file's `nodes[]` entry), with its provider and restart policies. */

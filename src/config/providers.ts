@@ -55,7 +55,7 @@ const remoteSchema = z.union([
       name: nonEmptyString,
       /** The data key holding the kubeconfig. */
       key: nonEmptyString.optional(),
-      /** Credential fields the Secret's kubeconfig may use (refused by default: app/remoteKubeconfigPolicy.ts). */
+      /** Credential fields the Secret's kubeconfig may use (refused by default: config/remoteKubeconfigPolicy.ts). */
       allow: z.array(z.enum(['exec', 'auth-provider', 'tokenFile'], 'exec, auth-provider or tokenFile'), 'a list of exec, auth-provider and/or tokenFile').optional(),
     }, 'a mapping with namespace, name and optionally key and allow'),
     context: nonEmptyString.optional(),
@@ -72,7 +72,7 @@ export const kubernetesProviderSchema = z.strictObject({
     .max(20, 'a DNS label (lower case letters, digits, -), at most 20 characters')
     .regex(DNS_LABEL, 'a DNS label (lower case letters, digits, -), at most 20 characters').optional(),
   namespaceStrategy: z.enum(['suffix', 'same-name'], 'suffix or same-name').optional(),
-  /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (providers/kubernetes/podPolicy.ts). */
+  /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (providers/kubernetes/pods/podPolicy.ts). */
   podPolicy: z.strictObject({
     podSecurityLevel: z.enum(['privileged', 'baseline', 'restricted'], 'privileged, baseline or restricted').optional(),
     refuseHostPath: z.boolean('true or false').optional(),

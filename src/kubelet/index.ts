@@ -5,7 +5,7 @@
  * files reloaded by `certificateSource.ts`, the self-signed one renewed by `selfSignedRenewal.ts`,
  * both swapped into the server by `servingTls.ts`),
  * `streamRoutes.ts` (the WebSocket upgrades: exec and attach in `streamSession.ts`, port-forward
- * in `portForwardSession.ts` over `lib/spdy`).
+ * in `portForwardSession.ts` over `adapters/spdy`).
  *
  * Sketch:
  *   const reviewer = createAccessReviewer(loadKubeConfig(host));      // adapters/kubernetes

@@ -1,6 +1,6 @@
 /**
  * One `kubectl port-forward` connection, as the kubelet serves it: SPDY tunnelled in a WebSocket
- * (lib/spdy/connection.ts), and in it, per forwarded TCP connection, an error stream and a data
+ * (adapters/spdy/connection.ts), and in it, per forwarded TCP connection, an error stream and a data
  * stream sharing a `requestID` (portForwardStream.ts). Once both have arrived, the pair goes to
  * the provider's port-forward; the provider's failure (unknown pod, nothing on that port) is
  * written on the error stream as the kubelet words it, and both streams are then closed.
@@ -14,8 +14,8 @@
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from '../adapters/logger.js';
-import { CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../lib/spdy/connection.js';
-import type { SpdyProtocolError } from '../lib/spdy/protocolErrors.js';
+import { CLOSE_NORMAL, SpdyConnection, type SpdyStream } from '../adapters/spdy/connection.js';
+import type { SpdyProtocolError } from '../adapters/spdy/protocolErrors.js';
 import type { PortConnection } from '../providers/provider.js';
 import { readPortForwardStream } from './portForwardStream.js';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './streamSession.js';

@@ -6,7 +6,7 @@
  * comes from a client older than Kubernetes 1.6; the kubelet pairs those by stream id (the error
  * stream first, the data stream two ids later), and so does Tether.
  */
-import { headerValue, type Headers } from '../lib/spdy/headerBlock.js';
+import { headerValue, type Headers } from '../adapters/spdy/headerBlock.js';
 
 export type PortForwardStreamType = 'data' | 'error';
 

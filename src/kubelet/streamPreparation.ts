@@ -12,7 +12,7 @@ import type { Pod } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { callWithDeadline } from '../lib/callWithDeadline.js';
-import { offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelRequest } from '../lib/spdy/tunnelProtocol.js';
+import { offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelRequest } from '../adapters/spdy/tunnelProtocol.js';
 import { notFound } from '../providers/errors.js';
 import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { certificateUser, decideAccess, type AccessReviewer } from './access.js';

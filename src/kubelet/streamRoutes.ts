@@ -19,7 +19,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { systemClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock, Timer } from '../lib/clock.js';
-import { answerWithTunnelProtocol } from '../lib/spdy/tunnelProtocol.js';
+import { answerWithTunnelProtocol } from '../adapters/spdy/tunnelProtocol.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { AccessReviewer } from './access.js';
 import { encodeFrame, ERROR, failureStatus, selectChannelProtocol } from './channelProtocol.js';

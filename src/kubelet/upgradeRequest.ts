@@ -7,7 +7,7 @@
  * WebSocket feature gates sends) gets a 400 that names the gates instead of a hang.
  */
 import type { IncomingMessage } from 'node:http';
-import { PORT_FORWARD_TUNNEL_PROTOCOL } from '../lib/spdy/tunnelProtocol.js';
+import { PORT_FORWARD_TUNNEL_PROTOCOL } from '../adapters/spdy/tunnelProtocol.js';
 import { CHANNEL_PROTOCOLS } from './channelProtocol.js';
 import { Refusal } from './rejections.js';
 

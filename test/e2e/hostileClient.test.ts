@@ -165,7 +165,7 @@ t.test('the kubelet port holds against hostile clients', { skip: support.availab
     judge(t, env, measure, '512 MiB into kubectl exec -i (offloading)', STDIN_RSS_BOUND_MIB);
   });
 
-  // Behind a peer that does not read, at most 16 PING echoes wait (src/lib/spdy/outboundQueue.ts);
+  // Behind a peer that does not read, at most 16 PING echoes wait (src/adapters/spdy/outboundQueue.ts);
   // later PINGs are read and dropped, so the flood costs its bytes on the wire, not Tether's memory.
   await t.test('a port-forward tunnel flooding PINGs without reading costs Tether no memory and no Lease renewal', async (t) => {
     await fresh(t);

@@ -12,7 +12,7 @@ import { createConfigObjectReader } from '../../src/adapters/kubernetes/configOb
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { KubectlError } from '../../src/harness/clusterAccess.js';
 import { classify } from '../../src/providers/errors.js';
-import { relayRemoteStream } from '../../src/providers/kubernetes/remoteStreams.js';
+import { relayRemoteStream } from '../../src/providers/kubernetes/streams/remoteStreams.js';
 import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import t from 'tap';
 import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { classify } from '../../src/providers/errors.js';
-import { relayRemotePortForward } from '../../src/providers/kubernetes/remotePortForward.js';
+import { relayRemotePortForward } from '../../src/providers/kubernetes/streams/remotePortForward.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';

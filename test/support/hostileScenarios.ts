@@ -8,8 +8,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { encodeData, encodePing } from '../../src/lib/spdy/frames.js';
-import { PORT_FORWARD_TUNNEL_PROTOCOL } from '../../src/lib/spdy/tunnelProtocol.js';
+import { encodeData, encodePing } from '../../src/adapters/spdy/frames.js';
+import { PORT_FORWARD_TUNNEL_PROTOCOL } from '../../src/adapters/spdy/tunnelProtocol.js';
 import { RssPeak } from '../../bench/measure.js';
 import {
   abandonedUpgrades, clientFrame, flood, getStatus, oneBytePerMessage, openWebSocket, type FloodResult,

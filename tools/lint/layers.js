@@ -13,13 +13,14 @@ export const LAYERS = {
   runtime: ['lib', 'adapters'],
   supervisors: ['lib', 'adapters', 'runtime'],
   actors: ['lib', 'adapters', 'providers', 'runtime', 'supervisors'],
+  ha: ['lib', 'adapters', 'runtime', 'supervisors'],
   kubelet: ['lib', 'adapters', 'providers'],
   observability: ['lib', 'adapters', 'providers', 'runtime'],
   config: ['lib', 'adapters', 'providers', 'runtime', 'supervisors', 'actors'],
-  app: ['lib', 'adapters', 'providers', 'runtime', 'supervisors', 'actors', 'kubelet', 'observability', 'config'],
+  app: ['lib', 'adapters', 'providers', 'runtime', 'supervisors', 'actors', 'ha', 'kubelet', 'observability', 'config'],
   harness: ['lib', 'adapters'],
   sandbox: ['lib', 'adapters', 'harness', 'config'],
-  cli: ['lib', 'adapters', 'providers', 'runtime', 'supervisors', 'actors', 'kubelet', 'observability', 'config', 'app', 'harness', 'sandbox'],
+  cli: ['lib', 'adapters', 'providers', 'runtime', 'supervisors', 'actors', 'ha', 'kubelet', 'observability', 'config', 'app', 'harness', 'sandbox'],
 };
 
 /** Providers are independent of each other: each reads only the contract beside it. */
@@ -53,9 +54,14 @@ export function layerRules(root) {
       plugins: { 'import-x': importX },
       settings: {
         'import-x/resolver-next': [createTypeScriptImportResolver({ project: `${root}/tsconfig.json` })],
+        // no-cycle follows imports into other files, so it must be able to parse them.
+        'import-x/extensions': ['.ts', '.js'],
+        'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
       },
       rules: {
         'import-x/no-restricted-paths': ['error', { basePath: root, zones: zones() }],
+        // The table keeps folders acyclic; this keeps files acyclic too, inside a folder as well.
+        'import-x/no-cycle': ['error', { ignoreExternal: true }],
       },
     },
     {

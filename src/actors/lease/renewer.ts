@@ -6,7 +6,7 @@ import type { LeaseApi } from '../../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../adapters/kubernetes/model.js';
 import type { Logger } from '../../adapters/logger.js';
 import type { LeaseConfig } from './config.js';
-import { renewLease } from './effects.js';
+import { renewLease } from './renewLease.js';
 import { desiredLease } from './leaseObject.js';
 import type { LeaseMsg } from './protocol.js';
 

@@ -2,7 +2,7 @@
  * The Kubernetes provider: a virtual node whose pods run in a remote cluster (what Liqo and
  * Admiralty do). It composes the pieces of this folder:
  *
- *   createPod  → remote namespace (remoteNamespaces.ts) → ConfigMaps/Secrets (reflector.ts)
+ *   createPod  → remote namespace (remoteNamespaces.ts) → ConfigMaps/Secrets (configReflector.ts)
  *                → the translated pod (podTranslation.ts)
  *   services   → the host Services and EndpointSlices of namespaces with offloaded pods
  *                (serviceReflector.ts), endpoints translated to remote pod IPs
@@ -24,7 +24,7 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../errors.js';
-import { namespaceRefusal, podSecurityLabels, policyViolations } from './podPolicy.js';
+import { namespaceRefusal, podSecurityLabels, policyViolations } from './pods/podPolicy.js';
 import type {
   AttachProvider,
   ContainerRef,
@@ -39,25 +39,25 @@ import type {
   StatsProvider, StatsSummary,
 } from '../provider.js';
 import { ClusterClient } from './clusterClient.js';
-import { toHostPod, type HostViewOptions } from './hostView.js';
+import { toHostPod, type HostViewOptions } from './pods/hostView.js';
 import { hostUidAnnotation } from './marks.js';
 import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
-import { ownershipOf, type OwnershipRule } from './ownership.js';
-import { toRemotePod, type TranslationContext } from './podTranslation.js';
-import { offloadedPodLookup } from './endpointTranslation.js';
-import { REFLECTED_KINDS } from './reflectionPlan.js';
-import { Reflector } from './reflector.js';
-import { RemoteEvents } from './remoteEvents.js';
+import { ownershipOf, type OwnershipRule } from './pods/ownership.js';
+import { toRemotePod, type TranslationContext } from './pods/podTranslation.js';
+import { offloadedPodLookup } from './serviceReflection/endpointTranslation.js';
+import { REFLECTED_KINDS } from './serviceReflection/servicePlan.js';
+import { Reflector } from './configReflection/configReflector.js';
+import { RemoteEvents } from './pods/remoteEvents.js';
 import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
-import { streamRemoteLogs } from './remoteLogs.js';
-import { relayRemotePortForward } from './remotePortForward.js';
-import { relayRemoteStream } from './remoteStreams.js';
-import { RemoteNamespaces } from './remoteNamespaces.js';
-import { RemoteNode } from './remoteNode.js';
-import { RemotePods } from './remotePods.js';
-import { RemoteStats } from './remoteStats.js';
-import { ServiceReflector, type NamespaceReflection } from './serviceReflector.js';
+import { streamRemoteLogs } from './streams/remoteLogs.js';
+import { relayRemotePortForward } from './streams/remotePortForward.js';
+import { relayRemoteStream } from './streams/remoteStreams.js';
+import { RemoteNamespaces } from './pods/remoteNamespaces.js';
+import { RemoteNode } from './node/remoteNode.js';
+import { RemotePods } from './pods/remotePods.js';
+import { RemoteStats } from './node/remoteStats.js';
+import { ServiceReflector, type NamespaceReflection } from './serviceReflection/serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { PodMarks } from '../podMarks.js';
 

@@ -10,10 +10,10 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ProviderNodeInfo, ResourceList } from '../provider.js';
 import type { ClusterSource } from './clusterClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
-import type { PodPolicy } from './podPolicy.js';
-import type { OffloadingPatch } from './podTranslation.js';
-import type { ReflectedKind } from './reflectionPlan.js';
-import type { RemoteEventCallback } from './remoteEvents.js';
+import type { PodPolicy } from './pods/podPolicy.js';
+import type { OffloadingPatch } from './pods/podTranslation.js';
+import type { ReflectedKind } from './serviceReflection/servicePlan.js';
+import type { RemoteEventCallback } from './pods/remoteEvents.js';
 
 export interface KubernetesProviderOptions {
   /** The virtual node this instance serves (labels and annotations on remote pods). */

@@ -6,10 +6,10 @@ import t from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { labelValue } from '../../../src/providers/kubernetes/marks.js';
 import { fitDnsLabel, remoteNamespaceFor } from '../../../src/providers/kubernetes/namespaceMapping.js';
-import { formatQuantity, parseQuantity } from '../../../src/providers/kubernetes/quantity.js';
-import { contentDigest, isServiceAccountToken, remoteCopy } from '../../../src/providers/kubernetes/reflectedObject.js';
-import { ReferenceIndex } from '../../../src/providers/kubernetes/referenceIndex.js';
-import { referencedObjects } from '../../../src/providers/kubernetes/references.js';
+import { formatQuantity, parseQuantity } from '../../../src/providers/kubernetes/node/quantity.js';
+import { contentDigest, isServiceAccountToken, remoteCopy } from '../../../src/providers/kubernetes/configReflection/reflectedObject.js';
+import { ReferenceIndex } from '../../../src/providers/kubernetes/configReflection/referenceIndex.js';
+import { referencedObjects } from '../../../src/providers/kubernetes/configReflection/references.js';
 
 t.test('namespace mapping', async (t) => {
   t.equal(remoteNamespaceFor('shop', 'suffix', 'home'), 'shop-home');

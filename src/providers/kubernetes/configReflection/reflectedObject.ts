@@ -1,0 +1,62 @@
+/**
+ * The remote copy of a host ConfigMap or Secret. Pure.
+ *
+ * Kept: data, binaryData (ConfigMap), type (Secret), labels and annotations (minus Tether's own
+ * and kubectl's last-applied-configuration). Added: the ownership labels, the
+ * `tether.dev/host-namespace` annotation and the content mark (contentMark.ts). Dropped: `immutable` (so later host changes can still
+ * be applied), ownerReferences, finalizers and server-set fields. A Secret of type
+ * `kubernetes.io/service-account-token` is never copied (`isServiceAccountToken`; the reflector
+ * refuses it): it is a credential of the host cluster, and the remote's users could read it.
+ * Secret data is copied, never logged: nothing here describes values.
+ */
+import type { ConfigMap, Secret } from '../../../adapters/kubernetes/model.js';
+import { fingerprint } from '../../../lib/fingerprint.js';
+import { withContentMark } from '../contentMark.js';
+import { hostNamespaceAnnotation, ownershipLabels, withoutMarks } from '../marks.js';
+import type { ReferencedKind } from './references.js';
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export type HostObject = ConfigMap | Secret;
+
+export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';
+
+/** A host ServiceAccount token: never reflected to the remote cluster. */
+export function isServiceAccountToken(kind: ReferencedKind, object: HostObject): boolean {
+  return kind === 'Secret' && (object as Secret).type === SERVICE_ACCOUNT_TOKEN_TYPE;
+}
+
+export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespace: string, hostClusterId: string): HostObject {
+  const meta = host.metadata ?? {};
+  const annotations = withoutMarks(meta.annotations);
+  delete annotations[LAST_APPLIED];
+  const metadata = {
+    name: meta.name ?? '',
+    namespace: remoteNamespace,
+    labels: { ...withoutMarks(meta.labels), ...ownershipLabels(hostClusterId) },
+    annotations: { ...annotations, [hostNamespaceAnnotation]: meta.namespace ?? '' },
+  };
+  if (kind === 'ConfigMap') {
+    const cm = host as ConfigMap;
+    return withContentMark<HostObject>({
+      apiVersion: 'v1', kind: 'ConfigMap', metadata,
+      ...(cm.data ? { data: { ...cm.data } } : {}),
+      ...(cm.binaryData ? { binaryData: { ...cm.binaryData } } : {}),
+    }, contentDigest);
+  }
+  const secret = host as Secret;
+  if (secret.type === SERVICE_ACCOUNT_TOKEN_TYPE) throw new Error(`secret ${meta.namespace ?? ''}/${meta.name ?? ''} is a ServiceAccount token: never copied to a remote cluster`);
+  const type = secret.type;
+  return withContentMark<HostObject>({
+    apiVersion: 'v1', kind: 'Secret', metadata,
+    ...(type ? { type } : {}),
+    ...(secret.data ? { data: { ...secret.data } } : {}),
+  }, contentDigest);
+}
+
+/** A digest of what a copy carries, to skip writes that would change nothing. */
+export function contentDigest(copy: HostObject): string {
+  const c = copy as ConfigMap & Secret;
+  const content = { l: c.metadata?.labels, a: c.metadata?.annotations, d: c.data, b: c.binaryData, t: c.type };
+  return fingerprint(content);
+}

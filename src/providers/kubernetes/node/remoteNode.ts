@@ -1,0 +1,80 @@
+/**
+ * The virtual node's health and size, read from the remote cluster: `ping` asks the remote API
+ * server's `/readyz` (with a timeout), `capacity` sums its usable nodes (capacity.ts), `nodeInfo`
+ * describes one of them.
+ */
+import { Health } from '@kubernetes/client-node';
+import type { Node, Pod } from '../../../adapters/kubernetes/model.js';
+import type { NodeResources, ProviderNodeInfo, ResourceList } from '../../provider.js';
+import { transient } from '../../errors.js';
+import { isUsableNode, remoteCapacity } from './capacity.js';
+import type { ClusterClient } from '../clusterClient.js';
+import { asProviderCall, untilAborted } from '../remoteErrors.js';
+
+export interface RemoteNodeOptions {
+  readonly remote: ClusterClient;
+  /** How long `/readyz` may take (default 5 s). */
+  readonly pingTimeoutMs?: number;
+  readonly quota?: ResourceList;
+  readonly countVirtualNodes?: boolean;
+  readonly isOwnPod: (pod: Pod) => boolean;
+  readonly defaultNodeInfo?: Partial<ProviderNodeInfo>;
+}
+
+const NON_TERMINAL = 'status.phase!=Succeeded,status.phase!=Failed';
+
+export class RemoteNode {
+  private readonly health: Health;
+
+  constructor(private readonly o: RemoteNodeOptions) {
+    this.health = new Health(o.remote.kubeConfig);
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    const timeoutMs = this.o.pingTimeoutMs ?? 5_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const where = `remote API server ${this.o.remote.server}`;
+    let ready: boolean;
+    try {
+      ready = await this.health.readyz({ signal: combined } as Parameters<Health['readyz']>[0]);
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      const why = timeout.aborted ? `did not answer /readyz within ${timeoutMs} ms` : 'is unreachable';
+      throw transient(`${where} ${why}`, { cause: err });
+    }
+    if (!ready) throw transient(`${where} is not ready (/readyz did not answer 200)`);
+  }
+
+  async capacity(signal?: AbortSignal): Promise<NodeResources> {
+    if (this.o.quota) return remoteCapacity({ nodes: [], pods: [], quota: this.o.quota });
+    const [nodes, pods] = await untilAborted(Promise.all([this.nodes(), this.nonTerminalPods()]), signal);
+    return remoteCapacity({ nodes, pods, isOwnPod: this.o.isOwnPod, countVirtualNodes: this.o.countVirtualNodes ?? false });
+  }
+
+  async nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> {
+    const nodes = await untilAborted(this.nodes(), signal);
+    const info = (nodes.find((n) => isUsableNode(n, this.o.countVirtualNodes)) ?? nodes[0])?.status?.nodeInfo;
+    const d = this.o.defaultNodeInfo ?? {};
+    return {
+      operatingSystem: info?.operatingSystem ?? d.operatingSystem ?? 'linux',
+      architecture: info?.architecture ?? d.architecture ?? 'amd64',
+      kernelVersion: info?.kernelVersion ?? d.kernelVersion ?? '',
+      osImage: info?.osImage ?? d.osImage ?? '',
+      containerRuntimeVersion: info?.containerRuntimeVersion ?? d.containerRuntimeVersion ?? '',
+    };
+  }
+
+  private async nodes(): Promise<Node[]> {
+    const list = await asProviderCall('list remote nodes', () => this.o.remote.call('other', 'list remote nodes', (core, options) => core.listNode({}, options)));
+    return list.items;
+  }
+
+  /** One list of every non-terminal pod in the remote cluster (a cost paid once per capacity poll). */
+  private async nonTerminalPods(): Promise<Pod[]> {
+    const list = await asProviderCall('list remote pods', () =>
+      this.o.remote.call('other', 'list remote pods', (core, options) => core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL }, options)),
+    );
+    return list.items;
+  }
+}

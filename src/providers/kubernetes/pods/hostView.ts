@@ -1,0 +1,56 @@
+/**
+ * Remote pod → the pod Tether sees: the host's identity (namespace, name and uid from the
+ * ownership annotations), the remote spec and labels, and the remote status, optionally without
+ * pod IPs. Pure; returns a fresh copy Tether owns.
+ */
+import type { Pod, PodStatus } from '../../../adapters/kubernetes/model.js';
+import { hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation } from '../marks.js';
+
+export interface HostIdentity {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string | undefined;
+}
+
+export interface HostViewOptions {
+  /** Drop podIP/podIPs (the remote addresses mean nothing on the host network). */
+  readonly blankPodIPs?: boolean;
+}
+
+/** The host pod a remote pod stands for, or undefined if it lacks the marks (not Tether's). */
+export function hostIdentityOf(remote: Pod): HostIdentity | undefined {
+  const annotations = remote.metadata?.annotations ?? {};
+  const namespace = annotations[hostNamespaceAnnotation];
+  const name = annotations[hostNameAnnotation];
+  if (!namespace || !name) return undefined;
+  return { namespace, name, uid: annotations[hostUidAnnotation] || undefined };
+}
+
+export function toHostPod(remote: Pod, options: HostViewOptions = {}): Pod | undefined {
+  const identity = hostIdentityOf(remote);
+  if (!identity) return undefined;
+  const copy = structuredClone(remote);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      namespace: identity.namespace,
+      name: identity.name,
+      ...(identity.uid === undefined ? {} : { uid: identity.uid }),
+      ...(copy.metadata?.labels ? { labels: copy.metadata.labels } : {}),
+      ...(copy.metadata?.annotations ? { annotations: copy.metadata.annotations } : {}),
+      ...(copy.metadata?.creationTimestamp ? { creationTimestamp: copy.metadata.creationTimestamp } : {}),
+      ...(copy.metadata?.deletionTimestamp ? { deletionTimestamp: copy.metadata.deletionTimestamp } : {}),
+    },
+    ...(copy.spec ? { spec: copy.spec } : {}),
+    status: hostStatus(copy.status ?? {}, options),
+  };
+}
+
+export function hostStatus(status: PodStatus, options: HostViewOptions = {}): PodStatus {
+  if (!options.blankPodIPs) return status;
+  const out = { ...status };
+  delete out.podIP;
+  delete out.podIPs;
+  return out;
+}

@@ -1,0 +1,412 @@
+/**
+ * Reflects the host Services and EndpointSlices of every host namespace with at least one pod
+ * this virtual node offloaded into the mapped remote namespace (docs/kubernetes-provider.md,
+ * "Services and EndpointSlices"). Level-based, per namespace:
+ *
+ *   host Services, EndpointSlices (NamespacedWatches, namespaces with offloaded pods)
+ *   this host cluster's remote copies (one label-selected CachedListWatch per kind, all
+ *   namespaces; another virtual node's copy going frees its name for this one at once)
+ *   this node's remote pods (for endpoint translation)
+ *       → any change marks its host namespace dirty
+ *       → one pass per namespace at a time, after a short coalescing delay: desiredObjects and
+ *         planReflection (servicePlan.ts, pure) decide, ReflectionWriter acts
+ *       → a failed pass is retried with backoff (jitter, cap); a name held by a foreign object
+ *         is a Warning Event on the host Service and no write
+ *
+ * A namespace whose last offloaded pod went wants nothing: after `lingerMs`, its copies are deleted. The same
+ * holds for copies found in the remote cluster for namespaces Tether no longer tracks (after a
+ * restart, say), but only once the remote pod informer has listed (`podsSynced`), so that a
+ * namespace never looks empty merely because the pods are not known yet.
+ */
+import type { Subscription } from 'rxjs';
+import type { Backoff } from '../../../lib/backoff.js';
+import { backoffDelay } from '../../../lib/backoff.js';
+import type { Clock, Timer } from '../../../lib/clock.js';
+import { errorMessage } from '../../../lib/errorMessage.js';
+import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { isOlder } from '../../../adapters/kubernetes/watchCache.js';
+import type { CachedListWatch, EngineEvent, WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
+import type { EventRecorder } from '../../../adapters/kubernetes/eventRecorder.js';
+import type { KubeLog } from '../../../adapters/kubernetes/log.js';
+import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
+import type { ClusterClient } from '../clusterClient.js';
+import type { OffloadedPodLookup } from './endpointTranslation.js';
+import { kindWatch } from './kindWatch.js';
+import { carriesContent } from '../contentMark.js';
+import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
+import { NamespacedWatches } from '../namespacedWatches.js';
+import { endpointSliceDigest, serviceNameOf } from './reflectedEndpointSlice.js';
+import { isReflectedBy, serviceDigest, type ReflectionMarks } from './reflectedService.js';
+import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
+import { ReflectionWriter } from './serviceWriter.js';
+
+export interface ServiceReflectorOptions {
+  readonly host: ClusterClient;
+  readonly remote: ClusterClient;
+  readonly marks: ReflectionMarks;
+  /** What is reflected; empty: nothing (the `none` switch). */
+  readonly kinds: ReadonlySet<ReflectedKind>;
+  readonly remoteNamespaceOf: (hostNamespace: string) => string;
+  readonly lookup: OffloadedPodLookup;
+  /** Warning Events on host Services whose name is taken in the remote namespace. */
+  readonly events: EventRecorder;
+  readonly clock: Clock;
+  readonly log: KubeLog;
+  readonly watch?: WatchTiming;
+  /** Changes within this long are handled in one pass (default 50 ms). */
+  readonly coalesceMs?: number;
+  /** Retry of a failed pass (default 1 s doubling to 60 s, jitter 0.2). */
+  readonly retry?: Backoff;
+  /** Period of the full pass over every namespace, which also re-checks taken names (default 5 min). */
+  readonly resyncMs?: number;
+  /**
+   * How long a namespace keeps its copies after its last offloaded pod went (default 30 s), so a
+   * Deployment that replaces all its pods at once does not see its Services vanish in between.
+   */
+  readonly lingerMs?: number;
+}
+
+/** What one namespace's reflection looks like, for introspection. */
+export interface NamespaceReflection {
+  readonly namespace: string;
+  readonly remoteNamespace: string;
+  readonly offloadedPods: number;
+  readonly services: number;
+  readonly endpointSlices: number;
+  /** Names held in the remote namespace by objects Tether did not create. */
+  readonly taken: readonly string[];
+  /** When the copies of a namespace whose last offloaded pod went will be deleted (ms since the epoch). */
+  readonly releasesAt?: number;
+  readonly lastError?: string;
+  /** When the last error happened (ms since the epoch). */
+  readonly lastErrorAt?: number;
+}
+
+interface Pass {
+  dirty: boolean;
+  running: boolean;
+  timer: Timer | undefined;
+  failures: number;
+  lastError: string | undefined;
+  lastErrorAt: number | undefined;
+}
+
+const DEFAULT_RETRY: Backoff = { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2 };
+type Reflected = Service | EndpointSlice;
+
+export class ServiceReflector {
+  private readonly pods = new Map<string, Set<string>>();
+  private readonly passes = new Map<string, Pass>();
+  private readonly lingering = new Map<string, { readonly timer: Timer; readonly at: number }>();
+  /**
+   * Per copy: the digest last written, and of what the remote stored for it. A remote admission
+   * webhook may add to every write; judging the copy against what was sent would rewrite it on
+   * each of its watch events, for ever.
+   */
+  private readonly written = new Map<string, { readonly desired: string; readonly stored: string; readonly version: string }>();
+  private readonly refused = new Map<string, string>();
+  /** Digest the remote refused as invalid, per object key (not retried until the host object changes). */
+  private readonly refusedByRemote = new Map<string, string>();
+  private readonly services: NamespacedWatches<Service>;
+  private readonly slices: NamespacedWatches<EndpointSlice>;
+  private readonly copies: Record<ReflectedKind, { watch: CachedListWatch<Reflected>; subscription: Subscription }>;
+  private readonly writer: ReflectionWriter;
+  private resyncTimer: Timer | undefined;
+  private podsKnown = false;
+  private stopped = false;
+
+  constructor(private readonly o: ServiceReflectorOptions) {
+    this.writer = new ReflectionWriter(o.remote, o.marks);
+    this.services = new NamespacedWatches((ns) => this.hostWatch('Service', ns) as CachedListWatch<Service>, (ns, e) => this.onHostEvent(ns, e));
+    this.slices = new NamespacedWatches((ns) => this.hostWatch('EndpointSlice', ns) as CachedListWatch<EndpointSlice>, (ns, e) => this.onHostEvent(ns, e));
+    this.copies = { Service: this.copyWatch('Service'), EndpointSlice: this.copyWatch('EndpointSlice') };
+  }
+
+  get enabled(): boolean {
+    return this.o.kinds.has('Service');
+  }
+
+  start(): void {
+    if (!this.enabled || this.stopped) return;
+    this.copies.Service.watch.start();
+    this.copies.EndpointSlice.watch.start();
+    this.armResync();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.resyncTimer?.cancel();
+    for (const pass of this.passes.values()) pass.timer?.cancel();
+    for (const { timer } of this.lingering.values()) timer.cancel();
+    this.services.stop();
+    this.slices.stop();
+    for (const { watch, subscription } of Object.values(this.copies)) {
+      subscription.unsubscribe();
+      watch.stop();
+    }
+  }
+
+  /** A remote pod of this node appeared or changed (its IP, say). */
+  podAppeared(hostPodKey: string, hostNamespace: string): void {
+    if (!this.enabled) return;
+    this.lingering.get(hostNamespace)?.timer.cancel();
+    this.lingering.delete(hostNamespace);
+    let keys = this.pods.get(hostNamespace);
+    if (!keys) {
+      this.pods.set(hostNamespace, (keys = new Set()));
+      this.refreshWatches();
+    }
+    keys.add(hostPodKey);
+    this.markDirty(hostNamespace);
+  }
+
+  podGone(hostPodKey: string, hostNamespace: string): void {
+    const keys = this.pods.get(hostNamespace);
+    if (!keys?.delete(hostPodKey) || keys.size > 0 || this.stopped) return;
+    this.lingering.get(hostNamespace)?.timer.cancel();
+    const lingerMs = this.o.lingerMs ?? 30_000;
+    const timer = this.o.clock.setTimer(lingerMs, () => {
+      this.lingering.delete(hostNamespace);
+      if ((this.pods.get(hostNamespace)?.size ?? 0) > 0) return;
+      this.pods.delete(hostNamespace);
+      this.refreshWatches();
+      this.markDirty(hostNamespace);
+    });
+    this.lingering.set(hostNamespace, { timer, at: this.o.clock.now() + lingerMs });
+  }
+
+  /** The remote pod informer has listed: from now on a namespace without pods really has none. */
+  podsSynced(): void {
+    this.podsKnown = true;
+    this.markAll();
+  }
+
+  state(): NamespaceReflection[] {
+    const namespaces = new Set([...this.pods.keys(), ...this.passes.keys()]);
+    return [...namespaces].sort().map((namespace) => {
+      const remoteNamespace = this.o.remoteNamespaceOf(namespace);
+      const existing = this.existing(namespace);
+      const count = (kind: ReflectedKind): number => [...existing.keys()].filter((k) => k.startsWith(`${kind}/`)).length;
+      const prefix = `${remoteNamespace}/`;
+      const taken = [...this.refused.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+      const pass = this.passes.get(namespace);
+      const lastError = pass?.lastError;
+      const releasesAt = this.lingering.get(namespace)?.at;
+      return {
+        namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
+        services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
+        ...(releasesAt !== undefined ? { releasesAt } : {}),
+        ...(lastError !== undefined ? { lastError, lastErrorAt: pass?.lastErrorAt ?? this.o.clock.now() } : {}),
+      };
+    });
+  }
+
+  private refreshWatches(): void {
+    if (this.stopped) return;
+    const namespaces = [...this.pods.keys()];
+    this.services.setNamespaces(namespaces);
+    this.slices.setNamespaces(this.o.kinds.has('EndpointSlice') ? namespaces : []);
+  }
+
+  private markAll(): void {
+    const fromCopies = Object.values(this.copies).flatMap(({ watch }) => watch.list().filter((o) => this.isOurs(o)).map((o) => o.metadata?.annotations?.[hostNamespaceAnnotation] ?? ''));
+    for (const namespace of new Set([...this.pods.keys(), ...fromCopies])) if (namespace !== '') this.markDirty(namespace);
+  }
+
+  private markDirty(namespace: string): void {
+    if (this.stopped) return;
+    let pass = this.passes.get(namespace);
+    if (!pass) this.passes.set(namespace, (pass = { dirty: false, running: false, timer: undefined, failures: 0, lastError: undefined, lastErrorAt: undefined }));
+    pass.dirty = true;
+    if (!pass.running && !pass.timer) this.schedule(namespace, pass, this.o.coalesceMs ?? 50);
+  }
+
+  private schedule(namespace: string, pass: Pass, delayMs: number): void {
+    pass.timer = this.o.clock.setTimer(delayMs, () => {
+      pass.timer = undefined;
+      void this.run(namespace, pass);
+    });
+  }
+
+  private async run(namespace: string, pass: Pass): Promise<void> {
+    if (this.stopped || pass.running) return;
+    pass.running = true;
+    pass.dirty = false;
+    try {
+      await this.reconcile(namespace);
+      pass.failures = 0;
+      pass.lastError = undefined;
+    } catch (err) {
+      pass.lastError = errorMessage(err);
+      pass.lastErrorAt = this.o.clock.now();
+      pass.dirty = true;
+      this.o.log.warn('reflecting services failed; retrying with backoff', { namespace, error: pass.lastError });
+    } finally {
+      pass.running = false;
+    }
+    if (this.stopped) return;
+    if (pass.lastError !== undefined) this.schedule(namespace, pass, backoffDelay(this.o.retry ?? DEFAULT_RETRY, pass.failures++));
+    else if (pass.dirty) this.schedule(namespace, pass, this.o.coalesceMs ?? 50);
+    else if (!this.pods.has(namespace) && this.existing(namespace).size === 0) this.passes.delete(namespace);
+  }
+
+  /** One pass: read the caches, plan, act. Returns without acting while a cache is not listed yet. */
+  private async reconcile(namespace: string): Promise<void> {
+    if (!this.podsKnown || !this.copies.Service.watch.hasSynced() || !this.copies.EndpointSlice.watch.hasSynced()) return;
+    const active = this.pods.has(namespace);
+    const withSlices = this.o.kinds.has('EndpointSlice');
+    if (active && (!this.services.isSynced(namespace) || (withSlices && !this.slices.isSynced(namespace)))) return;
+    const remoteNamespace = this.o.remoteNamespaceOf(namespace);
+    const services = active ? this.services.list(namespace) : [];
+    const slices = active && withSlices ? this.slices.list(namespace) : [];
+    const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
+    const existing = this.existing(namespace, desired);
+    const steps = planReflection({ desired, existing, written: this.scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.scoped(new Map([...this.refused, ...this.refusedByRemote]), remoteNamespace) });
+    // One object the remote refuses must not hold up the others (nor the deletions): each step
+    // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
+    let retry: unknown;
+    for (const step of steps) {
+      if (this.stopped) return;
+      try {
+        if (step.type === 'delete') {
+          this.written.delete(`${remoteNamespace}/${objectKey(step.kind, step.name)}`);
+          await this.writer.delete(step.kind, remoteNamespace, step.name, this.cached(step.kind, remoteNamespace, step.name)?.metadata?.uid);
+        } else {
+          await this.write(namespace, remoteNamespace, step.desired, services);
+        }
+      } catch (err) {
+        if (step.type === 'write' && isApiErrorKind(err, 'invalid')) this.rejected(namespace, remoteNamespace, step.desired, services, err);
+        else retry ??= err;
+      }
+    }
+    if (retry !== undefined) throw retry;
+  }
+
+  /** The remote refused a copy as invalid (a dual-stack Service on a single-stack remote, say): not retried until it changes. */
+  private rejected(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[], err: unknown): void {
+    this.refusedByRemote.set(`${remoteNamespace}/${objectKey(desired.kind, desired.name)}`, desired.digest);
+    const word = desired.kind === 'Service' ? 'service' : 'endpointslice';
+    this.o.log.warn('the remote refused a reflected object', { namespace, kind: desired.kind, name: desired.name, error: errorMessage(err) });
+    this.recordOnService(namespace, desired, services, 'ReflectionRejected', `the remote cluster refused ${word} ${remoteNamespace}/${desired.name}; not retried until the host object changes: ${errorMessage(err)}`);
+  }
+
+  private recordOnService(namespace: string, desired: DesiredObject, services: readonly Service[], reason: string, note: string): void {
+    const serviceName = desired.kind === 'Service' ? desired.name : serviceNameOf(desired.object) ?? desired.name;
+    const service = services.find((s) => s.metadata?.name === serviceName);
+    this.o.events.record(
+      { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...(service?.metadata?.uid ? { uid: service.metadata.uid } : {}) },
+      'Warning', reason, note, 'Reflect',
+    );
+  }
+
+  private async write(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[]): Promise<void> {
+    const key = `${remoteNamespace}/${objectKey(desired.kind, desired.name)}`;
+    const outcome = await this.writer.write(desired, this.cached(desired.kind, remoteNamespace, desired.name));
+    if (outcome.type === 'written') {
+      this.written.set(key, {
+        desired: desired.digest,
+        stored: outcome.stored ? digestOf(desired.kind, outcome.stored) : desired.digest,
+        version: outcome.stored?.metadata?.resourceVersion ?? '',
+      });
+      this.refused.delete(key);
+      this.refusedByRemote.delete(key);
+      return;
+    }
+    this.refused.set(key, desired.digest);
+    const word = desired.kind === 'Service' ? 'service' : 'endpointslice';
+    const note = `remote ${word} ${remoteNamespace}/${desired.name} exists and was not created by Tether for host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName}; not overwriting it, so this Service is not reflected there`;
+    this.o.log.warn('a reflected name is taken in the remote namespace', { namespace, kind: desired.kind, name: desired.name });
+    this.recordOnService(namespace, desired, services, 'ReflectionNameTaken', note);
+  }
+
+  /**
+   * This node's copies for a host namespace: object key → digest. A copy that carries what
+   * `desired` wants on the keys Tether sets (contentMark.ts; an admission webhook's additions
+   * aside) counts as the desired digest.
+   */
+  private existing(namespace: string, desired: readonly DesiredObject[] = []): Map<string, string> {
+    const remoteNamespace = this.o.remoteNamespaceOf(namespace);
+    const wanted = new Map(desired.map((d) => [objectKey(d.kind, d.name), d]));
+    const out = new Map<string, string>();
+    for (const kind of ['Service', 'EndpointSlice'] as const) {
+      for (const object of this.copies[kind].watch.list()) {
+        if (object.metadata?.namespace !== remoteNamespace || object.metadata.annotations?.[hostNamespaceAnnotation] !== namespace || !this.isOurs(object)) continue;
+        const key = objectKey(kind, object.metadata.name ?? '');
+        const d = wanted.get(key);
+        out.set(key, d && carries(object, d) ? d.digest : digestOf(kind, object));
+      }
+    }
+    return out;
+  }
+
+  private scoped(map: ReadonlyMap<string, string>, remoteNamespace: string): Map<string, string> {
+    const prefix = `${remoteNamespace}/`;
+    return new Map([...map].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  }
+
+  /** This node's copy as the watch holds it (another node's copy of the same name is not ours to replace). */
+  private cached(kind: ReflectedKind, remoteNamespace: string, name: string): Reflected | undefined {
+    const object = this.copies[kind].watch.get(`${remoteNamespace}/${name}`);
+    return object && this.isOurs(object) ? object : undefined;
+  }
+
+  private onHostEvent(namespace: string, event: EngineEvent<Reflected>): void {
+    if (event.type !== 'error') this.markDirty(namespace);
+  }
+
+  /**
+   * A copy changed remotely: one that is not what the remote stored for Tether's write (edited,
+   * deleted) is no longer "written". Another virtual node's copy going frees its name.
+   */
+  private onCopyEvent(kind: ReflectedKind, event: EngineEvent<Reflected>): void {
+    if (event.type === 'synced') return this.markAll();
+    if (event.type === 'error') return;
+    const object = event.object;
+    const key = `${object.metadata?.namespace ?? ''}/${objectKey(kind, object.metadata?.name ?? '')}`;
+    const namespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
+    if (!this.isOurs(object)) {
+      if (event.type === 'deleted' && this.refused.delete(key) && namespace) this.markDirty(namespace);
+      return;
+    }
+    const last = this.written.get(key);
+    // An event from before Tether's last write (an earlier write's echo) says nothing about it.
+    const stale = last !== undefined && isOlder(object.metadata?.resourceVersion ?? '', last.version);
+    if (!stale && (event.type === 'deleted' || last?.stored !== digestOf(kind, object))) this.written.delete(key);
+    if (namespace) this.markDirty(namespace);
+  }
+
+  private isOurs(object: Reflected): boolean {
+    return isReflectedBy(object.metadata?.labels, this.o.marks);
+  }
+
+  private hostWatch(kind: ReflectedKind, namespace: string): CachedListWatch<Reflected> {
+    return kindWatch(this.o.host, kind, { namespace }, `host ${plural(kind)} in ${namespace}`, this.o);
+  }
+
+  private copyWatch(kind: ReflectedKind): { watch: CachedListWatch<Reflected>; subscription: Subscription } {
+    const watch = kindWatch(this.o.remote, kind, { labelSelector: hostClusterSelector(this.o.marks.hostClusterId) }, `reflected ${plural(kind)} in the remote cluster`, this.o);
+    return { watch, subscription: watch.events.subscribe((e) => this.onCopyEvent(kind, e)) };
+  }
+
+  private armResync(): void {
+    this.resyncTimer = this.o.clock.setTimer(this.o.resyncMs ?? 5 * 60_000, () => {
+      if (this.stopped) return;
+      this.refused.clear();
+      this.markAll();
+      this.armResync();
+    });
+  }
+}
+
+const plural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services' : 'endpointslices');
+
+function digestOf(kind: ReflectedKind, object: Reflected): string {
+  return kind === 'Service' ? serviceDigest(object as Service) : endpointSliceDigest(object as EndpointSlice);
+}
+
+/** `object` is the copy of `desired`'s kind and name (existing() pairs them by object key). */
+function carries(object: Reflected, desired: DesiredObject): boolean {
+  return desired.kind === 'Service'
+    ? carriesContent(object as Service, desired.object, serviceDigest)
+    : carriesContent(object as EndpointSlice, desired.object, endpointSliceDigest);
+}

@@ -1,0 +1,110 @@
+/**
+ * Writes and deletes the remote copies of Services and EndpointSlices, through the remote
+ * ClusterClient (its rate limiter, deadlines and write fence). It never overwrites or deletes an
+ * object without this virtual node's reflection marks: a create that meets a foreign object of
+ * the same name is answered `taken` and nothing is written; a deletion carries the uid of the
+ * copy it means as a precondition, so an object that took the name since is left alone.
+ */
+import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
+import type { ClusterClient } from '../clusterClient.js';
+import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedService.js';
+import type { DesiredObject, ReflectedKind } from './servicePlan.js';
+
+/** `stored`: the object as the remote API server stored it (after its admission chain), when it answered with one. */
+export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' };
+
+type Reflected = Service | EndpointSlice;
+
+interface KindApi {
+  readonly word: string;
+  create(namespace: string, body: Reflected, what: string): Promise<Reflected | undefined>;
+  read(namespace: string, name: string, what: string): Promise<Reflected>;
+  replace(namespace: string, name: string, body: Reflected, what: string): Promise<Reflected | undefined>;
+  delete(namespace: string, name: string, uid: string | undefined, what: string): Promise<unknown>;
+}
+
+const preconditions = (uid: string | undefined): { body?: { preconditions: { uid: string } } } => (uid ? { body: { preconditions: { uid } } } : {});
+
+function kindApis(remote: ClusterClient): Record<ReflectedKind, KindApi> {
+  const core = <T>(op: string, fn: Parameters<ClusterClient['call']>[2]): Promise<T> => remote.call(op.startsWith('delete') ? 'delete' : 'other', op, fn) as Promise<T>;
+  const discovery = <T>(op: string, fn: (d: ClusterClient['discovery'], o: ConfigurationOptions) => Promise<T>): Promise<T> =>
+    remote.callDiscovery(op.startsWith('delete') ? 'delete' : 'other', op, fn);
+  return {
+    Service: {
+      word: 'service',
+      create: (namespace, body, what) => core(`create ${what}`, (c, o) => c.createNamespacedService({ namespace, body: body as Service }, o)),
+      read: (namespace, name, what) => core(`read ${what}`, (c, o) => c.readNamespacedService({ namespace, name }, o)),
+      replace: (namespace, name, body, what) => core(`replace ${what}`, (c, o) => c.replaceNamespacedService({ namespace, name, body: body as Service }, o)),
+      delete: (namespace, name, uid, what) => core(`delete ${what}`, (c, o) => c.deleteNamespacedService({ namespace, name, ...preconditions(uid) }, o)),
+    },
+    EndpointSlice: {
+      word: 'endpointslice',
+      create: (namespace, body, what) => discovery(`create ${what}`, (d, o) => d.createNamespacedEndpointSlice({ namespace, body: body as EndpointSlice }, o)),
+      read: (namespace, name, what) => discovery(`read ${what}`, (d, o) => d.readNamespacedEndpointSlice({ namespace, name }, o)),
+      replace: (namespace, name, body, what) => discovery(`replace ${what}`, (d, o) => d.replaceNamespacedEndpointSlice({ namespace, name, body: body as EndpointSlice }, o)),
+      delete: (namespace, name, uid, what) => discovery(`delete ${what}`, (d, o) => d.deleteNamespacedEndpointSlice({ namespace, name, ...preconditions(uid) }, o)),
+    },
+  };
+}
+
+export class ReflectionWriter {
+  private readonly apis: Record<ReflectedKind, KindApi>;
+
+  constructor(remote: ClusterClient, private readonly marks: ReflectionMarks) {
+    this.apis = kindApis(remote);
+  }
+
+  /** Makes the remote copy equal `desired`; `cached` is this node's copy as the remote watch last saw it. Rejects with KubeApiError. */
+  async write(desired: DesiredObject, cached: Reflected | undefined): Promise<WriteOutcome> {
+    const api = this.apis[desired.kind];
+    const namespace = desired.object.metadata?.namespace ?? '';
+    const what = `remote ${api.word} ${namespace}/${desired.name}`;
+    let current = cached;
+    if (!current) {
+      try {
+        return { type: 'written', stored: await api.create(namespace, desired.object, what) };
+      } catch (err) {
+        if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+      }
+      current = await api.read(namespace, desired.name, what);
+      if (!isReflectedBy(current.metadata?.labels, this.marks)) return { type: 'taken' };
+    }
+    if (desired.kind === 'Service' && !replaceable(current as Service, desired.object)) {
+      // clusterIP is immutable: a Service that turns headless (or back) is recreated.
+      await this.delete(desired.kind, namespace, desired.name, current.metadata?.uid);
+      return { type: 'written', stored: await api.create(namespace, desired.object, what) };
+    }
+    return { type: 'written', stored: await api.replace(namespace, desired.name, withCurrent(desired, current), what) };
+  }
+
+  /** Deletes this node's copy (uid precondition); already gone or replaced by another object: done. */
+  async delete(kind: ReflectedKind, namespace: string, name: string, uid: string | undefined): Promise<void> {
+    const api = this.apis[kind];
+    try {
+      await api.delete(namespace, name, uid, `remote ${api.word} ${namespace}/${name}`);
+    } catch (err) {
+      if (!isApiErrorKind(err, 'notFound') && !isApiErrorKind(err, 'conflict')) throw err;
+    }
+  }
+}
+
+/** Whether `current` can become `desired` by a replace (the allocated clusterIP cannot change). */
+function replaceable(current: Service, desired: Service): boolean {
+  const allocated = (s: Service): boolean => s.spec?.type !== 'ExternalName' && !isHeadless(s);
+  return allocated(current) === allocated(desired) || current.spec?.type === 'ExternalName' || desired.spec?.type === 'ExternalName';
+}
+
+/** The replace body: `desired` at the current resourceVersion, keeping a Service's allocated clusterIPs. */
+function withCurrent(desired: DesiredObject, current: Reflected): Reflected {
+  const metadata = { ...desired.object.metadata, resourceVersion: current.metadata?.resourceVersion };
+  if (desired.kind === 'EndpointSlice') return { ...desired.object, metadata };
+  const spec = { ...desired.object.spec };
+  const was = (current as Service).spec;
+  if (spec.type !== 'ExternalName' && !isHeadless(desired.object) && was?.type !== 'ExternalName') {
+    if (was?.clusterIP !== undefined) spec.clusterIP = was.clusterIP;
+    if (was?.clusterIPs !== undefined) spec.clusterIPs = was.clusterIPs;
+  }
+  return { ...desired.object, metadata, spec };
+}

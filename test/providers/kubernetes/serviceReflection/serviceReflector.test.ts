@@ -1,0 +1,264 @@
+/**
+ * The Service reflector's bookkeeping of namespaces with offloaded pods, on a manual clock: a
+ * namespace whose last pod went keeps its copies for `lingerMs` (a Deployment replacing all its
+ * pods at once keeps its Services), a pod coming back in time cancels the release, and with the
+ * `none` switch nothing is tracked. The clusters are a mock API server that lists nothing.
+ */
+import t, { type Test } from 'tap';
+import type { Service } from '../../../../src/adapters/kubernetes/model.js';
+import { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import { desiredObjects, REFLECTED_KINDS, type ReflectedKind } from '../../../../src/providers/kubernetes/serviceReflection/servicePlan.js';
+import { ServiceReflector } from '../../../../src/providers/kubernetes/serviceReflection/serviceReflector.js';
+import { MockApiServer } from '../../../adapters/kubernetes/mockApiServer.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { drain, until } from '../../../support/until.js';
+
+const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A started Service reflector (Services only) for node vk-1 of host cluster `home`, on `server` as both clusters. */
+function startedOn(t: Test, server: MockApiServer, events: string[] = []): { reflector: ServiceReflector; clock: ManualClock } {
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock });
+  t.teardown(() => client.stop());
+  const r = new ServiceReflector({
+    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
+    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
+    events: { record: (about, type, reason, note) => events.push(`${about.name} ${type} ${reason}: ${note}`) },
+    clock, log: silentLog, lingerMs: 30_000,
+  });
+  t.teardown(() => r.stop());
+  r.start();
+  r.podsSynced();
+  r.podAppeared('shop/web-1', 'shop');
+  return { reflector: r, clock };
+}
+
+async function reflector(t: Test, kinds: readonly ReflectedKind[] = REFLECTED_KINDS): Promise<{ reflector: ServiceReflector; clock: ManualClock }> {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  server.route((r) => (r.method === 'GET' && r.url.searchParams.get('watch') !== 'true' ? { body: { metadata: { resourceVersion: '1' }, items: [] } } : 'hang'));
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock });
+  t.teardown(() => client.stop());
+  const r = new ServiceReflector({
+    host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(kinds),
+    remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined, events: { record: () => undefined },
+    clock, log: silentLog, lingerMs: 30_000,
+  });
+  t.teardown(() => r.stop());
+  return { reflector: r, clock };
+}
+
+const tracked = (r: ServiceReflector): Record<string, number> => Object.fromEntries(r.state().map((s) => [s.namespace, s.offloadedPods]));
+
+t.test('the last pod gone: the namespace lingers for lingerMs, then is released', async (t) => {
+  const { reflector: r, clock } = await reflector(t);
+  r.podAppeared('shop/web-1', 'shop');
+  r.podAppeared('shop/web-2', 'shop');
+  t.same(tracked(r), { shop: 2 });
+  r.podGone('shop/web-1', 'shop');
+  r.podGone('shop/web-2', 'shop');
+  const goneAt = clock.now();
+  clock.advance(29_999);
+  t.same(tracked(r), { shop: 0 }, 'still reflected just before lingerMs');
+  t.equal(r.state()[0]?.releasesAt, goneAt + 30_000, 'the release is due lingerMs after the last pod went');
+  r.podAppeared('shop/web-3', 'shop');
+  clock.advance(60_000);
+  t.same(tracked(r), { shop: 1 }, 'a pod back in time cancels the release');
+  t.equal(r.state()[0]?.releasesAt, undefined);
+  r.podGone('shop/web-3', 'shop');
+  clock.advance(30_000);
+  t.same(tracked(r), { shop: 0 }, 'released, with a pass pending to delete its copies');
+  for (let i = 0; i < 3; i++) { // the coalescing delay, and the pass (asynchronous), which finds nothing to keep
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(50);
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(tracked(r), {}, 'after the pass: nothing tracked, nothing wanted');
+});
+
+t.test('with the none switch nothing is tracked', async (t) => {
+  const { reflector: r } = await reflector(t, []);
+  t.notOk(r.enabled);
+  r.podAppeared('shop/web-1', 'shop');
+  t.same(r.state(), []);
+});
+
+t.test('a Service the remote refuses (422) is reported on the host Service and skipped; the others are still reflected', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const service = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    metadata: { name, namespace: 'shop', uid: `uid-${name}`, resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }], ...extra },
+  });
+  const created: string[] = [];
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') {
+      return { body: { metadata: { resourceVersion: '5' }, items: [service('a-dual', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] }), service('b-plain')] } };
+    }
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
+      const body = JSON.parse(r.body) as { metadata: { name: string } };
+      if (body.metadata.name === 'a-dual') {
+        return { status: 422, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 422, reason: 'Invalid', message: 'Service "a-dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services' } };
+      }
+      created.push(body.metadata.name);
+      return { status: 201, body };
+    }
+    return undefined;
+  });
+  const events: string[] = [];
+  const { reflector: r, clock } = startedOn(t, server, events);
+  await until('b-plain reflected past the refused a-dual', () => {
+    clock.advance(50);
+    return created.includes('b-plain');
+  }, 10_000);
+  await until('the refusal reported on the host Service', () => events.length > 0, 10_000);
+  t.match(events[0], /^a-dual Warning ReflectionRejected: .*spec\.ipFamilyPolicy/);
+  t.equal(r.state()[0]?.lastError, undefined, 'a refusal is an answer, not a failing pass retried for ever');
+});
+
+type Stored = { metadata: Record<string, unknown> & { labels?: Record<string, string> }; spec: Record<string, unknown> };
+
+/**
+ * One host Service `web`, reflected once: the remote stores each write (at resourceVersion 9,
+ * with an allocated clusterIP, and whatever `admit` adds) and the copies' watch is open.
+ */
+async function writtenOnce(t: Test, admit: (labels: Record<string, string>) => Record<string, string> = (labels) => labels) {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  let stored: Stored | undefined;
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' || r.method === 'PUT') {
+      const body = JSON.parse(r.body) as Stored;
+      stored = { ...body, metadata: { ...body.metadata, uid: 'remote-uid', resourceVersion: '9', labels: admit(body.metadata.labels ?? {}) }, spec: { ...body.spec, clusterIP: '10.0.0.9' } };
+      return { status: r.method === 'POST' ? 201 : 200, body: stored };
+    }
+    return undefined;
+  });
+  const writes = (): number => server.requests.filter((r) => r.method === 'POST' || r.method === 'PUT').length;
+  const { reflector, clock } = startedOn(t, server);
+  await until('the copy written', () => {
+    clock.advance(50);
+    return writes() === 1;
+  }, 10_000);
+  await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
+  const seen = async (object: unknown): Promise<void> => {
+    for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send('ADDED', object);
+    await until('the copy seen', () => reflector.state()[0]?.services === 1, 10_000);
+    for (let i = 0; i < 10; i++) { // the coalescing delay and a pass, had the event made one
+      clock.advance(50);
+      await drain();
+    }
+  };
+  return { stored: (): Stored => stored as Stored, writes, seen };
+}
+
+t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
+  // The remote's admission chain adds a label of its own to whatever is written.
+  const { stored, writes, seen } = await writtenOnce(t, (labels) => ({ ...labels, 'policy.example/audited': 'true' }));
+  await seen(stored());
+  t.equal(writes(), 1, 'what the remote stored for the write is in sync: no second write');
+});
+
+t.test('a name held by another virtual node\'s copy is taken over as soon as that copy goes, not at the next full pass', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  // The sibling node (vk-2, same host cluster) reflects the same Service into the same remote namespace.
+  const siblings = {
+    metadata: {
+      name: 'web', namespace: 'shop-home', uid: 'sibling-uid', resourceVersion: '7',
+      labels: { 'tether.dev/managed-by': 'tether', 'tether.dev/host-cluster': 'home', 'tether.dev/virtual-node': 'vk-2' },
+      annotations: { 'tether.dev/host-namespace': 'shop' },
+    },
+    spec: { type: 'ClusterIP', ports: [{ port: 80 }], clusterIP: '10.0.0.7' },
+  };
+  let remote: typeof siblings | undefined = siblings;
+  // As the API server does: a label selector's equality terms filter lists and watches.
+  const selects = (url: URL, labels: Record<string, string>): boolean =>
+    (url.searchParams.get('labelSelector') ?? '').split(',').filter(Boolean).every((term) => {
+      const [k, v] = term.split('=');
+      return labels[k ?? ''] === v;
+    });
+  const created: string[] = [];
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/services') {
+      return { body: { metadata: { resourceVersion: '7' }, items: remote && selects(r.url, remote.metadata.labels) ? [remote] : [] } };
+    }
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return remote ? { body: remote } : undefined;
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
+      if (remote) return { status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'services "web" already exists' } };
+      const body = JSON.parse(r.body) as { metadata: { name: string } };
+      created.push(body.metadata.name);
+      return { status: 201, body };
+    }
+    return undefined;
+  });
+  const events: string[] = [];
+  const { reflector: r, clock } = startedOn(t, server, events);
+  const startedAt = clock.now();
+  await until('the name found taken', () => {
+    clock.advance(50);
+    return events.length > 0;
+  }, 10_000);
+  t.match(events, [/^web Warning ReflectionNameTaken: /]);
+  t.same(r.state()[0]?.taken, ['Service/web']);
+  // The sibling's last pod went: its copy is deleted after its linger.
+  const gone = remote;
+  remote = undefined;
+  await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
+  for (const w of server.watches) if (w.url.pathname === '/api/v1/services' && selects(w.url, gone.metadata.labels)) w.send('DELETED', gone);
+  await until('this node\'s copy created', () => {
+    clock.advance(50);
+    return created.includes('web');
+  }, 10_000);
+  t.ok(clock.now() - startedAt < 5 * 60_000, `well before the full pass (after ${clock.now() - startedAt} ms)`);
+  t.same(r.state()[0]?.taken, []);
+});
+
+t.test('a watch event older than the copy Tether last wrote does not make it write again', async (t) => {
+  const { stored, writes, seen } = await writtenOnce(t);
+  // An earlier state of the copy (another write's echo, say), delivered after Tether's write was answered.
+  await seen({ ...stored(), metadata: { ...stored().metadata, resourceVersion: '8' }, spec: { ...stored().spec, ports: [{ port: 81, protocol: 'TCP', targetPort: 81 }] } });
+  t.equal(writes(), 1, 'the write stands until its own echo or a newer change');
+});
+
+t.test('after a restart, a copy a mutating webhook labelled is in sync: no write (the content mark)', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  const [wanted] = desiredObjects({
+    services: [hostService], slices: [], kinds: new Set(['Service'] as const), remoteNamespace: 'shop-home',
+    marks: { hostClusterId: 'home', nodeName: 'vk-1' }, lookup: () => undefined,
+  });
+  const copy = wanted?.object as Service | undefined;
+  const meta = copy?.metadata;
+  // What the previous incarnation left: its write, as the remote stored it (a webhook's label, an allocated clusterIP).
+  const left = {
+    ...copy,
+    metadata: { ...meta, uid: 'remote-uid', resourceVersion: '9', labels: { ...meta?.labels, 'policy.example/audited': 'true' } },
+    spec: { ...copy?.spec, clusterIP: '10.0.0.9', clusterIPs: ['10.0.0.9'] },
+  };
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/services') return { body: { metadata: { resourceVersion: '9' }, items: [left] } };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    return undefined;
+  });
+  const { reflector: r, clock } = startedOn(t, server);
+  await until('the copy found', () => r.state()[0]?.services === 1, 10_000);
+  for (let i = 0; i < 10; i++) {
+    clock.advance(50);
+    await drain();
+  }
+  t.same(server.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.url.pathname}`), [], 'nothing written');
+});
