@@ -1,7 +1,9 @@
 // Lint as architecture: promises are never dropped, switches over message unions are exhaustive,
-// and the layers of src/ (tools/lint/layers.js) are enforced on resolved import paths.
+// the layers of src/ (tools/lint/layers.js) are enforced on resolved import paths, and no file in
+// src/ is over 400 lines (tools/lint/fileSize.js, whose temporary list of exceptions must shrink to empty).
 import tseslint from 'typescript-eslint';
 import { layerRules } from './tools/lint/layers.js';
+import { fileSizeRules } from './tools/lint/fileSize.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', '.tether/**'] },
@@ -31,4 +33,5 @@ export default tseslint.config(
     },
   },
   ...layerRules(import.meta.dirname),
+  ...fileSizeRules(),
 );
