@@ -1,28 +1,16 @@
-import { ESLint } from 'eslint';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import tseslint from 'typescript-eslint';
 import { REPO_ROOT } from '../harness/sharedClusters.js';
+import { lintAs } from './lintAs.js';
 // @ts-expect-error: a plain JS module of the lint config, with no type declarations.
 import { MAX_LINES, OVERSIZED_FILES, fileSizeRules } from '../../tools/lint/fileSize.js';
 
 const maxLines = MAX_LINES as number;
 const oversized = OVERSIZED_FILES as string[];
 
-/** Lints `code` as if it were the file at `path` (it need not exist), with only the file-size rule. */
-async function problems(path: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({
-    cwd: REPO_ROOT,
-    overrideConfigFile: true,
-    overrideConfig: [
-      { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
-      ...(fileSizeRules() as ESLint.Options['overrideConfig'][]),
-    ] as ESLint.Options['overrideConfig'],
-  });
-  const [result] = await eslint.lintText(code, { filePath: join(REPO_ROOT, path) });
-  return (result?.messages ?? []).map((m) => `${m.ruleId ?? 'parse'}: ${m.message}`);
-}
+/** Lints `code` as if it were the file at `path`, with only the file-size rule. */
+const problems = (path: string, code: string): Promise<string[]> => lintAs(fileSizeRules() as unknown[], path, code);
 
 /** A file of `lines` lines: comments and blank lines among the code, since they count too. */
 function fileOf(lines: number): string {

@@ -1,26 +1,13 @@
-import { ESLint } from 'eslint';
-import { join } from 'node:path';
 import t from 'tap';
-import tseslint from 'typescript-eslint';
 import { REPO_ROOT } from '../harness/sharedClusters.js';
+import { lintAs } from './lintAs.js';
 // @ts-expect-error: a plain JS module of the lint config, with no type declarations.
 import { LAYERS, layerRules } from '../../tools/lint/layers.js';
 
 const layers = LAYERS as Record<string, string[]>;
 
 /** Lints `code` as if it were the file at `path` (it need not exist), with only the layer rules. */
-async function problems(path: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({
-    cwd: REPO_ROOT,
-    overrideConfigFile: true,
-    overrideConfig: [
-      { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
-      ...(layerRules(REPO_ROOT) as ESLint.Options['overrideConfig'][]),
-    ] as ESLint.Options['overrideConfig'],
-  });
-  const [result] = await eslint.lintText(code, { filePath: join(REPO_ROOT, path) });
-  return (result?.messages ?? []).map((m) => `${m.ruleId ?? 'parse'}: ${m.message}`);
-}
+const problems = (path: string, code: string): Promise<string[]> => lintAs(layerRules(REPO_ROOT) as unknown[], path, code);
 
 void t.test('the layer table is a DAG over existing folders: no two folders of src/ can import each other', async (t) => {
   const visiting = new Set<string>();
