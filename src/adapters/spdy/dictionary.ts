@@ -2,7 +2,7 @@
  * The zlib dictionary of SPDY/3 header compression (draft-mbelshe-httpbis-spdy-00, section 2.6.10.1),
  * which both ends of a SPDY connection preset before the first header block: first 65 words, each
  * as a 4-byte big-endian length and its bytes, then a run of plain text. Kept here as the words and
- * the text, and assembled once; test/lib/spdy/dictionary.test.ts pins the exact bytes by digest.
+ * the text, and assembled once; test/adapters/spdy/dictionary.test.ts pins the exact bytes by digest.
  */
 const WORDS = [
   'options|head|post|put|delete|trace|accept|accept-charset|accept-encoding|accept-language',
