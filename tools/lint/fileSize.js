@@ -13,9 +13,7 @@ export const MAX_LINES = 400;
  */
 export const OVERSIZED_FILES = [
   'src/providers/simulated/simulatedProvider.ts',
-  'src/providers/kubernetes/configReflection/configReflector.ts',
   'src/providers/kubernetes/kubernetesProvider.ts',
-  'src/providers/kubernetes/serviceReflection/serviceReflector.ts',
 ];
 
 /** The flat-config block. */

@@ -19,6 +19,7 @@ import { createClusterCredentials } from '../../../src/harness/certificates.js';
 import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
 import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
 import { waitFor } from '../../harness/waitFor.js';
+import { runReconcilers } from '../../support/reconcilers.js';
 
 const AUDIT_LABEL = 'policy.example/audited';
 
@@ -71,6 +72,7 @@ t.test('copies a remote mutating webhook labels are written once per host change
       reflection: { sweepDelayMs: 50, minAgeMs: 0 },
     });
     started.notifyPods(() => undefined);
+    runReconcilers(t, started.reconcilers()); // as the node's subtree runs them
     return started;
   };
   let provider = start();

@@ -7,11 +7,13 @@
  *   this host cluster's remote copies (one label-selected CachedListWatch per kind, all
  *   namespaces; another virtual node's copy going frees its name for this one at once)
  *   this node's remote pods (for endpoint translation)
- *       → any change marks its host namespace dirty
- *       → one pass per namespace at a time, after a short coalescing delay: desiredObjects and
- *         planReflection (servicePlan.ts, pure) decide, ReflectionWriter acts
- *       → a failed pass is retried with backoff (jitter, cap); a name held by a foreign object
- *         is a Warning Event on the host Service and no write
+ *       → any change enqueues its host namespace, after a short coalescing delay, into the
+ *         `service-reflection` reconciler (src/lib/reconcile.ts) the node's subtree runs
+ *       → one pass per namespace at a time: desiredObjects and planReflection (servicePlan.ts,
+ *         pure) decide, ReflectionWriter acts
+ *       → a failed pass is retried with the reconciler's backoff (jitter, cap); a name held by a
+ *         foreign object is a Warning Event on the host Service and no write
+ *       → every resync (`resyncMs`) passes over every namespace again and re-checks taken names
  *
  * A namespace whose last offloaded pod went wants nothing: after `lingerMs`, its copies are deleted. The same
  * holds for copies found in the remote cluster for namespaces Tether no longer tracks (after a
@@ -20,9 +22,9 @@
  */
 import type { Subscription } from 'rxjs';
 import type { Backoff } from '../../../lib/backoff.js';
-import { backoffDelay } from '../../../lib/backoff.js';
 import type { Clock, Timer } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errorMessage.js';
+import { done, reconcileError, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
 import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
 import { isOlder } from '../../../adapters/kubernetes/watchCache.js';
 import type { CachedListWatch, EngineEvent, WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
@@ -32,11 +34,11 @@ import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.
 import type { ClusterClient } from '../clusterClient.js';
 import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
-import { carriesContent } from '../contentMark.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
-import { endpointSliceDigest, serviceNameOf } from './reflectedEndpointSlice.js';
-import { isReflectedBy, serviceDigest, type ReflectionMarks } from './reflectedService.js';
+import { carries, digestOf, type Reflected } from './copyDigests.js';
+import { serviceNameOf } from './reflectedEndpointSlice.js';
+import { isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
 import { ReflectionWriter } from './serviceWriter.js';
 
@@ -82,21 +84,14 @@ export interface NamespaceReflection {
   readonly lastErrorAt?: number;
 }
 
-interface Pass {
-  dirty: boolean;
-  running: boolean;
-  timer: Timer | undefined;
-  failures: number;
-  lastError: string | undefined;
-  lastErrorAt: number | undefined;
-}
-
 const DEFAULT_RETRY: Backoff = { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2 };
-type Reflected = Service | EndpointSlice;
 
 export class ServiceReflector {
   private readonly pods = new Map<string, Set<string>>();
-  private readonly passes = new Map<string, Pass>();
+  /** The last failure of each namespace's pass, while it is failing (for introspection). */
+  private readonly failing = new Map<string, { readonly message: string; readonly at: number }>();
+  private readonly changes = reconcileTrigger();
+  private readonly loops: readonly Reconciler[];
   private readonly lingering = new Map<string, { readonly timer: Timer; readonly at: number }>();
   /**
    * Per copy: the digest last written, and of what the remote stored for it. A remote admission
@@ -111,7 +106,6 @@ export class ServiceReflector {
   private readonly slices: NamespacedWatches<EndpointSlice>;
   private readonly copies: Record<ReflectedKind, { watch: CachedListWatch<Reflected>; subscription: Subscription }>;
   private readonly writer: ReflectionWriter;
-  private resyncTimer: Timer | undefined;
   private podsKnown = false;
   private stopped = false;
 
@@ -120,6 +114,23 @@ export class ServiceReflector {
     this.services = new NamespacedWatches((ns) => this.hostWatch('Service', ns) as CachedListWatch<Service>, (ns, e) => this.onHostEvent(ns, e));
     this.slices = new NamespacedWatches((ns) => this.hostWatch('EndpointSlice', ns) as CachedListWatch<EndpointSlice>, (ns, e) => this.onHostEvent(ns, e));
     this.copies = { Service: this.copyWatch('Service'), EndpointSlice: this.copyWatch('EndpointSlice') };
+    this.loops = [{
+      name: 'service-reflection',
+      kind: 'service-reflection',
+      settings: { backoff: o.retry ?? DEFAULT_RETRY, resyncMs: o.resyncMs ?? 5 * 60_000 },
+      keys: () => {
+        // Every listing (each start and resync) looks at taken names afresh.
+        this.refused.clear();
+        return this.namespacesToPass();
+      },
+      connect: this.changes.connect,
+      reconcile: (namespace) => this.pass(namespace),
+    }];
+  }
+
+  /** The reconcile loop the node's subtree runs (ReconcilingProvider); none with the `none` switch. */
+  reconcilers(): readonly Reconciler[] {
+    return this.enabled ? this.loops : [];
   }
 
   get enabled(): boolean {
@@ -130,13 +141,10 @@ export class ServiceReflector {
     if (!this.enabled || this.stopped) return;
     this.copies.Service.watch.start();
     this.copies.EndpointSlice.watch.start();
-    this.armResync();
   }
 
   stop(): void {
     this.stopped = true;
-    this.resyncTimer?.cancel();
-    for (const pass of this.passes.values()) pass.timer?.cancel();
     for (const { timer } of this.lingering.values()) timer.cancel();
     this.services.stop();
     this.slices.stop();
@@ -182,21 +190,20 @@ export class ServiceReflector {
   }
 
   state(): NamespaceReflection[] {
-    const namespaces = new Set([...this.pods.keys(), ...this.passes.keys()]);
+    const namespaces = new Set([...this.pods.keys(), ...this.failing.keys(), ...this.copyNamespaces()]);
     return [...namespaces].sort().map((namespace) => {
       const remoteNamespace = this.o.remoteNamespaceOf(namespace);
       const existing = this.existing(namespace);
       const count = (kind: ReflectedKind): number => [...existing.keys()].filter((k) => k.startsWith(`${kind}/`)).length;
       const prefix = `${remoteNamespace}/`;
       const taken = [...this.refused.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
-      const pass = this.passes.get(namespace);
-      const lastError = pass?.lastError;
+      const failure = this.failing.get(namespace);
       const releasesAt = this.lingering.get(namespace)?.at;
       return {
         namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
         services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
         ...(releasesAt !== undefined ? { releasesAt } : {}),
-        ...(lastError !== undefined ? { lastError, lastErrorAt: pass?.lastErrorAt ?? this.o.clock.now() } : {}),
+        ...(failure ? { lastError: failure.message, lastErrorAt: failure.at } : {}),
       };
     });
   }
@@ -208,46 +215,38 @@ export class ServiceReflector {
     this.slices.setNamespaces(this.o.kinds.has('EndpointSlice') ? namespaces : []);
   }
 
-  private markAll(): void {
+  /** Namespaces with offloaded pods or with copies of this node: what a pass may have work in. */
+  private namespacesToPass(): string[] {
+    return [...new Set([...this.pods.keys(), ...this.copyNamespaces()])];
+  }
+
+  private copyNamespaces(): string[] {
     const fromCopies = Object.values(this.copies).flatMap(({ watch }) => watch.list().filter((o) => this.isOurs(o)).map((o) => o.metadata?.annotations?.[hostNamespaceAnnotation] ?? ''));
-    for (const namespace of new Set([...this.pods.keys(), ...fromCopies])) if (namespace !== '') this.markDirty(namespace);
+    return fromCopies.filter((namespace) => namespace !== '');
   }
 
+  private markAll(): void {
+    for (const namespace of this.namespacesToPass()) this.markDirty(namespace);
+  }
+
+  /** Changes within `coalesceMs` make one pass. */
   private markDirty(namespace: string): void {
-    if (this.stopped) return;
-    let pass = this.passes.get(namespace);
-    if (!pass) this.passes.set(namespace, (pass = { dirty: false, running: false, timer: undefined, failures: 0, lastError: undefined, lastErrorAt: undefined }));
-    pass.dirty = true;
-    if (!pass.running && !pass.timer) this.schedule(namespace, pass, this.o.coalesceMs ?? 50);
+    if (!this.stopped) this.changes.enqueue(namespace, this.o.coalesceMs ?? 50);
   }
 
-  private schedule(namespace: string, pass: Pass, delayMs: number): void {
-    pass.timer = this.o.clock.setTimer(delayMs, () => {
-      pass.timer = undefined;
-      void this.run(namespace, pass);
-    });
-  }
-
-  private async run(namespace: string, pass: Pass): Promise<void> {
-    if (this.stopped || pass.running) return;
-    pass.running = true;
-    pass.dirty = false;
+  /** One namespace's reconcile: a failed pass is a transient error, retried with backoff. */
+  private async pass(namespace: string): Promise<ReconcileResult> {
+    if (this.stopped) return done;
     try {
       await this.reconcile(namespace);
-      pass.failures = 0;
-      pass.lastError = undefined;
+      this.failing.delete(namespace);
+      return done;
     } catch (err) {
-      pass.lastError = errorMessage(err);
-      pass.lastErrorAt = this.o.clock.now();
-      pass.dirty = true;
-      this.o.log.warn('reflecting services failed; retrying with backoff', { namespace, error: pass.lastError });
-    } finally {
-      pass.running = false;
+      const message = errorMessage(err);
+      this.failing.set(namespace, { message, at: this.o.clock.now() });
+      this.o.log.warn('reflecting services failed; retrying with backoff', { namespace, error: message });
+      return reconcileError('transient', message);
     }
-    if (this.stopped) return;
-    if (pass.lastError !== undefined) this.schedule(namespace, pass, backoffDelay(this.o.retry ?? DEFAULT_RETRY, pass.failures++));
-    else if (pass.dirty) this.schedule(namespace, pass, this.o.coalesceMs ?? 50);
-    else if (!this.pods.has(namespace) && this.existing(namespace).size === 0) this.passes.delete(namespace);
   }
 
   /** One pass: read the caches, plan, act. Returns without acting while a cache is not listed yet. */
@@ -387,26 +386,6 @@ export class ServiceReflector {
     const watch = kindWatch(this.o.remote, kind, { labelSelector: hostClusterSelector(this.o.marks.hostClusterId) }, `reflected ${plural(kind)} in the remote cluster`, this.o);
     return { watch, subscription: watch.events.subscribe((e) => this.onCopyEvent(kind, e)) };
   }
-
-  private armResync(): void {
-    this.resyncTimer = this.o.clock.setTimer(this.o.resyncMs ?? 5 * 60_000, () => {
-      if (this.stopped) return;
-      this.refused.clear();
-      this.markAll();
-      this.armResync();
-    });
-  }
 }
 
 const plural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services' : 'endpointslices');
-
-function digestOf(kind: ReflectedKind, object: Reflected): string {
-  return kind === 'Service' ? serviceDigest(object as Service) : endpointSliceDigest(object as EndpointSlice);
-}
-
-/** `object` is the copy of `desired`'s kind and name (existing() pairs them by object key). */
-function carries(object: Reflected, desired: DesiredObject): boolean {
-  return desired.kind === 'Service'
-    ? carriesContent(object as Service, desired.object, serviceDigest)
-    : carriesContent(object as EndpointSlice, desired.object, endpointSliceDigest);
-}

@@ -1,0 +1,141 @@
+/**
+ * One ConfigMap referenced by one offloaded pod, with fake clusters and list-watches the test
+ * drives, and the reflector's loops running as the node's subtree runs them.
+ */
+import { ApiException } from '@kubernetes/client-node';
+import { Subject } from 'rxjs';
+import type { Test } from 'tap';
+import type { CachedListWatchOptions, EngineEvent, ListWatchSource } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
+import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
+import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
+import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
+import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { runReconcilers } from '../../../support/reconcilers.js';
+
+export const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A list-watch driven by the test: `list` is its first (or a re-) list, `emit` one watch event. */
+export class FakeWatch implements ListWatchSource<HostObject> {
+  readonly events = new Subject<EngineEvent<HostObject>>();
+  private readonly cache = new Map<string, HostObject>();
+  private synced = false;
+  constructor(readonly path: string) {}
+  start(): void {}
+  stop(): void { this.events.complete(); }
+  hasSynced(): boolean { return this.synced; }
+  get(key: string): HostObject | undefined { return this.cache.get(key); }
+  list(): HostObject[] { return [...this.cache.values()]; }
+  /** As CachedListWatch lists: an 'added' for each object new to the cache, then 'synced'. */
+  listed(items: HostObject[]): void {
+    const before = new Set(this.cache.keys());
+    this.cache.clear();
+    for (const item of items) {
+      const key = `${item.metadata?.namespace}/${item.metadata?.name}`;
+      this.cache.set(key, item);
+      if (!before.has(key)) this.events.next({ type: 'added', object: item });
+    }
+    this.synced = true;
+    this.events.next({ type: 'synced' });
+  }
+  added(item: HostObject): void {
+    this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+    this.events.next({ type: 'added', object: item });
+  }
+  modified(item: HostObject): void {
+    this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+    this.events.next({ type: 'updated', object: item });
+  }
+  deleted(item: HostObject): void {
+    this.cache.delete(`${item.metadata?.namespace}/${item.metadata?.name}`);
+    this.events.next({ type: 'deleted', object: item });
+  }
+}
+
+/** A mutating admission webhook in the remote cluster: it labels every ConfigMap written. */
+export const audited = (body: HostObject): HostObject => ({ ...body, metadata: { ...body.metadata, labels: { ...body.metadata?.labels, 'policy.example/audited': 'true' } } });
+
+export interface ConfigMapWorld {
+  reflector: Reflector;
+  writes: string[];
+  watch: (path: string) => FakeWatch;
+  source: HostObject;
+  copy: HostObject;
+  pod: Pod;
+  /** Holds every remote write until the promise settles (undefined: answer at once). */
+  hold: (until: Promise<void> | undefined) => void;
+  /** The remote copy deleted behind the reflector's back: a replace is answered 404. */
+  deleteRemotely: () => void;
+  /** The next remote write is answered 500. */
+  failNextWrite: () => void;
+  clock: ManualClock;
+  system: ActorSystem;
+}
+
+export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject = (body) => body): ConfigMapWorld {
+  const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { 'app.conf': 'v1' } };
+  const copy = { ...remoteCopy('ConfigMap', source, 'shop-home', 'home'), metadata: { ...remoteCopy('ConfigMap', source, 'shop-home', 'home').metadata, resourceVersion: '10' } };
+  const writes: string[] = [];
+  let held: Promise<void> | undefined;
+  let gone = false;
+  let failing = false;
+  let version = 10;
+  const stored = async (body: HostObject): Promise<HostObject> => {
+    await held;
+    if (failing) {
+      failing = false;
+      throw new ApiException(500, 'internal error', JSON.stringify({ kind: 'Status', code: 500, reason: 'InternalError' }), {});
+    }
+    return admit({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
+  };
+  const content = (body: HostObject): string => `${body.metadata?.namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`;
+  const host = { call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({ readNamespacedConfigMap: async () => source }) };
+  const remote = {
+    call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({
+      createNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
+        writes.push(content(body));
+        return stored(body);
+      },
+      deleteNamespacedConfigMap: async ({ namespace, name }: { namespace: string; name: string }) => {
+        writes.push(`delete ${namespace}/${name}`);
+        return {};
+      },
+      replaceNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
+        if (gone) {
+          gone = false;
+          throw new ApiException(404, 'not found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {});
+        }
+        writes.push(`replace ${content(body)} at ${body.metadata?.resourceVersion}`);
+        return stored(body);
+      },
+    }),
+  };
+  const watches = new Map<string, FakeWatch>();
+  const clock = new ManualClock();
+  const reflector = new Reflector({
+    host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never,
+    watchFactory: (o: CachedListWatchOptions<HostObject>) => {
+      const w = new FakeWatch(o.path);
+      watches.set(o.path, w);
+      return w;
+    },
+  });
+  const system = runReconcilers(t, reflector.reconcilers(), clock); // as the node's subtree does
+  const pod: Pod = {
+    metadata: { name: 'p', namespace: 'shop', uid: 'u' },
+    spec: { containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'v', configMap: { name: 'app-config' } }] },
+  };
+  const watch = (path: string): FakeWatch => {
+    const w = watches.get(path);
+    if (!w) throw new Error(`no watch of ${path}; have ${[...watches.keys()].join(', ')}`);
+    return w;
+  };
+  return { reflector, writes, watch, source, copy, pod, hold: (until) => void (held = until), deleteRemotely: () => void (gone = true), failNextWrite: () => void (failing = true), clock, system };
+}
+
+export async function offloaded(world: ConfigMapWorld): Promise<void> {
+  (await world.reflector.reflectFor(world.pod, 'shop-home')).done();
+  world.reflector.track('shop/p', 'shop', world.pod);
+}
