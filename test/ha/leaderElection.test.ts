@@ -1,16 +1,17 @@
 /**
- * Per-node Lease locks (src/ha/leaderElection.ts): the pure decisions as tables, then replicas
- * sharing one in-memory Lease store on a manual clock: acquire, renew, spread, fail over, give up.
+ * Per-node Lease locks (src/ha): the pure decisions as tables, then replicas (each its own actor
+ * system with a lock actor per node under `tether/ha`) sharing one in-memory Lease store on a
+ * manual clock: acquire, renew, spread, fail over, give up.
  */
 import t from 'tap';
 import { drain } from '../support/until.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { ManualClock } from '../support/manualClock.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
-import {
-  acquireDelayMs, decideStep, electionSettings, fairShare, isExpired, lockLease, lockName, NodeLocks, observe,
-  type ElectionSettings, type StepInput,
-} from '../../src/ha/leaderElection.js';
+import { acquireDelayMs, decideStep, fairShare, isExpired, lockLease, observe, type StepInput } from '../../src/ha/lockDecisions.js';
+import { NodeLocks } from '../../src/ha/nodeLocks.js';
+import { electionSettings, lockName, type ElectionSettings } from '../../src/ha/settings.js';
+import { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
 import { kubeError } from '../actors/fakes/kubeErrors.js';
 
@@ -91,11 +92,12 @@ t.test('lockLease: taking counts a transition and stamps acquireTime; renewing k
   t.equal(lockName('vk-1'), 'tether-node-vk-1');
 });
 
-/** A replica: its node locks over the shared store, and which nodes it drives. */
-function replica(identity: string, nodes: readonly string[], store: FakeLeaseApi, clock: ManualClock): { locks: NodeLocks; driving: Set<string>; log: string[] } {
+/** A replica: its actor system, its node locks over the shared store, and which nodes it drives. */
+function replica(identity: string, nodes: readonly string[], store: FakeLeaseApi, clock: ManualClock): { locks: NodeLocks; driving: Set<string>; log: string[]; system: ActorSystem } {
   const driving = new Set<string>();
   const log: string[] = [];
-  const locks = new NodeLocks({ ...settings, identity }, nodes.map((name) => ({
+  const system = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
+  const locks = new NodeLocks(system.root, { ...settings, identity }, nodes.map((name) => ({
     name,
     leaseApi: store,
     onAcquired: () => {
@@ -108,15 +110,17 @@ function replica(identity: string, nodes: readonly string[], store: FakeLeaseApi
     },
   })), { clock, logger: silentLogger });
   locks.start();
-  return { locks, driving, log };
+  // A replica's system goes with its locks (a stop that times out must not leave lock actors looking).
+  void locks.done.then(() => system.stop());
+  return { locks, driving, log, system };
 }
 
 
-/** Advances the manual clock in small steps, letting each tick's API calls settle. */
+/** Advances the manual clock in small steps, letting each step's messages and API calls settle. */
 async function run(clock: ManualClock, ms: number, step = 100): Promise<void> {
   for (let done = 0; done < ms; done += step) {
     clock.advance(step);
-    await drain(1);
+    await drain(8);
   }
 }
 
