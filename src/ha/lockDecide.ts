@@ -95,7 +95,9 @@ function lose(step: LockStep, why: string): LockStep {
 function afterRead(config: LockConfig, state: LockState, lease: LockState['stored'], spread: Spread, now: number): LockStep {
   const { identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs, namespace } = config.settings;
   const observation = observe(state.observation, lease, now);
-  const freeNow = !lease || !observation || isExpired(observation, now, leaseDurationMs);
+  // Our own record counts as free: it is left from an incarnation (or a process) of this replica
+  // that no longer holds it, and taking it back at once is what keeps the node driven.
+  const freeNow = !lease || !observation || isExpired(observation, now, leaseDurationMs) || observation.holder === identity;
   const freeSince = freeNow ? (state.freeSince ?? now) : undefined;
   const seen: LockState = { ...state, stored: lease, observation, freeSince, holderSeen: observation && !freeNow ? observation.holder : undefined };
   const vacant = !lease || observation?.holder === '';

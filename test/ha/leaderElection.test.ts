@@ -4,19 +4,13 @@
  * manual clock: acquire, renew, spread, fail over, give up.
  */
 import t from 'tap';
-import { drain } from '../support/until.js';
-import { silentLogger } from '../../src/adapters/logger.js';
 import { ManualClock } from '../support/manualClock.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
 import { acquireDelayMs, decideStep, fairShare, isExpired, lockLease, observe, type StepInput } from '../../src/ha/lockDecisions.js';
-import { NodeLocks } from '../../src/ha/nodeLocks.js';
-import { electionSettings, lockName, type ElectionSettings } from '../../src/ha/settings.js';
-import { ActorSystem } from '../../src/supervisors/actorSystem.js';
+import { electionSettings, lockName } from '../../src/ha/settings.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
 import { kubeError } from '../actors/fakes/kubeErrors.js';
-
-const NS = 'tether-system';
-const settings: ElectionSettings = { namespace: NS, identity: 'a', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+import { advanceUntil, freezable, NS, replica, run } from './replicas.js';
 
 const lease = (holder: string, renew: string, transitions = 0): Lease => ({ metadata: { name: 'x', namespace: NS }, spec: { holderIdentity: holder, renewTime: renew as unknown as Date, leaseTransitions: transitions } });
 
@@ -91,47 +85,6 @@ t.test('lockLease: taking counts a transition and stamps acquireTime; renewing k
   t.equal((renewed.spec?.renewTime as unknown as Date).getTime(), 7_000);
   t.equal(lockName('vk-1'), 'tether-node-vk-1');
 });
-
-/** A replica: its actor system, its node locks over the shared store, and which nodes it drives. */
-function replica(identity: string, nodes: readonly string[], store: FakeLeaseApi, clock: ManualClock): { locks: NodeLocks; driving: Set<string>; log: string[]; system: ActorSystem } {
-  const driving = new Set<string>();
-  const log: string[] = [];
-  const system = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
-  const locks = new NodeLocks(system.root, { ...settings, identity }, nodes.map((name) => ({
-    name,
-    leaseApi: store,
-    onAcquired: () => {
-      driving.add(name);
-      log.push(`${clock.now()} +${name}`);
-    },
-    onLost: () => {
-      driving.delete(name);
-      log.push(`${clock.now()} -${name}`);
-    },
-  })), { clock, logger: silentLogger });
-  locks.start();
-  // A replica's system goes with its locks (a stop that times out must not leave lock actors looking).
-  void locks.done.then(() => system.stop());
-  return { locks, driving, log, system };
-}
-
-
-/** Advances the manual clock in small steps, letting each step's messages and API calls settle. */
-async function run(clock: ManualClock, ms: number, step = 100): Promise<void> {
-  for (let done = 0; done < ms; done += step) {
-    clock.advance(step);
-    await drain(8);
-  }
-}
-
-async function advanceUntil(clock: ManualClock, what: () => boolean, limitMs: number): Promise<number> {
-  const start = clock.now();
-  while (!what()) {
-    if (clock.now() - start > limitMs) throw new Error(`not within ${limitMs} ms`);
-    await run(clock, 100);
-  }
-  return clock.now() - start;
-}
 
 t.test('one replica: creates the lock, drives the node, renews every retry period', async (t) => {
   const clock = new ManualClock();
@@ -215,17 +168,6 @@ t.test('another replica wrote the lock: the holder stops the node at its next lo
   const lost = await advanceUntil(clock, () => !a.driving.has('vk-1'), 5_000);
   t.ok(lost <= 2_100, `stopped within one retry period (${lost} ms)`);
 });
-
-/** The shared store, except that while `frozen` every call of this replica hangs (its API traffic is silently dropped). */
-function freezable(store: FakeLeaseApi): { api: FakeLeaseApi; freeze(): void } {
-  let frozen = false;
-  const hang = <T>(): Promise<T> => new Promise<T>(() => undefined);
-  const api = Object.create(store) as FakeLeaseApi;
-  api.getLease = (ns, name) => (frozen ? hang() : store.getLease(ns, name));
-  api.updateLease = (l) => (frozen ? hang() : store.updateLease(l));
-  api.createLease = (l) => (frozen ? hang() : store.createLease(l));
-  return { api, freeze: () => (frozen = true) };
-}
 
 t.test('a holder whose lock calls hang loses the lock by its timer at the renew deadline, before the standby takes it', async (t) => {
   const clock = new ManualClock();
