@@ -99,7 +99,7 @@ function afterRead(config: LockConfig, state: LockState, lease: LockState['store
   // that no longer holds it, and taking it back at once is what keeps the node driven.
   const freeNow = !lease || !observation || isExpired(observation, now, leaseDurationMs) || observation.holder === identity;
   const freeSince = freeNow ? (state.freeSince ?? now) : undefined;
-  const seen: LockState = { ...state, stored: lease, observation, freeSince, holderSeen: observation && !freeNow ? observation.holder : undefined };
+  const seen: LockState = { ...state, stored: lease, observation, freeSince, holderSeen: observation && !freeNow ? observation.holder : undefined, failures: 0, lastError: undefined };
   const vacant = !lease || observation?.holder === '';
   const delayMs = acquireDelayMs({ identity, nodeName: config.nodeName, held: spread.held, share: spread.share, vacant, retryPeriodMs, leaseDurationMs });
   const step = decideStep({

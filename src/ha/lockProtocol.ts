@@ -71,6 +71,7 @@ export interface LockState {
   /** Who holds the lock, as last seen (undefined: free). */
   readonly holderSeen: string | undefined;
   readonly renewals: number;
+  /** Failed calls since the last answered read. */
   readonly failures: number;
   readonly lastError: string | undefined;
 }
