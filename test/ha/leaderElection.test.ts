@@ -10,7 +10,7 @@ import { acquireDelayMs, decideStep, fairShare, isExpired, lockLease, observe, t
 import { electionSettings, lockName } from '../../src/ha/settings.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
 import { kubeError } from '../actors/fakes/kubeErrors.js';
-import { advanceUntil, freezable, NS, replica, run } from './replicas.js';
+import { advanceUntil, freezable, holderAndStandby, NS, replica, run } from './replicas.js';
 
 const lease = (holder: string, renew: string, transitions = 0): Lease => ({ metadata: { name: 'x', namespace: NS }, spec: { holderIdentity: holder, renewTime: renew as unknown as Date, leaseTransitions: transitions } });
 
@@ -116,11 +116,7 @@ t.test('two replicas, four nodes: every node driven by exactly one, two each', a
 t.test('the holder dies: the other replica takes over once the lock has gone unrenewed for its duration', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
-  const a = replica('a', ['vk-1'], store, clock);
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 10_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 10_000);
   t.notOk(b.driving.has('vk-1'), 'a standby while the holder renews');
   await a.locks.stop({ release: false }); // as a crash: the lock is left to expire
   const died = clock.now();
@@ -133,11 +129,7 @@ t.test('the holder dies: the other replica takes over once the lock has gone unr
 t.test('a clean stop releases the lock: the other replica takes over within a retry period or so', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
-  const a = replica('a', ['vk-1'], store, clock);
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 4_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 4_000);
   await a.locks.stop();
   t.same(a.log.at(-1)?.endsWith('-vk-1'), true, 'the stopping replica gave the node up');
   t.equal(store.get(NS, 'tether-node-vk-1')?.spec?.holderIdentity, '', 'released');
@@ -173,11 +165,7 @@ t.test('a holder whose lock calls hang loses the lock by its timer at the renew 
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const link = freezable(store);
-  const a = replica('a', ['vk-1'], link.api, clock);
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 3_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 3_000, link.api);
   const renewals = store.count('updateLease');
   link.freeze();
   const frozenAt = clock.now();

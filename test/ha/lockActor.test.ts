@@ -6,7 +6,7 @@ import t from 'tap';
 import { ManualClock } from '../support/manualClock.js';
 import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
-import { advanceUntil, NS, replica, run } from './replicas.js';
+import { advanceUntil, holderAndStandby, NS, replica, run } from './replicas.js';
 
 /** The shared store, with a defect in this replica's reads while `broken()` says so (not an API failure). */
 function buggy(store: FakeLeaseApi, broken: () => boolean): LeaseApi {
@@ -38,12 +38,7 @@ t.test('a crash of the lock actor while holding gives the node up at once; its r
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   let bug = false;
-  const a = replica('a', ['vk-1'], buggy(store, () => bug && !(bug = false)), clock);
-  t.teardown(() => a.locks.stop());
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 3_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 3_000, buggy(store, () => bug && !(bug = false)));
   let overlap = false;
   const watch = (): boolean => (overlap ||= a.driving.has('vk-1') && b.driving.has('vk-1'));
   const lockOfA = () => a.system.snapshot().find((s) => s.path === 'tether/ha/lock-vk-1');
@@ -65,12 +60,7 @@ t.test('a lock actor that keeps crashing is given up alone: its node goes to the
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   let broken = false;
-  const a = replica('a', ['vk-1'], buggy(store, () => broken), clock);
-  t.teardown(() => a.locks.stop());
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 3_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 3_000, buggy(store, () => broken));
   let overlap = false;
   broken = true;
   const took = await advanceUntil(clock, () => (overlap ||= a.driving.has('vk-1') && b.driving.has('vk-1')) || b.driving.has('vk-1'), 60_000);

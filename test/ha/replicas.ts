@@ -2,6 +2,7 @@
  * Replicas for the node-lock tests: each its own actor system, its node locks over one shared
  * in-memory Lease store, on one manual clock; and the clock advanced in small steps.
  */
+import type { Test } from 'tap';
 import { drain } from '../support/until.js';
 import type { ManualClock } from '../support/manualClock.js';
 import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
@@ -15,7 +16,14 @@ export const NS = 'tether-system';
 export const settings: ElectionSettings = { namespace: NS, identity: 'a', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
 /** A replica: its actor system, its node locks over the shared store, and which nodes it drives. */
-export function replica(identity: string, nodes: readonly string[], store: LeaseApi, clock: ManualClock): { locks: NodeLocks; driving: Set<string>; log: string[]; system: ActorSystem } {
+export interface Replica {
+  readonly locks: NodeLocks;
+  readonly driving: Set<string>;
+  readonly log: string[];
+  readonly system: ActorSystem;
+}
+
+export function replica(identity: string, nodes: readonly string[], store: LeaseApi, clock: ManualClock): Replica {
   const driving = new Set<string>();
   const log: string[] = [];
   const system = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
@@ -63,4 +71,15 @@ export function freezable(store: FakeLeaseApi): { api: FakeLeaseApi; freeze(): v
   api.updateLease = (l) => (frozen ? hang() : store.updateLease(l));
   api.createLease = (l) => (frozen ? hang() : store.createLease(l));
   return { api, freeze: () => (frozen = true) };
+}
+
+/** Replica `a` holding vk-1 (through `aApi`: the store unless said), then `b` a standby beside it for `standbyMs`. */
+export async function holderAndStandby(t: Test, clock: ManualClock, store: FakeLeaseApi, standbyMs: number, aApi: LeaseApi = store): Promise<{ a: Replica; b: Replica }> {
+  const a = replica('a', ['vk-1'], aApi, clock);
+  t.teardown(() => a.locks.stop());
+  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
+  const b = replica('b', ['vk-1'], store, clock);
+  t.teardown(() => b.locks.stop());
+  await run(clock, standbyMs);
+  return { a, b };
 }
