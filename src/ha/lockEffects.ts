@@ -60,7 +60,12 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
     h.leave();
     deps.group.holding(false);
     deps.logger.warn('node lock lost: stopping the node', { node: config.nodeName, why });
-    deps.onLost();
+    try {
+      deps.onLost();
+    } catch (error) {
+      // Called from a timer or an abort listener, where a throw would reach the process.
+      deps.logger.error('node lock: giving the node up failed', { node: config.nodeName, error: String(error) });
+    }
   };
 
   const arm = (h: Hold, deadlineAt: number, ctx: Ctx): void => {
