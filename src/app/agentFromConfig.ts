@@ -12,7 +12,7 @@ import { definedOnly } from '../lib/defaults.js';
 import { pinoLogger } from '../adapters/pinoLogger.js';
 import { DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, resolveRestartPolicies, type TetherConfig } from '../config/index.js';
 import { hostKubeconfigSource } from '../config/hostKubeconfig.js';
-import type { LeaderElectionOptions } from '../ha/leaderElection.js';
+import type { LeaderElectionOptions } from '../ha/index.js';
 import { TetherMetrics } from '../observability/metrics.js';
 import { withProviderMetrics } from '../observability/providerMetrics.js';
 import { KubernetesProvider } from '../providers/kubernetes/index.js';

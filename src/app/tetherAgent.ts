@@ -4,9 +4,10 @@
  * storm or outage cannot starve another's lease.
  *
  * With `leaderElection`, several replicas share the nodes: a node's subtree runs only while this
- * replica holds the node's lock (leaderElection.ts). It is started, with fresh watches, when the
- * lock is acquired and released (stopped at once) when it is lost; state is rebuilt from the
- * clusters on every start. Without it, every node starts at once, as before.
+ * replica holds the node's lock (src/ha: one lock actor per node under `tether/ha`). It is
+ * started, with fresh watches, when the lock is acquired and released (stopped at once) when it
+ * is lost; state is rebuilt from the clusters on every start. Without it, every node starts at
+ * once, as before.
  */
 import { sleep, type Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
@@ -21,7 +22,7 @@ import { isWriteFencedProvider, type Provider } from '../providers/provider.js';
 import { startVirtualNode, type VirtualNode } from '../actors/virtualNode.js';
 import { virtualNodeConfig, type VirtualNodeSettings } from '../actors/virtualNodeConfig.js';
 import { ActorSystem } from '../supervisors/actorSystem.js';
-import { electionSettings, NodeLocks, type LeaderElectionOptions } from '../ha/leaderElection.js';
+import { electionSettings, NodeLocks, type LeaderElectionOptions } from '../ha/index.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 
 /** A node's settings (the config file's `nodes[]` entry), with its provider and restart policies. */
@@ -106,7 +107,7 @@ export class TetherAgent implements Lifecycle {
       Promise.all(this.slots.map((slot) => slot.running?.ready)).then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));
       return;
     }
-    this.locks = new NodeLocks(election.settings, this.slots.map((slot) => ({
+    this.locks = new NodeLocks(this.system.root, election.settings, this.slots.map((slot) => ({
       name: slot.name,
       leaseApi: slot.clients.lockLeases,
       onAcquired: () => {

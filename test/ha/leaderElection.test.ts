@@ -1,21 +1,16 @@
 /**
- * Per-node Lease locks (src/ha/leaderElection.ts): the pure decisions as tables, then replicas
- * sharing one in-memory Lease store on a manual clock: acquire, renew, spread, fail over, give up.
+ * Per-node Lease locks (src/ha): the pure decisions as tables, then replicas (each its own actor
+ * system with a lock actor per node under `tether/ha`) sharing one in-memory Lease store on a
+ * manual clock: acquire, renew, spread, fail over, give up.
  */
 import t from 'tap';
-import { drain } from '../support/until.js';
-import { silentLogger } from '../../src/adapters/logger.js';
 import { ManualClock } from '../support/manualClock.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
-import {
-  acquireDelayMs, decideStep, electionSettings, fairShare, isExpired, lockLease, lockName, NodeLocks, observe,
-  type ElectionSettings, type StepInput,
-} from '../../src/ha/leaderElection.js';
+import { acquireDelayMs, decideStep, fairShare, isExpired, lockLease, observe, type StepInput } from '../../src/ha/lockDecisions.js';
+import { electionSettings, lockName } from '../../src/ha/settings.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
 import { kubeError } from '../actors/fakes/kubeErrors.js';
-
-const NS = 'tether-system';
-const settings: ElectionSettings = { namespace: NS, identity: 'a', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+import { advanceUntil, freezable, holderAndStandby, NS, replica, run } from './replicas.js';
 
 const lease = (holder: string, renew: string, transitions = 0): Lease => ({ metadata: { name: 'x', namespace: NS }, spec: { holderIdentity: holder, renewTime: renew as unknown as Date, leaseTransitions: transitions } });
 
@@ -91,44 +86,6 @@ t.test('lockLease: taking counts a transition and stamps acquireTime; renewing k
   t.equal(lockName('vk-1'), 'tether-node-vk-1');
 });
 
-/** A replica: its node locks over the shared store, and which nodes it drives. */
-function replica(identity: string, nodes: readonly string[], store: FakeLeaseApi, clock: ManualClock): { locks: NodeLocks; driving: Set<string>; log: string[] } {
-  const driving = new Set<string>();
-  const log: string[] = [];
-  const locks = new NodeLocks({ ...settings, identity }, nodes.map((name) => ({
-    name,
-    leaseApi: store,
-    onAcquired: () => {
-      driving.add(name);
-      log.push(`${clock.now()} +${name}`);
-    },
-    onLost: () => {
-      driving.delete(name);
-      log.push(`${clock.now()} -${name}`);
-    },
-  })), { clock, logger: silentLogger });
-  locks.start();
-  return { locks, driving, log };
-}
-
-
-/** Advances the manual clock in small steps, letting each tick's API calls settle. */
-async function run(clock: ManualClock, ms: number, step = 100): Promise<void> {
-  for (let done = 0; done < ms; done += step) {
-    clock.advance(step);
-    await drain(1);
-  }
-}
-
-async function advanceUntil(clock: ManualClock, what: () => boolean, limitMs: number): Promise<number> {
-  const start = clock.now();
-  while (!what()) {
-    if (clock.now() - start > limitMs) throw new Error(`not within ${limitMs} ms`);
-    await run(clock, 100);
-  }
-  return clock.now() - start;
-}
-
 t.test('one replica: creates the lock, drives the node, renews every retry period', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
@@ -159,11 +116,7 @@ t.test('two replicas, four nodes: every node driven by exactly one, two each', a
 t.test('the holder dies: the other replica takes over once the lock has gone unrenewed for its duration', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
-  const a = replica('a', ['vk-1'], store, clock);
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 10_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 10_000);
   t.notOk(b.driving.has('vk-1'), 'a standby while the holder renews');
   await a.locks.stop({ release: false }); // as a crash: the lock is left to expire
   const died = clock.now();
@@ -176,11 +129,7 @@ t.test('the holder dies: the other replica takes over once the lock has gone unr
 t.test('a clean stop releases the lock: the other replica takes over within a retry period or so', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
-  const a = replica('a', ['vk-1'], store, clock);
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 4_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 4_000);
   await a.locks.stop();
   t.same(a.log.at(-1)?.endsWith('-vk-1'), true, 'the stopping replica gave the node up');
   t.equal(store.get(NS, 'tether-node-vk-1')?.spec?.holderIdentity, '', 'released');
@@ -212,26 +161,11 @@ t.test('another replica wrote the lock: the holder stops the node at its next lo
   t.ok(lost <= 2_100, `stopped within one retry period (${lost} ms)`);
 });
 
-/** The shared store, except that while `frozen` every call of this replica hangs (its API traffic is silently dropped). */
-function freezable(store: FakeLeaseApi): { api: FakeLeaseApi; freeze(): void } {
-  let frozen = false;
-  const hang = <T>(): Promise<T> => new Promise<T>(() => undefined);
-  const api = Object.create(store) as FakeLeaseApi;
-  api.getLease = (ns, name) => (frozen ? hang() : store.getLease(ns, name));
-  api.updateLease = (l) => (frozen ? hang() : store.updateLease(l));
-  api.createLease = (l) => (frozen ? hang() : store.createLease(l));
-  return { api, freeze: () => (frozen = true) };
-}
-
 t.test('a holder whose lock calls hang loses the lock by its timer at the renew deadline, before the standby takes it', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const link = freezable(store);
-  const a = replica('a', ['vk-1'], link.api, clock);
-  await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
-  const b = replica('b', ['vk-1'], store, clock);
-  t.teardown(() => b.locks.stop());
-  await run(clock, 3_000);
+  const { a, b } = await holderAndStandby(t, clock, store, 3_000, link.api);
   const renewals = store.count('updateLease');
   link.freeze();
   const frozenAt = clock.now();

@@ -6,9 +6,9 @@ import { renewTimeOf } from './leaseObject.js';
 import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
 
 /**
- * The LeaseActor: one per virtual node, owning the node's heartbeat Lease. Its renewer
- * (renewer.ts) renews from its own timer, outside every mailbox; effects.ts has the
- * renew/conflict/create procedure.
+ * The LeaseActor: one per virtual node, owning the node's heartbeat Lease. decide.ts says when
+ * each renewal is due; each renewal is an effect timed by the clock, outside every mailbox
+ * (renewal.ts); renewLease.ts has the renew/conflict/create procedure.
  */
 export type LeaseBehavior = ActorBehavior<LeaseState, LeaseMsg, LeaseEffect>;
 
@@ -27,6 +27,7 @@ export function leaseActor(deps: LeaseActorDeps, config: LeaseConfig): LeaseBeha
         phase: state.phase,
         renewals: state.renewals,
         lastRenewAt: iso(state.lastRenewAt),
+        nextRenewalAt: iso(state.nextAt),
         expiresAt: iso(renewTime === undefined ? undefined : renewTime + config.durationSeconds * 1000),
         lastLagMs: state.lastLagMs ?? null,
         maxLagMs: state.maxLagMs,

@@ -1,10 +1,12 @@
+import { backoffDelay } from '../../lib/backoff.js';
 import type { LeaseConfig } from './config.js';
 import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
 
 /**
- * The lease actor's decisions, pure. The cadence and the backoff are the renewer's (renewer.ts),
- * which renews from its own timer so that no renewal waits in a mailbox; the actor starts it in
- * every incarnation, tells it the Node's uid, stops it, and keeps the figures shown in the tree.
+ * The lease actor's decisions, pure: renew at once in every incarnation, then every
+ * `renewIntervalMs` after a success; after a failure back off (exponential, jitter, capped) and
+ * resume the cadence on success. One renewal is outstanding at a time; each outcome decides the
+ * next. Times are absolute, so a report that waited in the mailbox does not shift the cadence.
  */
 export type LeaseStep = { readonly state: LeaseState; readonly effects?: readonly LeaseEffect[] };
 
@@ -13,6 +15,9 @@ export function initialLeaseState(): LeaseState {
     phase: 'running',
     nodeUid: undefined,
     lease: undefined,
+    attempt: 0,
+    nextAt: undefined,
+    dueAt: 0,
     failures: 0,
     renewals: 0,
     lastRenewAt: undefined,
@@ -22,36 +27,56 @@ export function initialLeaseState(): LeaseState {
   };
 }
 
-/** Every incarnation starts its renewer, which renews at once. */
-export function startLease(state: LeaseState, _now: number): LeaseStep {
-  return { state, effects: [{ type: 'start-renewer', nodeUid: state.nodeUid }] };
+/** The delay before the next renewal: the cadence after a success, the backoff after `failures` failures. */
+export function nextRenewalMs(config: LeaseConfig, failures: number, random: () => number = Math.random): number {
+  if (failures === 0) return config.renewIntervalMs;
+  return backoffDelay({ minMs: config.retry.minMs, maxMs: config.retry.maxMs, factor: 2, jitter: config.retry.jitter }, failures - 1, random);
 }
 
-export function decideLease(_config: LeaseConfig, state: LeaseState, msg: LeaseMsg, _now: number): LeaseStep {
+/** Every incarnation renews at once: a previous one may have left the Lease close to expiry. */
+export function startLease(state: LeaseState, now: number): LeaseStep {
+  return renewAt({ ...state, dueAt: now }, state.attempt, now);
+}
+
+export function decideLease(config: LeaseConfig, state: LeaseState, msg: LeaseMsg, _now: number): LeaseStep {
   switch (msg.type) {
-    case 'lease.renewed':
-      return {
-        state: {
-          ...state,
-          lease: msg.lease,
-          failures: 0,
-          renewals: state.renewals + 1,
-          lastRenewAt: msg.at,
-          lastLagMs: msg.lagMs,
-          maxLagMs: Math.max(state.maxLagMs, msg.lagMs),
-          lastError: undefined,
-        },
+    case 'lease.renewed': {
+      const lagMs = Math.max(0, msg.at - state.dueAt);
+      const next: LeaseState = {
+        ...state,
+        lease: msg.lease,
+        failures: 0,
+        renewals: state.renewals + 1,
+        lastRenewAt: msg.at,
+        lastLagMs: lagMs,
+        maxLagMs: Math.max(state.maxLagMs, lagMs),
+        lastError: undefined,
+        dueAt: msg.at + config.renewIntervalMs,
       };
-    case 'lease.renew-failed':
-      return { state: { ...state, failures: msg.failures, lastError: msg.error } };
-    case 'lease.renewer-crashed':
-      return { state, effects: [{ type: 'crash', error: msg.error }] };
-    case 'lease.node-registered':
-      // Takes effect with the next renewal (a node re-created under a new uid is re-owned then).
-      if (state.phase !== 'running') return { state: { ...state, nodeUid: msg.uid } };
-      return { state: { ...state, nodeUid: msg.uid }, effects: [{ type: 'set-owner', uid: msg.uid }] };
+      return state.phase === 'running' ? renewAt(next, state.attempt + 1, next.dueAt) : { state: next };
+    }
+    case 'lease.renew-failed': {
+      const failures = state.failures + 1;
+      const next: LeaseState = { ...state, failures, lastError: msg.error };
+      if (state.phase !== 'running') return { state: next };
+      return renewAt(next, state.attempt + 1, msg.at + nextRenewalMs(config, failures, () => msg.jitter));
+    }
+    case 'lease.node-registered': {
+      // The renewal waiting for its time takes the new owner; one already in flight does not,
+      // and the next one does (a node re-created under a new uid is re-owned then).
+      const next: LeaseState = { ...state, nodeUid: msg.uid };
+      if (state.phase !== 'running' || state.nextAt === undefined) return { state: next };
+      return renewAt(next, state.attempt, state.nextAt);
+    }
     case 'lease.stop':
       if (state.phase === 'stopped') return { state };
-      return { state: { ...state, phase: 'stopped' }, effects: [{ type: 'stop-renewer' }] };
+      return { state: { ...state, phase: 'stopped', nextAt: undefined }, effects: [{ type: 'stop-renewal' }] };
   }
+}
+
+function renewAt(state: LeaseState, attempt: number, startAt: number): LeaseStep {
+  return {
+    state: { ...state, attempt, nextAt: startAt },
+    effects: [{ type: 'renew', attempt, startAt, nodeUid: state.nodeUid, known: state.lease }],
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * The lease actor under an ActorSystem with an in-memory LeaseApi and a manual clock: the Lease
- * it writes, its cadence, and the conflict, not-found and failure paths of a renewal.
+ * it writes, its cadence, the conflict, not-found and failure paths of a renewal, and a crash in
+ * a renewal restarted by its supervisor.
  */
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../support/manualClock.js';
@@ -10,6 +11,7 @@ import { withLeaseDefaults } from '../../../src/actors/lease/config.js';
 import { renewTimeOf } from '../../../src/actors/lease/leaseObject.js';
 import type { LeaseMsg } from '../../../src/actors/lease/protocol.js';
 import { ActorSystem } from '../../../src/supervisors/actorSystem.js';
+import { nodeRestartPolicy } from '../../../src/supervisors/restartPolicy.js';
 import type { ActorRef } from '../../../src/runtime/behavior.js';
 import { drain, until } from '../../support/until.js';
 import { FakeLeaseApi } from '../fakes/fakeLeaseApi.js';
@@ -170,4 +172,56 @@ t.test('a renewal that never returns fails at its deadline and is retried', asyn
   t.ok(sawTimeout, 'the hung renewal failed at its 10 s deadline');
   t.equal(summary()?.renewals, 2, 'and the retry renewed');
   t.ok((renewedAt() ?? 0) > hungAt, 'with a renewTime after the hung attempt');
+});
+
+t.test('a bug inside a renewal crashes the lease actor; its supervisor restarts it under the node policy and the renewals resume', async (t) => {
+  const clock = new ManualClock();
+  const api = new FakeLeaseApi();
+  const sys = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
+  t.teardown(() => sys.stop());
+  const node = sys.root.spawnSupervisor('node-vn-1', { kind: 'virtual-node', policy: nodeRestartPolicy });
+  const ref = node.spawn('lease', leaseActor({ leaseApi: api, logger: silentLogger, random: () => 0.5 }, withLeaseDefaults({ nodeName: 'vn-1' })));
+  const shown = () => sys.snapshot().find((s) => s.path === 'tether/node-vn-1/lease');
+  await until('created', () => shown()?.summary?.renewals === 1);
+  const update = api.updateLease.bind(api);
+  let bugs = 1;
+  api.updateLease = (lease) => {
+    if (bugs-- > 0) throw new TypeError('renewal bug'); // not an API failure: a defect
+    return update(lease);
+  };
+  clock.advance(10_000);
+  await until('crashed and waiting its backoff', () => shown()?.status === 'restarting');
+  t.match(shown(), { restarts: 1, lastError: { message: /renewal bug/ } }, 'the tree shows the crash');
+  const crashedAt = clock.now();
+  clock.advance(500); // nodeRestartPolicy's first backoff (jitter pinned to its centre)
+  await until('restarted and renewed', () => shown()?.status === 'running' && shown()?.summary?.renewals === 1 && renewTimeOf(api.get('kube-node-lease', 'vn-1')) === crashedAt + 500);
+  clock.advance(10_000);
+  await until('the cadence resumes', () => shown()?.summary?.renewals === 2);
+  t.equal(renewTimeOf(api.get('kube-node-lease', 'vn-1')), crashedAt + 10_500);
+  t.equal(ref.path, 'tether/node-vn-1/lease');
+});
+
+t.test('a renewal already in flight keeps the owner it started with; the next one carries the new uid', async (t) => {
+  const api = new FakeLeaseApi();
+  const { clock, ref, lease, summary } = setup(t, api);
+  await until('created', () => summary()?.renewals === 1);
+  const update = api.updateLease.bind(api);
+  let release: (() => void) | undefined;
+  let started = 0;
+  api.updateLease = (l) => new Promise((resolve, reject) => {
+    started += 1;
+    release = () => void update(l).then(resolve, reject);
+  });
+  clock.advance(10_000);
+  await until('a renewal in flight', () => release !== undefined);
+  ref.tell({ type: 'lease.node-registered', uid: 'node-uid-1' });
+  await drain();
+  release?.();
+  await until('renewed', () => summary()?.renewals === 2);
+  t.equal(lease()?.metadata?.ownerReferences, undefined, 'the call in flight was not changed');
+  t.equal(started, 1, 'and no second renewal was started beside it');
+  api.updateLease = update;
+  clock.advance(10_000);
+  await until('renewed again', () => summary()?.renewals === 3);
+  t.same(lease()?.metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: 'vn-1', uid: 'node-uid-1' }]);
 });

@@ -1,0 +1,150 @@
+/**
+ * A node lock's effects. The calls (read, write, release) each end by the look's deadline; an API
+ * failure or a passed deadline is a message, anything else a bug that crashes the actor (its
+ * supervisor restarts it). The hold is the safety part, kept outside every mailbox:
+ *
+ * - the node is driven from `hold` until the hold ends, and a hold ends three ways, each of which
+ *   calls `onLost` at once: the decision to lose it (`lose`, `stopped`), its deadline timer (armed
+ *   by `hold`, moved by `renewed`), and the end of the incarnation that took it (a crash, a
+ *   restart, a stop). So a replica whose lock calls hang stops driving the node at the renew
+ *   deadline, before the lock expires for the others, and a crashed lock actor leaves no node
+ *   driven behind it: its next incarnation starts holding nothing and takes the lock back first.
+ * - a hold lost by its timer is told to the actor (`lock.deadline-passed`); until the actor reads
+ *   that, what it decides about that hold (`renewed`, `lose`) finds it gone and does nothing.
+ */
+import { DeadlineExceededError, callWithDeadline } from '../lib/callWithDeadline.js';
+import { onAbort } from '../lib/abortFanOut.js';
+import type { Timer } from '../lib/clock.js';
+import { describeApiError, isApiErrorKind, KubeApiError } from '../adapters/kubernetes/errors.js';
+import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
+import type { Lease } from '../adapters/kubernetes/model.js';
+import type { Logger } from '../adapters/logger.js';
+import type { EffectContext } from '../runtime/behavior.js';
+import type { LockConfig } from './lockDecide.js';
+import type { LockGroupMember } from './lockGroup.js';
+import type { LockEffect, LockMsg } from './lockProtocol.js';
+
+export interface LockActorDeps {
+  /** The node's lock client ('lease' priority, outside the node's write fence). */
+  readonly leaseApi: LeaseApi;
+  readonly logger: Logger;
+  readonly group: LockGroupMember;
+  /** Start driving the node. */
+  onAcquired(): void;
+  /** Stop driving the node, now. */
+  onLost(): void;
+  /** The actor has stopped (and released the lock, if asked). */
+  onStopped(): void;
+}
+
+interface Hold {
+  readonly incarnation: AbortSignal;
+  readonly gen: number;
+  ended: boolean;
+  timer: Timer | undefined;
+  leave: () => void;
+}
+
+type Ctx = EffectContext<LockMsg>;
+
+export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: LockEffect, ctx: Ctx) => Promise<void> | void {
+  const { namespace, identity } = config.settings;
+  let hold: Hold | undefined;
+  const current = (ctx: Ctx, gen: number): Hold | undefined =>
+    hold && hold.incarnation === ctx.signal && hold.gen === gen && !hold.ended ? hold : undefined;
+
+  const end = (h: Hold, why: string): void => {
+    if (h.ended) return;
+    h.ended = true;
+    h.timer?.cancel();
+    h.leave();
+    deps.group.holding(false);
+    deps.logger.warn('node lock lost: stopping the node', { node: config.nodeName, why });
+    try {
+      deps.onLost();
+    } catch (error) {
+      // Called from a timer or an abort listener, where a throw would reach the process.
+      deps.logger.error('node lock: giving the node up failed', { node: config.nodeName, error: String(error) });
+    }
+  };
+
+  const arm = (h: Hold, deadlineAt: number, ctx: Ctx): void => {
+    h.timer?.cancel();
+    h.timer = ctx.clock.setTimer(Math.max(0, deadlineAt - ctx.clock.now()), () => {
+      if (h.ended) return;
+      end(h, 'renew deadline passed: no renewal succeeded in time');
+      ctx.self.tell({ type: 'lock.deadline-passed', gen: h.gen });
+    });
+  };
+
+  /** One call, ended by `deadlineAt`; its answer told as a message, an API failure too. */
+  const call = async <T>(ctx: Ctx, deadlineAt: number, seq: number, work: () => Promise<T>, answer: (value: T) => LockMsg): Promise<void> => {
+    try {
+      const value = await callWithDeadline(ctx.clock, Math.max(0, deadlineAt - ctx.clock.now()), ctx.signal, work);
+      ctx.self.tell(answer(value));
+    } catch (error) {
+      if (ctx.signal.aborted) return;
+      if (isApiErrorKind(error, 'conflict', 'alreadyExists')) {
+        ctx.self.tell({ type: 'lock.outrun', seq });
+        return;
+      }
+      if (!(error instanceof KubeApiError || error instanceof DeadlineExceededError)) throw error;
+      deps.logger.debug('node lock: API call failed', { node: config.nodeName, error: describeApiError(error) });
+      ctx.self.tell({ type: 'lock.call-failed', seq, error: describeApiError(error) });
+    }
+  };
+
+  return (effect, ctx) => {
+    switch (effect.type) {
+      case 'read':
+        return call(ctx, effect.deadlineAt, effect.seq, () => deps.leaseApi.getLease(namespace, config.name), (lease) => ({
+          type: 'lock.read', seq: effect.seq, lease, spread: deps.group.spread(),
+        }));
+      case 'write':
+        return call(ctx, effect.deadlineAt, effect.seq,
+          () => (effect.kind === 'create' ? deps.leaseApi.createLease(effect.lease) : deps.leaseApi.updateLease(effect.lease)),
+          (lease) => ({ type: 'lock.written', seq: effect.seq, lease }));
+      case 'look-in':
+        ctx.schedule(effect.ms, { type: 'lock.look' });
+        return;
+      case 'hold': {
+        if (ctx.signal.aborted) return;
+        const h: Hold = { incarnation: ctx.signal, gen: effect.gen, ended: false, timer: undefined, leave: () => undefined };
+        hold = h;
+        h.leave = onAbort(ctx.signal, () => end(h, 'the lock actor ended (crash, restart or stop)'));
+        arm(h, effect.deadlineAt, ctx);
+        deps.group.holding(true);
+        deps.logger.info('node lock acquired: driving the node', { node: config.nodeName, lock: `${namespace}/${config.name}`, identity });
+        deps.onAcquired();
+        return;
+      }
+      case 'renewed': {
+        const h = current(ctx, effect.gen);
+        if (h) arm(h, effect.deadlineAt, ctx);
+        return;
+      }
+      case 'lose': {
+        const h = current(ctx, effect.gen);
+        if (h) end(h, effect.why);
+        return;
+      }
+      case 'share':
+        deps.group.share(effect.taking, effect.holder);
+        return;
+      case 'stopped':
+        return release(ctx, effect.release);
+    }
+  };
+
+  async function release(ctx: Ctx, lease: Lease | undefined): Promise<void> {
+    try {
+      if (lease) {
+        await callWithDeadline(ctx.clock, config.settings.renewDeadlineMs, undefined, () => deps.leaseApi.updateLease(lease)).catch((error: unknown) =>
+          deps.logger.debug('node lock: release failed (it will expire)', { node: config.nodeName, error: String(error) }),
+        );
+      }
+    } finally {
+      deps.onStopped();
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The node locks of one replica, with the one lifecycle: a supervisor `ha` beside the node
+ * subtrees, with one lock actor per configured node (`tether/ha/lock-<node>`); ready once they
+ * run; `stop()` stops every actor, giving up the nodes held and releasing their locks so another
+ * replica takes them at once (`release: false` leaves them to expire, as a crash would).
+ */
+import type { Clock } from '../lib/clock.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
+import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
+import type { Logger } from '../adapters/logger.js';
+import type { ActorRef } from '../runtime/behavior.js';
+import type { Supervisor } from '../supervisors/supervisor.js';
+import { lockActor } from './lockActor.js';
+import { LockGroup } from './lockGroup.js';
+import type { LockMsg } from './lockProtocol.js';
+import { lockName, lockRestartPolicy, type ElectionSettings } from './settings.js';
+
+export interface LockedNode {
+  readonly name: string;
+  /** The node's own lock client (its own rate limiter, 'lease' priority, outside its write fence). */
+  readonly leaseApi: LeaseApi;
+  onAcquired(): void;
+  onLost(): void;
+}
+
+export const HA_SUPERVISOR = 'ha';
+
+/** The lock actor's name under `ha`. */
+export const lockActorName = (nodeName: string): string => `lock-${nodeName}`;
+
+export class NodeLocks implements Lifecycle {
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
+  private readonly group: LockGroup;
+  private readonly life: LifecycleControl;
+  private readonly refs = new Map<string, ActorRef<LockMsg>>();
+  private readonly waiting = new Map<string, () => void>();
+  private supervisor: Supervisor | undefined;
+  private releaseLocks = true;
+
+  constructor(
+    private readonly parent: Supervisor,
+    private readonly settings: ElectionSettings,
+    private readonly nodes: readonly LockedNode[],
+    private readonly deps: { readonly clock: Clock; readonly logger: Logger },
+  ) {
+    this.group = new LockGroup(settings.identity, nodes.map((n) => n.name));
+    this.life = new LifecycleControl({ clock: deps.clock, release: () => this.stopLocks() });
+    this.ready = this.life.ready;
+    this.done = this.life.done;
+  }
+
+  /** Spawns `ha` and its lock actors; each looks at its lock at once. */
+  start(): void {
+    if (this.supervisor || this.life.stopRequested) return;
+    const { namespace, identity } = this.settings;
+    this.supervisor = this.parent.spawnSupervisor(HA_SUPERVISOR, {
+      kind: 'ha',
+      policy: lockRestartPolicy,
+      summarize: () => ({ namespace, identity, nodes: this.nodes.length, holding: this.group.held }),
+      onStart: (sup) => {
+        for (const node of this.nodes) {
+          const deps = {
+            leaseApi: node.leaseApi,
+            logger: this.deps.logger,
+            group: this.group.member(node.name),
+            onAcquired: () => node.onAcquired(),
+            onLost: () => node.onLost(),
+            onStopped: () => this.stoppedOne(node.name),
+          };
+          this.refs.set(node.name, sup.spawn(lockActorName(node.name), lockActor(deps, { nodeName: node.name, name: lockName(node.name), settings: this.settings })));
+        }
+      },
+    });
+    this.life.markReady();
+  }
+
+  /** Whether this replica drives the node now: its lock actor holds the lock. */
+  isHolding(nodeName: string): boolean {
+    return this.group.isHolding(nodeName);
+  }
+
+  stop(options: StopOptions & { readonly release?: boolean } = {}): Promise<StopOutcome> {
+    if (!this.life.stopRequested) this.releaseLocks = options.release ?? true;
+    return this.life.stop(options);
+  }
+
+  private stoppedOne(nodeName: string): void {
+    const resolve = this.waiting.get(nodeName);
+    this.waiting.delete(nodeName);
+    resolve?.();
+  }
+
+  /** Tells every lock actor to stop (each gives its node up and releases), waits for them, then removes `ha`. */
+  private async stopLocks(): Promise<void> {
+    const sup = this.supervisor;
+    if (!sup) return;
+    await Promise.all(this.nodes.map((node) => new Promise<void>((resolve) => {
+      const cell = sup.child(lockActorName(node.name));
+      // A lock actor given up holds nothing: nobody will answer for it.
+      if (!cell || cell.stopped || cell.status === 'failed') return resolve();
+      this.waiting.set(node.name, resolve);
+      this.refs.get(node.name)?.tell({ type: 'lock.stop', release: this.releaseLocks });
+    })));
+    this.parent.release(HA_SUPERVISOR);
+  }
+}
