@@ -287,7 +287,8 @@ export interface WriteFencedProvider {
 
 /**
  * Optional: long-lived parts of a provider that are not actors (the Kubernetes provider's Service
- * reflector per namespace), shown read-only in the live actor tree under their virtual node.
+ * reflector per namespace), shown read-only in the live actor tree under their virtual node: the
+ * provider's own tree views.
  * `inspect` is called for every snapshot: it must be cheap, synchronous and side-effect free.
  */
 export interface InspectableProvider {
@@ -301,6 +302,34 @@ export interface ProviderPart {
   readonly summary: Readonly<Record<string, string | number | boolean | null>>;
   /** The part's last failure, if it is failing now. */
   readonly lastError?: { readonly message: string; readonly at: string };
+}
+
+/**
+ * Optional: gauges the provider adds to `/metrics` (the Kubernetes provider's Service reflection
+ * and ignored remote pods). Read at every scrape: cheap, synchronous, side-effect free. The
+ * families (name, help, label names) are read once, when the node's provider is observed, and
+ * must be the same on every call; the samples may change. Tether adds the `node` label.
+ */
+export interface MetricsProvider {
+  providerMetrics(): readonly ProviderGauge[];
+}
+
+export interface ProviderGauge {
+  /** A Prometheus metric name, `tether_` first; never one of Tether's own (docs/operating.md). */
+  readonly name: string;
+  readonly help: string;
+  /** The labels of each sample, besides `node`. */
+  readonly labelNames: readonly string[];
+  readonly samples: readonly ProviderSample[];
+}
+
+export interface ProviderSample {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+export function isMetricsProvider<P extends object>(provider: P): provider is P & MetricsProvider {
+  return hasMethod(provider, 'providerMetrics');
 }
 
 export function isInspectableProvider<P extends object>(provider: P): provider is P & InspectableProvider {

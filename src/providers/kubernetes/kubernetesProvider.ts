@@ -13,6 +13,7 @@
  *   sessions   ↔ logs, exec, attach, port-forward through the remote API server (remoteContainerSessions.ts)
  *   stats      ← the remote nodes' kubelet summaries, owned pods only (remoteStats.ts)
  *   tree       ← each namespace's Service reflector as a part of the actor tree (reflectorParts.ts)
+ *   metrics    ← ignored remote pods and Service reflection as gauges (providerGauges.ts)
  *
  * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
  * informer) and `stop()`. Every method rejects only with classified provider errors
@@ -31,6 +32,8 @@ import type {
   ContainerStreams,
   ExecProvider,
   InspectableProvider,
+  MetricsProvider,
+  ProviderGauge,
   ProviderPart,
   PortConnection,
   PortForwardProvider,
@@ -51,6 +54,7 @@ import { untilAborted } from './remoteErrors.js';
 import { RemotePodCalls } from './pods/remotePodCalls.js';
 import { RemoteContainerSessions } from './streams/remoteContainerSessions.js';
 import { reflectorParts } from './serviceReflection/reflectorParts.js';
+import { kubernetesGauges } from './providerGauges.js';
 import { RemoteNamespaces } from './pods/remoteNamespaces.js';
 import { RemoteNode } from './node/remoteNode.js';
 import { RemotePods } from './pods/remotePods.js';
@@ -60,7 +64,7 @@ import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorde
 import type { PodMarks } from '../podMarks.js';
 
 export class KubernetesProvider
-  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -203,6 +207,11 @@ export class KubernetesProvider
   /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */
   inspect(): ProviderPart[] {
     return reflectorParts(this.serviceReflection());
+  }
+
+  /** Ignored remote pods and Service reflection as gauges on /metrics (MetricsProvider). */
+  providerMetrics(): ProviderGauge[] {
+    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection());
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */
