@@ -133,9 +133,10 @@ export function providerConformance(name: string, factory: ConformanceFactory): 
       const pod = h.pod();
       await h.create(pod);
       await h.create(pod);
+      await h.until('a status for the pod', () => h.statusesOf(uidOf(pod)).length > 0);
       const listed = (await h.provider.listPods()).filter((p) => p.metadata?.name === pod.metadata?.name);
       t.equal(listed.length, 1, 'one pod, not two');
-      await h.until('a status for the pod', () => h.statusesOf(uidOf(pod)).length > 0);
+      t.equal(listed[0] === undefined ? undefined : routingUid({ type: 'status', pod: listed[0] }), uidOf(pod), 'the pod first created');
     });
 
     t.test('delete twice: a second delete is accepted or answered notFound ("already deleted"), never another error', async (t) => {
