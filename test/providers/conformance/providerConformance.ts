@@ -237,10 +237,10 @@ export function providerConformance(name: string, factory: ConformanceFactory): 
       const h = await harness(t, factory);
       const unknown = h.pod('never-created');
       for (const [method, call] of [
-        ['updatePod', h.provider.updatePod(structuredClone(unknown))],
-        ['deletePod', h.provider.deletePod(structuredClone(unknown))],
+        ['updatePod', () => h.provider.updatePod(structuredClone(unknown))],
+        ['deletePod', () => h.provider.deletePod(structuredClone(unknown))],
       ] as const) {
-        const error = await rejection(call);
+        const error = await rejection(call());
         t.ok(isClassified(error) && classify(error) === 'not-found', `${method} of an unknown pod: notFound (${String(error)})`);
       }
       t.equal(await h.provider.getPod(h.subject.namespace, 'never-created'), undefined, 'getPod of an unknown pod: undefined');
