@@ -12,9 +12,7 @@ export const MAX_LINES = 400;
  * enough), and delete the list once it is empty.
  */
 export const OVERSIZED_FILES = [
-  'src/providers/simulated/simulatedProvider.ts',
   'src/providers/kubernetes/configReflection/configReflector.ts',
-  'src/providers/kubernetes/kubernetesProvider.ts',
   'src/providers/kubernetes/serviceReflection/serviceReflector.ts',
 ];
 
