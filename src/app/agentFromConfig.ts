@@ -15,7 +15,6 @@ import { hostKubeconfigSource } from '../config/hostKubeconfig.js';
 import type { LeaderElectionOptions } from '../ha/index.js';
 import { TetherMetrics } from '../observability/metrics.js';
 import { withProviderMetrics } from '../observability/providerMetrics.js';
-import { KubernetesProvider } from '../providers/kubernetes/index.js';
 import { startOperatorServers } from './operatorServers.js';
 import { PodEventForwarder } from './podEventForwarder.js';
 import { createProvider, type ProviderHandle } from './providerFactory.js';
@@ -59,13 +58,8 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     const metrics = options.metrics ?? new TetherMetrics();
     // Providers are timed and counted per call; the agent and the servers see the same wrapper.
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
-    handles.forEach((h, i) => {
-      if (h.provider instanceof KubernetesProvider) {
-        const provider = h.provider;
-        metrics.observeIgnoredRemotePods(config.nodes[i]!.name, () => provider.ignoredRemotePods());
-        metrics.observeServiceReflection(config.nodes[i]!.name, () => provider.serviceReflection());
-      }
-    });
+    // A provider's own gauges (MetricsProvider), if it has any.
+    handles.forEach((h, i) => metrics.observeProvider(config.nodes[i]!.name, h.provider));
     const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
     const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({

@@ -1,6 +1,7 @@
 /**
  * The config file (`tether.yaml`) and what overrides it: the schema (one concept per file:
- * primitives, providers, node, restart policies, the whole file), the overrides from flags and
+ * node, restart policies, the whole file; each provider's block is the schema of its folder,
+ * listed in src/providers/registry.ts), the overrides from flags and
  * `TETHER_*` variables, and problem reporting that names the file, the field and what is expected.
  * Loading never throws on a bad config; it returns every problem. See docs/configuration.md.
  */
@@ -9,5 +10,4 @@ export { configSchema, DEFAULT_LOG_LEVEL, DEFAULT_SHUTDOWN_TIMEOUT_MS, type Teth
 export { CONFIG_ENV, NODE_INTERNAL_IP_ENV, OVERRIDES, applyOverrides, type FlagValues, type OverrideSpec } from './overrides.js';
 export { resolveRestartPolicies, type RestartPolicies } from './restartPolicies.js';
 export type { NodeFileConfig } from './node.js';
-export type { KubernetesProviderConfig, ProviderConfig, SimulatedProviderConfig } from './providers.js';
-export { DEFAULT_REMOTE_SECRET_KEY } from './providers.js';
+export type { ProviderConfig } from '../providers/registry.js';

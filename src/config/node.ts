@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import { virtualNodeProblems } from '../actors/virtualNodeConfig.js';
-import { fraction, nonEmptyString, nonNegativeNumber, port, positiveInt, positiveNumber, stringMap } from './primitives.js';
-import { providerSchema } from './providers.js';
+import { fraction, nonEmptyString, nonNegativeNumber, port, positiveInt, positiveNumber, stringMap } from '../lib/schemaPrimitives.js';
+import { providerConfigSchema } from '../providers/registry.js';
 
 const taint = z.strictObject({
   key: nonEmptyString,
@@ -26,7 +26,8 @@ export const nodeSchema = z.strictObject({
   labels: stringMap.optional(),
   /** Replaces the default taint (virtual-kubelet.io/provider=<provider>:NoSchedule); [] for none. */
   taints: z.array(taint, 'a list of taints').optional(),
-  provider: providerSchema,
+  /** The provider's block: validated by the schema its `type` registered (src/providers/registry.ts). */
+  provider: providerConfigSchema,
   ping: z.strictObject({
     intervalMs: positiveNumber.optional(),
     timeoutMs: positiveNumber.optional(),

@@ -9,7 +9,7 @@ import { under, type FieldProblem } from '../lib/fieldProblem.js';
 import {
   nodeRestartPolicy, podRestartPolicy, rootRestartPolicy, validateRestartPolicy, type RestartPolicy,
 } from '../supervisors/restartPolicy.js';
-import { fraction, nonNegativeInt, nonNegativeNumber, positiveNumber } from './primitives.js';
+import { fraction, nonNegativeInt, nonNegativeNumber, positiveNumber } from '../lib/schemaPrimitives.js';
 
 const intensity = z.strictObject({ maxRestarts: nonNegativeInt, withinMs: positiveNumber }, 'a mapping with maxRestarts and withinMs');
 

@@ -4,7 +4,7 @@
  * schema does not know is an error, never silently ignored. See docs/configuration.md.
  */
 import { z } from 'zod';
-import { logLevel, nonEmptyString, nonNegativeNumber, portOrOff, positiveInt, positiveNumber, rateLimit } from './primitives.js';
+import { logLevel, nonEmptyString, nonNegativeNumber, portOrOff, positiveInt, positiveNumber, rateLimit } from '../lib/schemaPrimitives.js';
 import { nodeSchema } from './node.js';
 import { restartPoliciesSchema } from './restartPolicies.js';
 

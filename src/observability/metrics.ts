@@ -3,7 +3,8 @@
  * tests) in one process never share counters. Two sorts:
  * - event counters and histograms fed where the event happens (provider calls);
  * - gauges derived from the actor tree and the rate limiters, computed by collect callbacks when
- *   /metrics is scraped, from one walk of the tree per scrape.
+ *   /metrics is scraped, from one walk of the tree per scrape;
+ * - gauges a provider contributes through the contract (MetricsProvider, providerGauges.ts).
  * The metric names are listed in docs/operating.md.
  */
 import { systemClock } from '../adapters/clock.js';
@@ -12,19 +13,11 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ActorRegistry } from '../runtime/actorRegistry.js';
 import type { AgentView } from './agentView.js';
 import { SEP, treeFigures, type TreeFigures } from './treeFigures.js';
+import { ProviderGauges } from './providerGauges.js';
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export type CallOutcome = 'ok' | 'not-found' | 'invalid-input' | 'transient' | 'error';
-
-/** What a provider reflects into one remote namespace (the Kubernetes provider's Service reflection). */
-export interface ReflectionFigures {
-  readonly namespace: string;
-  readonly services: number;
-  readonly endpointSlices: number;
-  readonly taken: readonly string[];
-  readonly lastError?: string;
-}
 
 export class TetherMetrics {
   readonly registry = new Registry();
@@ -34,8 +27,7 @@ export class TetherMetrics {
   private readonly kubeletRejections: Counter<'node' | 'reason'>;
   private readonly uncaughtErrors: Counter<'kind'>;
   private agent: AgentView | undefined;
-  private readonly ignoredSources = new Map<string, () => number>();
-  private readonly reflectionSources = new Map<string, () => readonly ReflectionFigures[]>();
+  private readonly providerGauges: ProviderGauges;
   private figures: { at: number; value: TreeFigures } | undefined;
   private readonly clock: Clock;
 
@@ -50,44 +42,15 @@ export class TetherMetrics {
     this.uncaughtErrors = new Counter({ name: 'tether_process_uncaught_errors_total', help: 'Uncaught exceptions and unhandled rejections the process survived or exited on, by kind.', labelNames: ['kind'], registers });
     this.treeGauges(registers);
     this.rateLimiterGauges(registers);
-    const ignored = this.ignoredSources;
-    new Gauge({ name: 'tether_remote_pods_ignored_total', help: "Remote pods carrying Tether's marks that are not Tether's (another namespace, host cluster or node), ignored.", labelNames: ['node'], registers, collect() {
-      this.reset();
-      for (const [node, count] of ignored) this.set({ node }, count());
-    } });
-    this.reflectionGauges(registers);
+    this.providerGauges = new ProviderGauges(this.registry);
   }
 
-  /** A provider's Service reflection, per host namespace, read at scrape time. */
-  observeServiceReflection(node: string, figures: () => readonly ReflectionFigures[]): void {
-    this.reflectionSources.set(node, figures);
-  }
-
-  private reflectionGauges(registers: Registry[]): void {
-    const sources = this.reflectionSources;
-    const each = (fn: (node: string, f: ReflectionFigures) => void): void => {
-      for (const [node, figures] of sources) for (const f of figures()) fn(node, f);
-    };
-    new Gauge({ name: 'tether_reflected_objects', help: 'Host Services and EndpointSlices reflected into the remote namespace, per host namespace.', labelNames: ['node', 'namespace', 'kind'], registers, collect() {
-      this.reset();
-      each((node, f) => {
-        this.set({ node, namespace: f.namespace, kind: 'Service' }, f.services);
-        this.set({ node, namespace: f.namespace, kind: 'EndpointSlice' }, f.endpointSlices);
-      });
-    } });
-    new Gauge({ name: 'tether_reflection_names_taken', help: 'Names Service reflection cannot use: a remote object Tether did not create holds them.', labelNames: ['node', 'namespace'], registers, collect() {
-      this.reset();
-      each((node, f) => this.set({ node, namespace: f.namespace }, f.taken.length));
-    } });
-    new Gauge({ name: 'tether_reflection_failing', help: '1 while the last Service reflection pass of a namespace failed (it is retried with backoff).', labelNames: ['node', 'namespace'], registers, collect() {
-      this.reset();
-      each((node, f) => this.set({ node, namespace: f.namespace }, f.lastError === undefined ? 0 : 1));
-    } });
-  }
-
-  /** A provider's count of remote pods it ignored because they fail the ownership rule. */
-  observeIgnoredRemotePods(node: string, count: () => number): void {
-    this.ignoredSources.set(node, count);
+  /**
+   * A node's provider: the gauges it contributes (MetricsProvider), read at scrape time with the
+   * node's label. A provider without any adds nothing.
+   */
+  observeProvider(node: string, provider: object): void {
+    this.providerGauges.observe(node, provider);
   }
 
   /** The agent whose tree and rate limiters the scrape-time gauges read. */

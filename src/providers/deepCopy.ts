@@ -88,15 +88,25 @@ function isPodMethod(prop: string | symbol): prop is keyof typeof podMethods {
   return typeof prop === 'string' && Object.hasOwn(podMethods, prop);
 }
 
+/** Answered `true` by a provider wrapped by `withDeepCopies`, through any decorator that passes symbols on. */
+const COPIES = Symbol('tether.withDeepCopies');
+
 /**
  * Wraps a provider so that every pod handed to it, and every pod it returns or notifies, is a
- * deep copy (a notified pod: of its metadata and status only, see copyNotification). Everything else (node methods, logs, stats, extra methods) passes through unchanged,
- * bound to the original provider, so capability checks (`isLogsProvider`) still see the truth.
+ * deep copy (a notified pod: of its metadata and status only, see copyNotification). Everything
+ * else (node methods, logs, stats, extra methods) passes through unchanged, bound to the original
+ * provider, so capability checks (`isLogsProvider`) still see the truth.
+ *
+ * Tether wraps every provider once, where it hands it to a virtual node (TetherAgent); a provider
+ * does not wrap itself. A provider that is wrapped already is returned as it is, so pods are
+ * copied once per crossing, however many times the wrap is asked for.
  */
 export function withDeepCopies<P extends LegacyPodProvider>(provider: P): P {
+  if ((provider as { [COPIES]?: unknown })[COPIES] === true) return provider;
   const wrapped = new Map<string, unknown>();
   return new Proxy(provider, {
     get(target, prop) {
+      if (prop === COPIES) return true;
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       if (!isPodMethod(prop)) return (value as (...args: unknown[]) => unknown).bind(target);

@@ -1,14 +1,17 @@
-/** The scrape-time gauges fed by a provider's Service reflection. */
+/** Tether's own counters, and the scrape-time gauges a provider contributes through the contract (MetricsProvider). */
 import t from 'tap';
 import { TetherMetrics } from '../../src/observability/metrics.js';
+import { kubernetesGauges, type ReflectionFigures } from '../../src/providers/kubernetes/providerGauges.js';
+import type { MetricsProvider, ProviderGauge } from '../../src/providers/provider.js';
 
-t.test('Service reflection per namespace: counts, taken names, a failing pass', async (t) => {
+t.test('the Kubernetes provider\'s Service reflection per namespace: counts, taken names, a failing pass', async (t) => {
   const metrics = new TetherMetrics({ processMetrics: false });
-  let figures = [
+  let figures: ReflectionFigures[] = [
     { namespace: 'shop', services: 3, endpointSlices: 2, taken: ['Service/db'], lastError: 'create remote service shop-home/web: 503' },
     { namespace: 'blog', services: 1, endpointSlices: 1, taken: [] },
   ];
-  metrics.observeServiceReflection('vk-1', () => figures);
+  const provider: MetricsProvider = { providerMetrics: () => kubernetesGauges(4, figures) };
+  metrics.observeProvider('vk-1', provider);
   const text = await metrics.registry.metrics();
   for (const line of [
     'tether_reflected_objects{node="vk-1",namespace="shop",kind="Service"} 3',
@@ -17,9 +20,24 @@ t.test('Service reflection per namespace: counts, taken names, a failing pass', 
     'tether_reflection_names_taken{node="vk-1",namespace="shop"} 1',
     'tether_reflection_failing{node="vk-1",namespace="shop"} 1',
     'tether_reflection_failing{node="vk-1",namespace="blog"} 0',
+    'tether_remote_pods_ignored_total{node="vk-1"} 4',
   ]) t.ok(text.includes(line), line);
   figures = [];
   t.notMatch(await metrics.registry.metrics(), /namespace="shop"/, 'a namespace no longer reflected is gone from the next scrape');
+});
+
+t.test('a provider\'s gauges carry each node\'s label; a family that would clash or break a scrape is left out', async (t) => {
+  const metrics = new TetherMetrics({ processMetrics: false });
+  const gauge = (name: string, value: number, labelNames: string[] = []): ProviderGauge =>
+    ({ name, help: 'h', labelNames, samples: [{ labels: Object.fromEntries(labelNames.map((l) => [l, 'x'])), value }] });
+  metrics.observeProvider('vk-1', { providerMetrics: () => [gauge('tether_widgets', 1), gauge('tether_provider_calls_total', 9), gauge('not a name', 1)] });
+  metrics.observeProvider('vk-2', { providerMetrics: () => [gauge('tether_widgets', 2), gauge('tether_widgets', 3, ['other'])] });
+  metrics.observeProvider('vk-3', { name: 'no gauges' });
+  const text = await metrics.registry.metrics();
+  t.ok(text.includes('tether_widgets{node="vk-1"} 1'));
+  t.ok(text.includes('tether_widgets{node="vk-2"} 2'));
+  t.notOk(text.includes('other='), 'the same name with other labels is not mixed in');
+  t.notOk(/tether_provider_calls_total\{[^}]*\} 9/.test(text), 'one of Tether\'s own names is not taken over');
 });
 
 t.test('kubelet API refusals by node and reason, and uncaught errors by kind, as counters', async (t) => {

@@ -153,3 +153,11 @@ void t.test('other methods and capabilities pass through', async (t) => {
   t.same(chunks, ['logs from provider\n']);
   t.equal(provider.getPod, provider.getPod, 'wrapped methods are stable');
 });
+
+void t.test('a provider wrapped twice (by its author and by Tether) copies once per crossing: the second wrap is the first', async (t) => {
+  const once = withDeepCopies(new CarelessProvider());
+  t.equal(withDeepCopies(once), once, 'wrapping a wrapped provider returns it unchanged');
+  // Through another decorator (the metrics proxy passes symbols through), the wrap is still seen.
+  const decorated = new Proxy(once, {});
+  t.equal(withDeepCopies(decorated), decorated);
+});

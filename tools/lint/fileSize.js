@@ -12,8 +12,6 @@ export const MAX_LINES = 400;
  * enough), and delete the list once it is empty.
  */
 export const OVERSIZED_FILES = [
-  'src/providers/simulated/simulatedProvider.ts',
-  'src/providers/kubernetes/kubernetesProvider.ts',
 ];
 
 /** The flat-config block. */

@@ -2,6 +2,7 @@
 // picture). A folder may import only from the folders listed for it; everything else is a lint
 // error, resolved on real paths by eslint-plugin-import-x. The table is a DAG, so no two top-level
 // folders can import each other (test/lint/layers.test.ts checks both the table and the rules).
+import { readdirSync } from 'node:fs';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
@@ -23,8 +24,13 @@ export const LAYERS = {
   cli: ['lib', 'adapters', 'providers', 'runtime', 'supervisors', 'actors', 'ha', 'kubelet', 'observability', 'config', 'app', 'harness', 'sandbox'],
 };
 
-/** Providers are independent of each other: each reads only the contract beside it. */
-const PROVIDER_FOLDERS = ['simulated', 'kubernetes'];
+/**
+ * Providers are independent of each other: each reads only the contract beside it. Every folder of
+ * src/providers is one provider, so adding a provider needs no line here.
+ */
+const PROVIDER_FOLDERS = readdirSync(new URL('../../src/providers', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 /** The only homes of @kubernetes/client-node. */
 export const CLIENT_NODE_HOMES = ['src/adapters/kubernetes/**', 'src/providers/kubernetes/**', 'src/harness/**'];

@@ -15,6 +15,8 @@
  *   await provider.stop();
  */
 export { KubernetesProvider } from './kubernetesProvider.js';
+export { kubernetesRegistration } from './registration.js';
+export { kubernetesProviderSchema, type KubernetesProviderConfig } from './configSchema.js';
 export type { KubernetesProviderOptions } from './options.js';
 export type { ClusterSource } from './clusterClient.js';
 export type { NamespaceStrategy } from './namespaceMapping.js';

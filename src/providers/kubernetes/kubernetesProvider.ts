@@ -2,15 +2,18 @@
  * The Kubernetes provider: a virtual node whose pods run in a remote cluster (what Liqo and
  * Admiralty do). It composes the pieces of this folder:
  *
- *   createPod  → remote namespace (remoteNamespaces.ts) → ConfigMaps/Secrets (configReflector.ts)
- *                → the translated pod (podTranslation.ts)
+ *   pods       → the remote API calls (remotePodCalls.ts): create = remote namespace
+ *                (remoteNamespaces.ts) → ConfigMaps/Secrets (configReflector.ts) → the translated
+ *                pod (podTranslation.ts); update; delete
  *   services   → the host Services and EndpointSlices of namespaces with offloaded pods
  *                (serviceReflector.ts), endpoints translated to remote pod IPs
  *   status     ← the remote pod informer (remotePods.ts) → notifyPods, host identity (hostView.ts)
  *   events     ← remote pod Events (remoteEvents.ts) → onRemoteEvent
  *   node       ← /readyz, remote nodes and pods (remoteNode.ts, capacity.ts)
- *   logs       ← the remote API server (remoteLogs.ts)
+ *   sessions   ↔ logs, exec, attach, port-forward through the remote API server (remoteContainerSessions.ts)
  *   stats      ← the remote nodes' kubelet summaries, owned pods only (remoteStats.ts)
+ *   tree       ← each namespace's Service reflector as a part of the actor tree (reflectorParts.ts)
+ *   metrics    ← ignored remote pods and Service reflection as gauges (providerGauges.ts)
  *
  * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
  * informer) and `stop()`. Every method rejects only with classified provider errors
@@ -19,12 +22,10 @@
 import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
-import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import { invalidInput, notFound, transient } from '../errors.js';
-import { namespaceRefusal, podSecurityLabels, policyViolations } from './pods/podPolicy.js';
+import { podSecurityLabels } from './pods/podPolicy.js';
 import type {
   AttachProvider,
   ContainerRef,
@@ -32,6 +33,8 @@ import type {
   ExecProvider,
   InspectableProvider,
   ReconcilingProvider,
+  MetricsProvider,
+  ProviderGauge,
   ProviderPart,
   PortConnection,
   PortForwardProvider,
@@ -41,19 +44,18 @@ import type {
 } from '../provider.js';
 import { ClusterClient } from './clusterClient.js';
 import { toHostPod, type HostViewOptions } from './pods/hostView.js';
-import { hostUidAnnotation } from './marks.js';
 import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
 import { ownershipOf, type OwnershipRule } from './pods/ownership.js';
-import { toRemotePod, type TranslationContext } from './pods/podTranslation.js';
 import { offloadedPodLookup } from './serviceReflection/endpointTranslation.js';
 import { REFLECTED_KINDS } from './serviceReflection/servicePlan.js';
 import { Reflector } from './configReflection/configReflector.js';
 import { RemoteEvents } from './pods/remoteEvents.js';
-import { asProviderCall, toProviderError, untilAborted } from './remoteErrors.js';
-import { streamRemoteLogs } from './streams/remoteLogs.js';
-import { relayRemotePortForward } from './streams/remotePortForward.js';
-import { relayRemoteStream } from './streams/remoteStreams.js';
+import { untilAborted } from './remoteErrors.js';
+import { RemotePodCalls } from './pods/remotePodCalls.js';
+import { RemoteContainerSessions } from './streams/remoteContainerSessions.js';
+import { reflectorParts } from './serviceReflection/reflectorParts.js';
+import { kubernetesGauges } from './providerGauges.js';
 import { RemoteNamespaces } from './pods/remoteNamespaces.js';
 import { RemoteNode } from './node/remoteNode.js';
 import { RemotePods } from './pods/remotePods.js';
@@ -64,7 +66,7 @@ import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
 
 export class KubernetesProvider
-  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, ReconcilingProvider, Lifecycle {
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -78,6 +80,8 @@ export class KubernetesProvider
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
   private readonly stats: RemoteStats;
+  private readonly calls: RemotePodCalls;
+  private readonly sessions: RemoteContainerSessions;
   private readonly view: HostViewOptions;
   private readonly rule: OwnershipRule;
   private started = false;
@@ -143,6 +147,14 @@ export class KubernetesProvider
       ...(o.countVirtualNodes ? { countVirtualNodes: true } : {}),
       ...(o.nodeInfo ? { defaultNodeInfo: o.nodeInfo } : {}),
     });
+    this.calls = new RemotePodCalls({
+      o, remote: this.remote, namespaces: this.namespaces, reflector: this.reflector, pods: this.pods, rule: this.rule,
+      remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+    });
+    this.sessions = new RemoteContainerSessions({
+      remote: this.remote, nodeName: o.nodeName, getPod: (ns, name, signal) => this.getPod(ns, name, signal),
+      remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+    });
   }
 
   /** Starts the remote pod informer; ready once it has listed, when the reflector's sweep is asked for. Idempotent. */
@@ -200,16 +212,12 @@ export class KubernetesProvider
 
   /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */
   inspect(): ProviderPart[] {
-    return this.serviceReflection().map((r) => ({
-      name: `services-${r.namespace}`,
-      kind: 'service-reflector',
-      summary: {
-        namespace: r.namespace, remoteNamespace: r.remoteNamespace, offloadedPods: r.offloadedPods,
-        services: r.services, endpointSlices: r.endpointSlices, namesTaken: r.taken.join(',') || null,
-        releasesAt: r.releasesAt !== undefined ? new Date(r.releasesAt).toISOString() : null,
-      },
-      ...(r.lastError !== undefined ? { lastError: { message: r.lastError, at: new Date(r.lastErrorAt ?? 0).toISOString() } } : {}),
-    }));
+    return reflectorParts(this.serviceReflection());
+  }
+
+  /** Ignored remote pods and Service reflection as gauges on /metrics (MetricsProvider). */
+  providerMetrics(): ProviderGauge[] {
+    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection());
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */
@@ -233,116 +241,17 @@ export class KubernetesProvider
 
   createPod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.create(pod), signal);
-  }
-
-  private async create(pod: Pod): Promise<void> {
-    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {})]
-      .filter((r): r is string => r !== undefined);
-    if (refusals.length > 0) {
-      throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
-    }
-    const remotePod = toRemotePod(pod, this.translation(remoteNamespace));
-    const name = remotePod.metadata?.name ?? '';
-    const what = `remote pod ${remoteNamespace}/${name}`;
-    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
-    const held = await this.reflector.reflectFor(pod, remoteNamespace);
-    try {
-      await this.remote.call('other', `create ${what}`, (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
-    } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
-      if (!isApiErrorKind(err, 'alreadyExists')) throw toProviderError(err, `create ${what}`);
-      await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
-    } finally {
-      held.done();
-    }
-  }
-
-  /** AlreadyExists: success if it is this very pod (same host uid), else transient (409 semantics). */
-  private async adoptExisting(remoteNamespace: string, name: string, hostUid: string | undefined): Promise<void> {
-    const what = `remote pod ${remoteNamespace}/${name}`;
-    const existing = await asProviderCall(`read ${what}`, () =>
-      this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
-    );
-    const theirs = existing.metadata?.annotations?.[hostUidAnnotation];
-    if (theirs !== hostUid) {
-      throw transient(`${what} already exists for another pod (host uid ${theirs ?? 'none'}); waiting for it to go`);
-    }
+    return untilAborted(this.calls.create(pod), signal);
   }
 
   updatePod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.update(pod), signal);
-  }
-
-  /** Applies what a running pod may change: labels, annotations, container images, activeDeadlineSeconds. */
-  private async update(pod: Pod): Promise<void> {
-    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const desired = toRemotePod(pod, this.translation(remoteNamespace));
-    const name = desired.metadata?.name ?? '';
-    const what = `remote pod ${remoteNamespace}/${name}`;
-    await asProviderCall(`update ${what}`, async () => {
-      const current = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
-      const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
-      const spec = current.spec ?? { containers: [] };
-      const body: Pod = {
-        ...current,
-        metadata: { ...current.metadata, labels: desired.metadata?.labels, annotations: desired.metadata?.annotations },
-        spec: {
-          ...spec,
-          containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
-          ...(spec.initContainers ? { initContainers: spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) } : {}),
-          ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
-        },
-      };
-      await this.remote.call('other', `update ${what}`, (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
-    });
+    return untilAborted(this.calls.update(pod), signal);
   }
 
   deletePod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.delete(pod), signal);
-  }
-
-  private async delete(pod: Pod): Promise<void> {
-    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const name = pod.metadata?.name ?? '';
-    const hostUid = pod.metadata?.annotations?.[hostUidAnnotation] ?? pod.metadata?.uid;
-    const what = `remote pod ${remoteNamespace}/${name}`;
-    const remote = this.pods.get(remoteNamespace, name) ?? (await this.readRemote(remoteNamespace, name));
-    const owner = remote ? ownershipOf(remote, this.rule) : undefined;
-    if (!remote || !owner?.owned || (hostUid !== undefined && owner.identity.uid !== hostUid)) {
-      throw notFound(`${what} of host pod uid ${hostUid ?? '?'} does not exist`);
-    }
-    const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds;
-    const uid = remote.metadata?.uid;
-    this.pods.markDeleting(remoteNamespace, name, uid);
-    try {
-      await this.remote.call('delete', `delete ${what}`, (core, opts) =>
-        core.deleteNamespacedPod({
-          name, namespace: remoteNamespace,
-          ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
-          body: { ...(uid ? { preconditions: { uid } } : {}), ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
-        }, opts),
-      );
-    } catch (err) {
-      // A failed uid precondition means another pod holds the name now: ours is gone.
-      if (isApiErrorKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
-      throw toProviderError(err, `delete ${what}`);
-    }
-  }
-
-  /** The remote pod of that name, if it exists and is Tether's (ownership.ts). */
-  private async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
-    const what = `remote pod ${remoteNamespace}/${name}`;
-    try {
-      const pod = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
-      return ownershipOf(pod, this.rule).owned ? pod : undefined;
-    } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) return undefined;
-      throw toProviderError(err, `read ${what}`);
-    }
+    return untilAborted(this.calls.delete(pod), signal);
   }
 
   /**
@@ -356,7 +265,7 @@ export class KubernetesProvider
     const remoteNamespace = this.remoteNamespaceOf(namespace);
     const remote = (await this.listed(signal))
       ? this.pods.get(remoteNamespace, name)
-      : await untilAborted(this.readRemote(remoteNamespace, name), signal);
+      : await untilAborted(this.calls.readRemote(remoteNamespace, name), signal);
     return remote ? toHostPod(remote, this.view) : undefined;
   }
 
@@ -418,59 +327,24 @@ export class KubernetesProvider
     return this.stats.summary(signal);
   }
 
-  async getContainerLogs(
+  getContainerLogs(
     namespace: string, podName: string, containerName: string, options: ContainerLogOptions, signal?: AbortSignal,
   ): Promise<AsyncIterable<string>> {
-    const pod = await this.getPod(namespace, podName, signal);
-    if (!pod) throw notFound(`pod ${namespace}/${podName} is not offloaded by virtual node ${this.o.nodeName}`);
-    const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-    if (!containers.some((c) => c.name === containerName)) {
-      throw invalidInput(`pod ${namespace}/${podName} has no container ${containerName}`);
-    }
-    const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, container: containerName };
-    return streamRemoteLogs(this.remote, target, options, signal);
+    return this.sessions.getContainerLogs(namespace, podName, containerName, options, signal);
   }
 
   /** exec in the remote pod through the remote API server; its output, exit code and errors come back unchanged. */
-  async runInContainer(target: ContainerRef, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number> {
-    const path = await this.remoteStreamPath(target, 'exec', streams, command.map((c) => ['command', c] as const), signal);
-    const code = await relayRemoteStream(this.remote.kubeConfig, path, streams, `exec in remote pod of ${target.namespace}/${target.pod}`, signal);
-    return code ?? 0;
+  runInContainer(target: ContainerRef, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number> {
+    return this.sessions.runInContainer(target, command, streams, signal);
   }
 
   /** attach to the remote pod's container through the remote API server. */
-  async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
-    const path = await this.remoteStreamPath(target, 'attach', streams, [], signal);
-    return relayRemoteStream(this.remote.kubeConfig, path, streams, `attach to remote pod of ${target.namespace}/${target.pod}`, signal);
+  attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
+    return this.sessions.attachToContainer(target, streams, signal);
   }
 
   /** One forwarded connection to the remote pod's port through the remote API server. */
-  async portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
-    const pod = await this.getPod(namespace, podName, signal);
-    if (!pod) throw notFound(`pod ${namespace}/${podName} is not offloaded by virtual node ${this.o.nodeName}`);
-    const target = { namespace: this.remoteNamespaceOf(namespace), pod: podName, port };
-    await relayRemotePortForward(this.remote.kubeConfig, target, connection, `port-forward to remote pod of ${namespace}/${podName}`, signal);
-  }
-
-  private async remoteStreamPath(
-    target: ContainerRef, kind: 'exec' | 'attach', streams: ContainerStreams, extra: ReadonlyArray<readonly [string, string]>, signal?: AbortSignal,
-  ): Promise<string> {
-    const pod = await this.getPod(target.namespace, target.pod, signal);
-    if (!pod) throw notFound(`pod ${target.namespace}/${target.pod} is not offloaded by virtual node ${this.o.nodeName}`);
-    const query = new URLSearchParams({ container: target.container });
-    for (const [k, v] of extra) query.append(k, v);
-    for (const name of ['stdin', 'stdout', 'stderr'] as const) if (streams[name]) query.append(name, 'true');
-    if (streams.tty) query.append('tty', 'true');
-    const namespace = encodeURIComponent(this.remoteNamespaceOf(target.namespace));
-    return `/api/v1/namespaces/${namespace}/pods/${encodeURIComponent(target.pod)}/${kind}?${query.toString()}`;
-  }
-
-  private translation(remoteNamespace: string): TranslationContext {
-    return {
-      hostClusterId: this.o.hostClusterId,
-      nodeName: this.o.nodeName,
-      remoteNamespace,
-      ...(this.o.offloadingPatch ? { offloadingPatch: this.o.offloadingPatch } : {}),
-    };
+  portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
+    return this.sessions.portForward(namespace, podName, port, connection, signal);
   }
 }

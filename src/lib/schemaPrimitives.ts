@@ -1,6 +1,7 @@
 /**
- * The small schema pieces every part of the config file uses. Each carries, as its message, what
- * is expected ("a positive number"); problems.ts turns an issue into
+ * The small schema pieces every part of the config file uses (the file's own sections in
+ * src/config, and each provider's block in its folder). Each carries, as its message, what
+ * is expected ("a positive number"); src/config/problems.ts turns an issue into
  * "<file>: <field path>: expected <that>, got <the value>".
  */
 import { z } from 'zod';

@@ -1,42 +1,12 @@
 /**
- * `nodes[].provider:` — where a virtual node's pods run, chosen by `type`:
- * - `simulated`: the in-memory provider (src/providers/simulated/simulatedProvider.ts) and its
- *   behaviour (latencies, pod CIDR, capacity, failure injection).
- * - `kubernetes`: offload to a remote cluster (src/providers/kubernetes/), reached through
- *   a kubeconfig file or a Secret in the host cluster, with a namespace mapping strategy and an
- *   offloading patch (remote nodeSelector and tolerations).
+ * The Kubernetes provider's `provider:` block: the remote cluster (a kubeconfig file, or a Secret
+ * in the host cluster holding one), the host cluster's id, the namespace mapping, the pod policy,
+ * the offloading patch (remote nodeSelector and tolerations), capacity, rate limits and what is
+ * reflected. docs/configuration.md lists every field.
  */
 import { z } from 'zod';
-import {
-  nonEmptyString, nonNegativeNumber, positiveNumber, rateLimit, stringMap,
-} from './primitives.js';
-
-const resources = z.strictObject({
-  cpu: nonEmptyString.optional(),
-  memory: nonEmptyString.optional(),
-  pods: nonEmptyString.optional(),
-}, 'a mapping with cpu, memory and/or pods (Kubernetes quantities as strings)');
-
-const CIDR = /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/;
-
-export const simulatedProviderSchema = z.strictObject({
-  type: z.literal('simulated'),
-  /** Pending → Running. */
-  startLatencyMs: nonNegativeNumber.optional(),
-  /** How long containers take to exit once asked to stop. */
-  stopLatencyMs: nonNegativeNumber.optional(),
-  /** Completes pods with restartPolicy Never/OnFailure this long after Running. */
-  exitAfterMs: nonNegativeNumber.optional(),
-  logIntervalMs: positiveNumber.optional(),
-  podCIDR: z.string('an IPv4 CIDR such as 10.244.0.0/16').regex(CIDR, 'an IPv4 CIDR such as 10.244.0.0/16').optional(),
-  hostIP: nonEmptyString.optional(),
-  /** Capacity (= allocatable). */
-  resources: resources.optional(),
-  faults: z.strictObject({
-    createErrorRate: z.number('a fraction from 0 to 1').min(0, 'a fraction from 0 to 1').max(1, 'a fraction from 0 to 1').optional(),
-    pingFailing: z.boolean('true or false').optional(),
-  }, 'a mapping with createErrorRate and/or pingFailing').optional(),
-}, 'a simulated provider mapping');
+import { nonEmptyString, nonNegativeNumber, positiveNumber, rateLimit, stringMap } from '../../lib/schemaPrimitives.js';
+import { CREDENTIAL_FIELDS } from './remoteKubeconfigPolicy.js';
 
 const toleration = z.strictObject({
   key: z.string('a string').optional(),
@@ -55,8 +25,8 @@ const remoteSchema = z.union([
       name: nonEmptyString,
       /** The data key holding the kubeconfig. */
       key: nonEmptyString.optional(),
-      /** Credential fields the Secret's kubeconfig may use (refused by default: config/remoteKubeconfigPolicy.ts). */
-      allow: z.array(z.enum(['exec', 'auth-provider', 'tokenFile'], 'exec, auth-provider or tokenFile'), 'a list of exec, auth-provider and/or tokenFile').optional(),
+      /** Credential fields the Secret's kubeconfig may use (refused by default: remoteKubeconfigPolicy.ts). */
+      allow: z.array(z.enum(CREDENTIAL_FIELDS, 'exec, auth-provider or tokenFile'), 'a list of exec, auth-provider and/or tokenFile').optional(),
     }, 'a mapping with namespace, name and optionally key and allow'),
     context: nonEmptyString.optional(),
   }),
@@ -72,7 +42,7 @@ export const kubernetesProviderSchema = z.strictObject({
     .max(20, 'a DNS label (lower case letters, digits, -), at most 20 characters')
     .regex(DNS_LABEL, 'a DNS label (lower case letters, digits, -), at most 20 characters').optional(),
   namespaceStrategy: z.enum(['suffix', 'same-name'], 'suffix or same-name').optional(),
-  /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (providers/kubernetes/pods/podPolicy.ts). */
+  /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (pods/podPolicy.ts). */
   podPolicy: z.strictObject({
     podSecurityLevel: z.enum(['privileged', 'baseline', 'restricted'], 'privileged, baseline or restricted').optional(),
     refuseHostPath: z.boolean('true or false').optional(),
@@ -104,11 +74,7 @@ export const kubernetesProviderSchema = z.strictObject({
   }, 'a mapping with sweepMs, minAgeMs and/or sweepDelayMs').optional(),
 }, 'a kubernetes provider mapping');
 
-export const providerSchema = z.discriminatedUnion('type', [simulatedProviderSchema, kubernetesProviderSchema], 'a provider type: simulated or kubernetes');
-
-export type SimulatedProviderConfig = z.infer<typeof simulatedProviderSchema>;
 export type KubernetesProviderConfig = z.infer<typeof kubernetesProviderSchema>;
-export type ProviderConfig = z.infer<typeof providerSchema>;
 
+/** The Secret's data key holding the remote kubeconfig, unless `remote.secret.key` says otherwise. */
 export const DEFAULT_REMOTE_SECRET_KEY = 'kubeconfig';
-

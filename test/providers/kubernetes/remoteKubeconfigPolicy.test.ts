@@ -5,11 +5,11 @@
  * real Secret in the host cluster.
  */
 import t from 'tap';
-import { silentLogger } from '../../src/adapters/logger.js';
-import { createProvider, ProviderSetupError } from '../../src/app/providerFactory.js';
-import { credentialFields, refusedCredentials } from '../../src/config/remoteKubeconfigPolicy.js';
-import type { KubernetesProviderConfig } from '../../src/config/index.js';
-import { testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { silentLogger } from '../../../src/adapters/logger.js';
+import { createProvider, ProviderSetupError } from '../../../src/app/providerFactory.js';
+import { credentialFields, refusedCredentials } from '../../../src/providers/kubernetes/remoteKubeconfigPolicy.js';
+import type { KubernetesProviderConfig } from '../../../src/providers/kubernetes/configSchema.js';
+import { testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
 
 const kubeconfig = (user: string): string => `apiVersion: v1
 kind: Config

@@ -1,0 +1,159 @@
+/**
+ * The remote API calls behind the provider's pod methods: create (namespace, referenced
+ * ConfigMaps and Secrets, then the translated pod; AlreadyExists adopted only for the same host
+ * uid), update (what a running pod may change), delete (only a pod that is Tether's, with a uid
+ * precondition) and one read. Every rejection is a classified provider error (remoteErrors.ts).
+ */
+import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import type { Pod } from '../../../adapters/kubernetes/model.js';
+import { invalidInput, notFound, transient } from '../../errors.js';
+import type { ClusterClient } from '../clusterClient.js';
+import type { Reflector } from '../configReflection/configReflector.js';
+import { hostUidAnnotation } from '../marks.js';
+import type { KubernetesProviderOptions } from '../options.js';
+import { asProviderCall, toProviderError } from '../remoteErrors.js';
+import { ownershipOf, type OwnershipRule } from './ownership.js';
+import { namespaceRefusal, policyViolations } from './podPolicy.js';
+import { toRemotePod, type TranslationContext } from './podTranslation.js';
+import type { RemoteNamespaces } from './remoteNamespaces.js';
+import type { RemotePods } from './remotePods.js';
+
+export interface RemotePodCallsDeps {
+  readonly o: KubernetesProviderOptions;
+  readonly remote: ClusterClient;
+  readonly namespaces: RemoteNamespaces;
+  readonly reflector: Reflector;
+  readonly pods: RemotePods;
+  readonly rule: OwnershipRule;
+  readonly remoteNamespaceOf: (hostNamespace: string) => string;
+}
+
+export class RemotePodCalls {
+  private readonly o: KubernetesProviderOptions;
+  private readonly remote: ClusterClient;
+  private readonly namespaces: RemoteNamespaces;
+  private readonly reflector: Reflector;
+  private readonly pods: RemotePods;
+  private readonly rule: OwnershipRule;
+
+  constructor(private readonly deps: RemotePodCallsDeps) {
+    this.o = deps.o;
+    this.remote = deps.remote;
+    this.namespaces = deps.namespaces;
+    this.reflector = deps.reflector;
+    this.pods = deps.pods;
+    this.rule = deps.rule;
+  }
+
+  private remoteNamespaceOf(hostNamespace: string): string {
+    return this.deps.remoteNamespaceOf(hostNamespace);
+  }
+
+  async create(pod: Pod): Promise<void> {
+    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {})]
+      .filter((r): r is string => r !== undefined);
+    if (refusals.length > 0) {
+      throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
+    }
+    const remotePod = toRemotePod(pod, this.translation(remoteNamespace));
+    const name = remotePod.metadata?.name ?? '';
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
+    const held = await this.reflector.reflectFor(pod, remoteNamespace);
+    try {
+      await this.remote.call('other', `create ${what}`, (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
+    } catch (err) {
+      if (isApiErrorKind(err, 'notFound')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
+      if (!isApiErrorKind(err, 'alreadyExists')) throw toProviderError(err, `create ${what}`);
+      await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
+    } finally {
+      held.done();
+    }
+  }
+
+  /** AlreadyExists: success if it is this very pod (same host uid), else transient (409 semantics). */
+  private async adoptExisting(remoteNamespace: string, name: string, hostUid: string | undefined): Promise<void> {
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    const existing = await asProviderCall(`read ${what}`, () =>
+      this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
+    );
+    const theirs = existing.metadata?.annotations?.[hostUidAnnotation];
+    if (theirs !== hostUid) {
+      throw transient(`${what} already exists for another pod (host uid ${theirs ?? 'none'}); waiting for it to go`);
+    }
+  }
+
+  /** Applies what a running pod may change: labels, annotations, container images, activeDeadlineSeconds. */
+  async update(pod: Pod): Promise<void> {
+    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const desired = toRemotePod(pod, this.translation(remoteNamespace));
+    const name = desired.metadata?.name ?? '';
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    await asProviderCall(`update ${what}`, async () => {
+      const current = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
+      const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
+      const spec = current.spec ?? { containers: [] };
+      const body: Pod = {
+        ...current,
+        metadata: { ...current.metadata, labels: desired.metadata?.labels, annotations: desired.metadata?.annotations },
+        spec: {
+          ...spec,
+          containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
+          ...(spec.initContainers ? { initContainers: spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) } : {}),
+          ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
+        },
+      };
+      await this.remote.call('other', `update ${what}`, (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
+    });
+  }
+
+  async delete(pod: Pod): Promise<void> {
+    const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
+    const name = pod.metadata?.name ?? '';
+    const hostUid = pod.metadata?.annotations?.[hostUidAnnotation] ?? pod.metadata?.uid;
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    const remote = this.pods.get(remoteNamespace, name) ?? (await this.readRemote(remoteNamespace, name));
+    const owner = remote ? ownershipOf(remote, this.rule) : undefined;
+    if (!remote || !owner?.owned || (hostUid !== undefined && owner.identity.uid !== hostUid)) {
+      throw notFound(`${what} of host pod uid ${hostUid ?? '?'} does not exist`);
+    }
+    const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds;
+    const uid = remote.metadata?.uid;
+    this.pods.markDeleting(remoteNamespace, name, uid);
+    try {
+      await this.remote.call('delete', `delete ${what}`, (core, opts) =>
+        core.deleteNamespacedPod({
+          name, namespace: remoteNamespace,
+          ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
+          body: { ...(uid ? { preconditions: { uid } } : {}), ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
+        }, opts),
+      );
+    } catch (err) {
+      // A failed uid precondition means another pod holds the name now: ours is gone.
+      if (isApiErrorKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
+      throw toProviderError(err, `delete ${what}`);
+    }
+  }
+
+  /** The remote pod of that name, if it exists and is Tether's (ownership.ts). */
+  async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
+    const what = `remote pod ${remoteNamespace}/${name}`;
+    try {
+      const pod = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
+      return ownershipOf(pod, this.rule).owned ? pod : undefined;
+    } catch (err) {
+      if (isApiErrorKind(err, 'notFound')) return undefined;
+      throw toProviderError(err, `read ${what}`);
+    }
+  }
+
+  private translation(remoteNamespace: string): TranslationContext {
+    return {
+      hostClusterId: this.o.hostClusterId,
+      nodeName: this.o.nodeName,
+      remoteNamespace,
+      ...(this.o.offloadingPatch ? { offloadingPatch: this.o.offloadingPatch } : {}),
+    };
+  }
+}

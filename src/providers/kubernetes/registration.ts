@@ -1,0 +1,74 @@
+/**
+ * The Kubernetes provider's registration: how a node's provider is built from its `provider:`
+ * block (configSchema.ts). A remote kubeconfig held in a Secret is read from the host cluster
+ * here, and refused if it would make Tether run a program, load a plugin or send one of its files
+ * (remoteKubeconfigPolicy.ts); the host cluster's id is derived from the host cluster unless set.
+ */
+import { readClusterUid } from '../../adapters/kubernetes/clusterUid.js';
+import { readSecretData } from '../../adapters/kubernetes/secrets.js';
+import { handleOf, ProviderSetupError, type ProviderCreationContext, type ProviderRegistration } from '../registration.js';
+import type { ClusterSource } from './clusterClient.js';
+import { DEFAULT_REMOTE_SECRET_KEY, kubernetesProviderSchema, type KubernetesProviderConfig } from './configSchema.js';
+import { KubernetesProvider } from './kubernetesProvider.js';
+import { hostClusterIdFromUid } from './marks.js';
+import { refusedCredentials } from './remoteKubeconfigPolicy.js';
+
+export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProviderSchema> = {
+  type: 'kubernetes',
+  schema: kubernetesProviderSchema,
+  async create(config, context) {
+    const remote = await remoteSource(config.remote, context);
+    const hostClusterId = config.hostClusterId ?? (await derivedHostClusterId(context));
+    context.logger.info('kubernetes provider host cluster id', {
+      hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
+    });
+    const provider = new KubernetesProvider({
+      nodeName: context.nodeName,
+      hostClusterId,
+      remote,
+      host: context.host,
+      log: context.logger.child({ provider: 'kubernetes' }),
+      ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
+      ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),
+      ...(config.offloadingPatch ? { offloadingPatch: config.offloadingPatch } : {}),
+      ...(config.blankPodIPs !== undefined ? { blankPodIPs: config.blankPodIPs } : {}),
+      ...(config.quota ? { quota: config.quota } : {}),
+      ...(config.countVirtualNodes !== undefined ? { countVirtualNodes: config.countVirtualNodes } : {}),
+      ...(config.pingTimeoutMs !== undefined ? { pingTimeoutMs: config.pingTimeoutMs } : {}),
+      ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+      ...(config.reflection ? { reflection: config.reflection } : {}),
+      ...(context.podEvents ? { onRemoteEvent: context.podEvents } : {}),
+      ...(config.reflectedKinds !== undefined ? { reflectedKinds: config.reflectedKinds === 'none' ? [] : [...new Set(config.reflectedKinds)] } : {}),
+    });
+    return handleOf(provider);
+  },
+};
+
+/** The default host cluster id: from the host cluster itself, so two hosts never share one. */
+async function derivedHostClusterId(ctx: ProviderCreationContext): Promise<string> {
+  try {
+    return hostClusterIdFromUid(await readClusterUid(ctx.host));
+  } catch (error) {
+    throw new ProviderSetupError(`node ${ctx.nodeName}: cannot derive hostClusterId from the host cluster (reading namespace kube-system: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}); set provider.hostClusterId`);
+  }
+}
+
+async function remoteSource(remote: KubernetesProviderConfig['remote'], ctx: ProviderCreationContext): Promise<ClusterSource> {
+  const context = remote.context !== undefined ? { context: remote.context } : {};
+  if ('kubeconfig' in remote) return { kind: 'file', path: remote.kubeconfig, ...context };
+  const { namespace, name } = remote.secret;
+  const key = remote.secret.key ?? DEFAULT_REMOTE_SECRET_KEY;
+  const where = `secret ${namespace}/${name}`;
+  let data: Record<string, string> | undefined;
+  try {
+    data = await readSecretData(ctx.host, namespace, name);
+  } catch (error) {
+    throw new ProviderSetupError(`node ${ctx.nodeName}: cannot read the remote kubeconfig from ${where}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  const encoded = data?.[key];
+  if (encoded === undefined) throw new ProviderSetupError(`node ${ctx.nodeName}: ${where} has no key '${key}' (keys: ${Object.keys(data ?? {}).join(', ') || 'none'})`);
+  const yaml = Buffer.from(encoded, 'base64').toString('utf8');
+  const refused = refusedCredentials(yaml, remote.secret.allow ?? [], `node ${ctx.nodeName}: ${where} key ${key}`);
+  if (refused.length > 0) throw new ProviderSetupError(refused.join('\n'));
+  return { kind: 'string', yaml, label: `kubeconfig from ${where} key ${key}`, ...context };
+}

@@ -1,0 +1,16 @@
+/** The Service reflector of each host namespace as a read-only part of the live actor tree. */
+import type { ProviderPart } from '../../provider.js';
+import type { NamespaceReflection } from './serviceReflector.js';
+
+export function reflectorParts(reflection: readonly NamespaceReflection[]): ProviderPart[] {
+  return reflection.map((r) => ({
+    name: `services-${r.namespace}`,
+    kind: 'service-reflector',
+    summary: {
+      namespace: r.namespace, remoteNamespace: r.remoteNamespace, offloadedPods: r.offloadedPods,
+      services: r.services, endpointSlices: r.endpointSlices, namesTaken: r.taken.join(',') || null,
+      releasesAt: r.releasesAt !== undefined ? new Date(r.releasesAt).toISOString() : null,
+    },
+    ...(r.lastError !== undefined ? { lastError: { message: r.lastError, at: new Date(r.lastErrorAt ?? 0).toISOString() } } : {}),
+  }));
+}

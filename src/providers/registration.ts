@@ -1,0 +1,65 @@
+/**
+ * How a provider plugs in: its folder exports one `ProviderRegistration` (the `type` that names
+ * it in a node's `provider:` block, the zod `schema` of that block, and `create`), and
+ * `registry.ts` lists it on one line. The config loader validates a node's block with the schema
+ * of its `type`; `tether run` calls `create` with the validated block and a creation context.
+ * Nothing outside the provider's folder knows its options.
+ */
+import type { z } from 'zod';
+import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import type { Logger } from '../adapters/logger.js';
+import type { Lifecycle } from '../lib/lifecycle.js';
+import type { Provider } from './provider.js';
+
+/** A running provider and its lifecycle; stopped after the agent (its pods keep running where they are). */
+export interface ProviderHandle extends Lifecycle {
+  readonly provider: Provider;
+}
+
+/** Where a provider reports an Event about one of the node's host pods. */
+export type PodEventSink = (
+  pod: { readonly namespace: string; readonly name: string; readonly uid: string | undefined },
+  type: 'Normal' | 'Warning',
+  reason: string,
+  note: string,
+) => void;
+
+/** What Tether gives a provider to build it with, beside its own config block. */
+export interface ProviderCreationContext {
+  /** The virtual node the provider serves. */
+  readonly nodeName: string;
+  /** The node's address (the simulated provider reports it as its pods' hostIP). */
+  readonly internalIP: string;
+  /** The host cluster, whose pods the node runs (for a Secret, a ConfigMap, the cluster's id). */
+  readonly host: KubeconfigSource;
+  /** Bound to the node already. */
+  readonly logger: Logger;
+  /** Events about the node's host pods go to the node's host EventRecorder (rate-limited, fenced under HA). */
+  readonly podEvents?: PodEventSink;
+}
+
+/** The schema of a provider's config block: a strict object whose `type` is the provider's literal. */
+export type ProviderConfigSchema = z.ZodObject<{ type: z.ZodLiteral<string> } & z.core.$ZodShape, z.core.$ZodObjectConfig>;
+
+export interface ProviderRegistration<S extends ProviderConfigSchema = ProviderConfigSchema> {
+  /** The `type:` of the node's `provider:` block; also the provider's `name`. */
+  readonly type: z.infer<S>['type'];
+  /** Validates the block; each message says what is expected (src/lib/schemaPrimitives.ts). */
+  readonly schema: S;
+  /**
+   * Builds the provider from its validated block. Rejects with `ProviderSetupError` for a
+   * configuration the process cannot act on (a missing Secret, say: `tether run` exits 2).
+   * Returns the provider as it is: Tether wraps it (deep copies, metrics) itself.
+   */
+  create(config: z.infer<S>, context: ProviderCreationContext): Promise<ProviderHandle>;
+}
+
+/** A configuration the process cannot act on (a Secret that is missing, say): exit code 2. */
+export class ProviderSetupError extends Error {
+  override readonly name = 'ProviderSetupError';
+}
+
+/** The handle of a provider that is its own lifecycle. */
+export function handleOf(provider: Provider & Lifecycle): ProviderHandle {
+  return { provider, ready: provider.ready, done: provider.done, stop: (options) => provider.stop(options) };
+}

@@ -1,0 +1,155 @@
+/**
+ * The simulated node's container sessions: synthetic logs, exec through the built-in shell
+ * (builtinShell.ts) against the container's env and volume files, attach to the main process's
+ * log lines, and port-forward to a small HTTP responder on declared ports.
+ */
+import { sleep, type Clock } from '../../lib/clock.js';
+import { deepCopyPod } from '../deepCopy.js';
+import { invalidInput, notFound, transient } from '../errors.js';
+import { podKey, type ContainerLogOptions, type ContainerRef, type ContainerStreams, type PortConnection, type TerminalSize } from '../provider.js';
+import { BuiltinShell } from './builtinShell.js';
+import { emptyConfigSource, type ConfigSource } from './configSource.js';
+import { containerView, MissingReference } from './containerView.js';
+import type { SimulatedFaults } from './faults.js';
+import { servePortConnection } from './portResponder.js';
+import type { SimPod, SimulatedPods } from './simulatedPods.js';
+import { syntheticLogs, type LogSource } from './syntheticLogs.js';
+
+export interface SimulatedSessionsDeps {
+  readonly pods: SimulatedPods;
+  readonly faults: SimulatedFaults;
+  readonly clock: Clock;
+  readonly logIntervalMs: number;
+  readonly configSource?: ConfigSource;
+}
+
+export class SimulatedSessions {
+  private readonly faults: SimulatedFaults;
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: SimulatedSessionsDeps) {
+    this.faults = deps.faults;
+    this.clock = deps.clock;
+  }
+
+  async getContainerLogs(
+    namespace: string,
+    podName: string,
+    containerName: string,
+    options: ContainerLogOptions,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<string>> {
+    signal?.throwIfAborted();
+    const key = podKey(namespace, podName);
+    this.faults.takeCrash(key, 'getContainerLogs');
+    const record = this.deps.pods.get(key);
+    if (record === undefined) throw notFound(`pod ${key} not found`);
+    const isInit = (record.pod.spec?.initContainers ?? []).some((c) => c.name === containerName);
+    if (!isInit && !(record.pod.spec?.containers ?? []).some((c) => c.name === containerName)) {
+      throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
+    }
+    if (record.stage === 'starting') {
+      throw invalidInput(`container "${containerName}" in pod "${podName}" is waiting to start: ContainerCreating`);
+    }
+    const label = `${podName}/${containerName}`;
+    const source = this.logSource(record, containerName, label, isInit, options.previous === true);
+    if (source === undefined) throw invalidInput(`previous terminated container "${containerName}" in pod "${podName}" not found`);
+    const current = (): LogSource | undefined =>
+      this.deps.pods.get(key) === record ? this.logSource(record, containerName, label, isInit, options.previous === true) : undefined;
+    return syntheticLogs({ clock: this.clock, intervalMs: this.deps.logIntervalMs, options, source: current, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * Runs a command of the built-in set (builtinShell.ts) against the container's current env and
+   * volume files. Rejects `notFound` for an unknown pod, `invalidInput` for an unknown or not
+   * running container or a missing mandatory ConfigMap/Secret.
+   */
+  async runInContainer(target: ContainerRef, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number> {
+    signal?.throwIfAborted();
+    const { namespace, pod: podName, container: containerName } = target;
+    const record = this.runningContainer(namespace, podName, containerName, 'runInContainer');
+    let view;
+    try {
+      view = await containerView(deepCopyPod(record.pod), containerName, this.deps.configSource ?? emptyConfigSource, signal);
+    } catch (error) {
+      if (error instanceof MissingReference) throw invalidInput(error.message);
+      throw transient(`reading the ConfigMaps and Secrets of pod ${podKey(namespace, podName)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // A terminal turns "\n" into "\r\n" (onlcr); without one the bytes go as they are.
+    const out = (write: ContainerStreams['stdout']) => (chunk: string): Promise<void> =>
+      write ? write(streams.tty ? chunk.replace(/\r?\n/g, '\r\n') : chunk) : Promise.resolve();
+    let size: TerminalSize | undefined;
+    if (streams.resize) void (async () => {
+      for await (const next of streams.resize ?? []) size = next;
+    })().catch(() => undefined);
+    const shell = new BuiltinShell({
+      view,
+      terminalSize: () => size,
+      ...(streams.stdin ? { stdin: streams.stdin } : {}),
+      stdout: out(streams.stdout),
+      // With a terminal there is one output: stderr goes to it too.
+      stderr: out(streams.tty ? streams.stdout : streams.stderr),
+      tty: streams.tty,
+      sleep: (ms, s) => sleep(this.clock, ms, s),
+      ...(signal ? { signal } : {}),
+    });
+    return shell.run(command);
+  }
+
+  /**
+   * Attaches to the container's main process: its synthetic log lines from now on, until the
+   * container stops (resolving with its exit code 0) or `signal` aborts. The main process does not
+   * read stdin, so stdin is left unread, as a real process leaves it: the host side stops reading
+   * its client once its stdin buffer is full, rather than draining the client into memory.
+   */
+  async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
+    signal?.throwIfAborted();
+    const { namespace, pod: podName, container: containerName } = target;
+    this.runningContainer(namespace, podName, containerName, 'attachToContainer');
+    const logs = await this.getContainerLogs(namespace, podName, containerName, { follow: true, tailLines: 0 }, signal);
+    for await (const line of logs) await streams.stdout?.(streams.tty ? line.replace(/\n/g, '\r\n') : line);
+    return signal?.aborted ? undefined : 0;
+  }
+
+  /**
+   * One forwarded connection to a declared `containerPort`: a small HTTP server answers, naming
+   * the pod, container and port (portResponder.ts). Rejects `invalidInput` for a port no
+   * container declares (nothing listens there).
+   */
+  async portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const key = podKey(namespace, podName);
+    this.faults.takeCrash(key, 'portForward');
+    const record = this.deps.pods.get(key);
+    if (record === undefined) throw notFound(`pod ${key} not found`);
+    if (record.stage !== 'running') throw invalidInput(`pod ${key} is not running`);
+    const container = (record.pod.spec?.containers ?? []).find((c) => (c.ports ?? []).some((p) => p.containerPort === port));
+    if (!container) throw invalidInput(`nothing listens on port ${port} of pod ${key}: no container declares it`);
+    await servePortConnection({ namespace, pod: podName, container: container.name, port }, connection, signal);
+  }
+
+  private runningContainer(namespace: string, podName: string, containerName: string, operation: string): SimPod {
+    const key = podKey(namespace, podName);
+    this.faults.takeCrash(key, operation);
+    const record = this.deps.pods.get(key);
+    if (record === undefined) throw notFound(`pod ${key} not found`);
+    if (!(record.pod.spec?.containers ?? []).some((c) => c.name === containerName)) {
+      throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
+    }
+    if (record.stage !== 'running') {
+      throw invalidInput(`unable to upgrade connection: container not found ("${containerName}")${record.stage === 'starting' ? ': ContainerCreating' : ''}`);
+    }
+    return record;
+  }
+
+  private logSource(record: SimPod, container: string, label: string, isInit: boolean, previous: boolean): LogSource | undefined {
+    const start = record.placement.startTime.getTime();
+    const current = record.starts.get(container);
+    if (previous) {
+      const before = record.previous.get(container);
+      return before === undefined ? undefined : { label, ...before };
+    }
+    if (isInit) return { label, startedAt: start, endedAt: start };
+    return current === undefined ? undefined : { label, startedAt: current, endedAt: record.endedAt };
+  }
+}
