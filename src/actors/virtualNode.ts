@@ -5,9 +5,11 @@
  *   ├── lease              LeaseActor: the heartbeat, alone in its mailbox so it never waits
  *   ├── node               NodeActor: registration, status, pings, readiness
  *   ├── pod-controller     PodController: routes watch events and provider notifications to pods
- *   └── pods               shard group
- *       └── shard-NN       supervisors (podRestartPolicy: one-for-one, a poison pod is given up alone)
- *           └── <pod uid>  PodActor
+ *   ├── pods               shard group
+ *   │   └── shard-NN       supervisors (podRestartPolicy: one-for-one, a poison pod is given up alone)
+ *   │       └── <pod uid>  PodActor
+ *   └── reconcilers        the provider's reconcile loops, if it has any (reconcilers.ts)
+ *       └── <name>         reconciler actor (src/runtime/reconcilerActor.ts)
  *
  * Watches and the provider live outside the tree (they outlast actor restarts); their events are
  * forwarded to whichever incarnation of the actor is current.
@@ -21,7 +23,7 @@ import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
 import { LazyChildLogger } from '../adapters/lazyChildLogger.js';
-import { isInspectableProvider, type Provider } from '../providers/provider.js';
+import { isInspectableProvider, isReconcilingProvider, type Provider } from '../providers/provider.js';
 import { partView } from '../runtime/partView.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
@@ -38,6 +40,7 @@ import type { NodeReadiness } from './pod/protocol.js';
 import { podController } from './podController/behavior.js';
 import type { ControllerMsg } from './podController/protocol.js';
 import type { VirtualNodeConfig } from './virtualNodeConfig.js';
+import { spawnReconcilers } from './reconcilers.js';
 
 export interface VirtualNodeDeps {
   readonly provider: Provider;
@@ -151,6 +154,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
           config.node,
         ),
       );
+      if (isReconcilingProvider(deps.provider)) spawnReconcilers(sup, deps.provider.reconcilers());
     },
     },
     {

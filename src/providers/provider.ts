@@ -17,6 +17,7 @@
  * anyway is unknown, which is why every mutating method is idempotent.
  */
 import type { NodeSystemInfo, Pod, PodStatus } from '../adapters/kubernetes/model.js';
+import type { Reconciler } from '../lib/reconcile.js';
 
 /** What a provider pushes to Tether about one pod. */
 export type PodNotification =
@@ -301,6 +302,21 @@ export interface ProviderPart {
   readonly summary: Readonly<Record<string, string | number | boolean | null>>;
   /** The part's last failure, if it is failing now. */
   readonly lastError?: { readonly message: string; readonly at: string };
+}
+
+/**
+ * Optional: the provider's keyed reconcile loops (src/lib/reconcile.ts states their contract).
+ * The node's subtree runs each as a supervised actor (`<node>/reconcilers/<name>`), restarts it
+ * when it crashes, and it re-lists its keys then. Called at every start of the node's subtree:
+ * return the same reconcilers each time (they hold no queue; their actor does). Until the node's
+ * subtree runs them, nothing reconciles: a provider used without a node runs them itself.
+ */
+export interface ReconcilingProvider {
+  reconcilers(): readonly Reconciler[];
+}
+
+export function isReconcilingProvider<P extends object>(provider: P): provider is P & ReconcilingProvider {
+  return hasMethod(provider, 'reconcilers');
 }
 
 export function isInspectableProvider<P extends object>(provider: P): provider is P & InspectableProvider {
