@@ -33,7 +33,7 @@ function deps(provider: Provider, clock: ManualClock): VirtualNodeDeps {
 function provider(extra: object): Provider {
   const wait = (): Promise<never> => new Promise(() => undefined);
   const methods = ['createPod', 'updatePod', 'deletePod', 'getPod', 'getPodStatus', 'listPods', 'ping', 'capacity', 'nodeInfo'];
-  return { name: 'fake', notifyPods: () => undefined, ...Object.fromEntries(methods.map((m) => [m, wait])), ...extra } as Provider;
+  return { name: 'fake', notifyPods: () => undefined, ...Object.fromEntries(methods.map((m) => [m, wait])), ...extra } as unknown as Provider;
 }
 
 void t.test('a provider\'s reconcilers are actors of its node\'s subtree, shown in the tree, reconciling its keys', async (t) => {

@@ -31,6 +31,7 @@ import type {
   ContainerStreams,
   ExecProvider,
   InspectableProvider,
+  ReconcilingProvider,
   ProviderPart,
   PortConnection,
   PortForwardProvider,
@@ -60,9 +61,10 @@ import { RemoteStats } from './node/remoteStats.js';
 import { ServiceReflector, type NamespaceReflection } from './serviceReflection/serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { PodMarks } from '../podMarks.js';
+import type { Reconciler } from '../../lib/reconcile.js';
 
 export class KubernetesProvider
-  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, ReconcilingProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
   private readonly log: KubeLog;
@@ -143,17 +145,16 @@ export class KubernetesProvider
     });
   }
 
-  /** Starts the remote pod informer and the reflector's sweeps; ready once the informer has listed. Idempotent. */
+  /** Starts the remote pod informer; ready once it has listed, when the reflector's sweep is asked for. Idempotent. */
   start(): void {
     if (this.started || this.life.stopRequested) return;
     this.started = true;
     this.pods.start();
-    this.reflector.start();
     this.services.start();
     void this.pods.waitForSync().then(() => {
       this.life.markReady();
       this.services.podsSynced();
-      return this.reflector.sweep();
+      this.reflector.requestSweep();
     }, () => undefined);
   }
 
@@ -190,6 +191,11 @@ export class KubernetesProvider
   /** The reflected Services and EndpointSlices per host namespace (counts, taken names, last error). */
   serviceReflection(): NamespaceReflection[] {
     return this.services.state();
+  }
+
+  /** ConfigMap/Secret reflection's loops, run by the node's subtree (ReconcilingProvider). */
+  reconcilers(): readonly Reconciler[] {
+    return this.reflector.reconcilers();
   }
 
   /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */

@@ -12,12 +12,8 @@
  *   the copy. Writes that would change nothing are skipped: a change is judged against the copy
  *   as the remote's watch shows it (content digest), so a restarted Tether whose first listings
  *   find its copies in sync writes none.
- * - Copies no remote pod references any more are deleted by a sweep: shortly after one of this
- *   node's remote pods goes, after start-up, and every `sweepMs`. The sweep is level-based and
- *   safe across virtual nodes sharing a remote namespace: it lists every Tether copy of this host
- *   cluster, and keeps those referenced by any Tether pod in that namespace (of any virtual node),
- *   by a pod this node is creating, or younger than `minAgeMs` (another node may be about to
- *   create its pod).
+ * - Copies no remote pod references any more are deleted by a sweep (orphanSweep.ts): shortly
+ *   after one of this node's remote pods goes, after start-up, and every `sweepMs`.
  * - A remote object of the same name that does not carry Tether's marks is never overwritten:
  *   the pod's creation fails (transient) saying so.
  * - The remote copies are watched too (this host cluster's, all namespaces): a copy deleted or
@@ -27,24 +23,34 @@
  * - A ServiceAccount token Secret (`kubernetes.io/service-account-token`) is never copied: a pod
  *   that references one is refused (invalid input: annotation and Event on the host pod), since
  *   the remote's users would hold a credential of the host cluster.
+ *
+ * Both loops are reconcilers (src/lib/reconcile.ts) the node's subtree runs as supervised actors
+ * (`reconcilers()`): `config-reflection`, keyed `<host namespace>/<kind>/<name>`, whose level
+ * source is every object this node's pods reference and whose events are both watches'; and
+ * `config-sweep`, one key. The primitive owns the queue, one write in flight per copy, retries
+ * with backoff and the resync; this file only judges one key. What Tether last wrote is the
+ * ledger's (copyLedger.ts), the calls are the writer's (copyWriter.ts).
  */
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
-import type { Clock, Timer } from '../../../lib/clock.js';
+import type { Subscription } from 'rxjs';
+import type { Clock } from '../../../lib/clock.js';
+import { errorMessage } from '../../../lib/errorMessage.js';
+import { done, reconcileError, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
-import { describeApiError, isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
-import { isOlder } from '../../../adapters/kubernetes/watchCache.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import { invalidInput, transient } from '../../errors.js';
+import { classify, invalidInput, transient } from '../../errors.js';
 import type { ClusterClient } from '../clusterClient.js';
-import type { Subscription } from 'rxjs';
-import { hostClusterSelector, hostNamespaceAnnotation, isOwned } from '../marks.js';
+import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
+import { toProviderError } from '../remoteErrors.js';
+import { CopyLedger } from './copyLedger.js';
 import { decideCopyRepair } from './copyRepair.js';
+import { CopyWriter, kindWord } from './copyWriter.js';
+import { OrphanSweep } from './orphanSweep.js';
 import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
-import { referencedObjects, referenceKey, type ObjectReference, type ReferencedKind } from './references.js';
-import { toProviderError } from '../remoteErrors.js';
+import { referencedObjects, referenceKey, type ReferencedKind } from './references.js';
 
 export interface ReflectorOptions {
   readonly host: ClusterClient;
@@ -54,7 +60,7 @@ export interface ReflectorOptions {
   readonly clock: Clock;
   readonly log: KubeLog;
   readonly watch?: WatchTiming;
-  /** Full sweep period (default 5 min). */
+  /** Full sweep period, and the resync of every copy (default 5 min). */
   readonly sweepMs?: number;
   /** Copies younger than this are never swept (default 30 s). */
   readonly minAgeMs?: number;
@@ -69,43 +75,66 @@ export interface ReflectorOptions {
   readonly watchFactory?: (options: CachedListWatchOptions<HostObject>) => ListWatchSource<HostObject>;
 }
 
-const kindWord = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'configmap' : 'secret');
+const KINDS: readonly ReferencedKind[] = ['ConfigMap', 'Secret'];
+const SWEEP_KEY = 'sweep';
+
+/** The reconcile key of one referenced host object. */
+const copyKey = (hostNamespace: string, kind: ReferencedKind, name: string): string => `${hostNamespace}/${referenceKey(kind, name)}`;
+
+function parseCopyKey(key: string): { hostNamespace: string; kind: ReferencedKind; name: string } | undefined {
+  const [hostNamespace, kind, name, ...rest] = key.split('/');
+  if (hostNamespace === undefined || name === undefined || rest.length > 0 || (kind !== 'ConfigMap' && kind !== 'Secret')) return undefined;
+  return { hostNamespace, kind, name };
+}
 
 export class Reflector {
   private readonly index = new ReferenceIndex();
-  /**
-   * Per copy: the digest of the content last written, of what the remote stored for it (an
-   * admission webhook may add to it), and the resourceVersion it got.
-   */
-  private readonly written = new Map<string, { readonly desired: string; readonly stored: string; readonly version: string }>();
-  /** Copies whose last write the copies' watch has not shown yet (no event at or after its version). */
-  private readonly awaitingEcho = new Set<string>();
-  /** Copies with a write in flight (how many), and those a repair was asked for meanwhile. */
-  private readonly inflight = new Map<string, number>();
-  private readonly recheck = new Set<string>();
-  private readonly creating = new Map<string, { namespace: string; keys: string[] }>();
+  private readonly ledger = new CopyLedger();
+  private readonly writer: CopyWriter;
+  private readonly orphans: OrphanSweep;
+  private readonly copyEvents = reconcileTrigger();
+  private readonly sweepEvents = reconcileTrigger();
+  private readonly loops: readonly Reconciler[];
   private readonly watches: Record<ReferencedKind, NamespacedWatches<HostObject>>;
   /** The remote copies, to put back one that is deleted or edited there (started with the first reference). */
   private copies: Record<ReferencedKind, { watch: ListWatchSource<HostObject>; subscription: Subscription }> | undefined;
-  private sweepTimer: Timer | undefined;
-  private periodicTimer: Timer | undefined;
   private stopped = false;
 
   constructor(private readonly o: ReflectorOptions) {
+    this.writer = new CopyWriter(o);
+    this.orphans = new OrphanSweep({ ...o, minAgeMs: o.minAgeMs });
     this.watches = {
       ConfigMap: new NamespacedWatches((ns) => this.hostWatch('ConfigMap', ns), (ns, e) => this.onHostEvent('ConfigMap', ns, e)),
       Secret: new NamespacedWatches((ns) => this.hostWatch('Secret', ns), (ns, e) => this.onHostEvent('Secret', ns, e)),
     };
+    const resyncMs = o.sweepMs ?? 5 * 60_000;
+    this.loops = [
+      {
+        name: 'config-reflection',
+        kind: 'config-reflector',
+        settings: { resyncMs },
+        keys: () => this.index.namespaces().flatMap((ns) => this.index.keysIn(ns).map((key) => `${ns}/${key}`)),
+        connect: this.copyEvents.connect,
+        reconcile: (key) => this.reconcileCopy(key),
+      },
+      {
+        name: 'config-sweep',
+        kind: 'config-sweep',
+        settings: { resyncMs, maxInFlight: 1, deadlineMs: 5 * 60_000 },
+        keys: () => [SWEEP_KEY],
+        connect: this.sweepEvents.connect,
+        reconcile: (_key, ctx) => this.sweepOnce(ctx.signal),
+      },
+    ];
   }
 
-  start(): void {
-    this.armPeriodicSweep();
+  /** The reconcile loops the node's subtree runs (ReconcilingProvider); the same ones every time. */
+  reconcilers(): readonly Reconciler[] {
+    return this.loops;
   }
 
   stop(): void {
     this.stopped = true;
-    this.sweepTimer?.cancel();
-    this.periodicTimer?.cancel();
     this.watches.ConfigMap.stop();
     this.watches.Secret.stop();
     for (const { watch, subscription } of Object.values(this.copies ?? {})) {
@@ -120,27 +149,30 @@ export class Reflector {
    */
   async reflectFor(hostPod: Pod, remoteNamespace: string): Promise<{ done: () => void }> {
     const namespace = hostPod.metadata?.namespace ?? 'default';
-    const podKey = `${namespace}/${hostPod.metadata?.name ?? ''}`;
     const refs = referencedObjects(hostPod);
-    const token = { namespace, keys: refs.map((r) => referenceKey(r.kind, r.name)) };
-    this.creating.set(podKey, token);
-    const done = (): void => {
-      if (this.creating.get(podKey) === token) this.creating.delete(podKey);
-    };
+    const release = this.orphans.hold(`${namespace}/${hostPod.metadata?.name ?? ''}`, namespace, refs.map((r) => referenceKey(r.kind, r.name)));
     try {
       for (const ref of refs) {
-        const found = await this.readHost(namespace, ref);
+        const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
+        const found = await this.writer.readHost(namespace, ref).catch((err: unknown) => {
+          throw toProviderError(err, `read ${what} from the host cluster`);
+        });
+        if (!found && !ref.optional) {
+          // virtual-kubelet's reasons, so tools that wait for them see them (MandatorySecretNotFound, …).
+          throw transient(`${what} not found (referenced by ${ref.where})`, { reason: `Mandatory${ref.kind}NotFound` });
+        }
         if (!found) this.o.onOptionalMissing?.(hostPod, `Optional${ref.kind}NotFound`, `${kindWord(ref.kind)} "${ref.name}" not found`);
         if (found && isServiceAccountToken(ref.kind, found)) {
           throw invalidInput(`secret ${namespace}/${ref.name} (referenced by ${ref.where}) is a ServiceAccount token (type ${SERVICE_ACCOUNT_TOKEN_TYPE}): Tether never copies host credentials to the remote cluster`);
         }
-        if (found) await this.writeRemote(ref.kind, remoteCopy(ref.kind, found, remoteNamespace, this.o.hostClusterId));
+        const copy = found && remoteCopy(ref.kind, found, remoteNamespace, this.o.hostClusterId);
+        if (copy && !this.ledger.lastWrote(`${ref.kind}/${remoteNamespace}/${ref.name}`, contentDigest(copy))) await this.writeCopy(ref.kind, copy);
       }
     } catch (err) {
-      done();
+      release();
       throw err;
     }
-    return { done };
+    return { done: release };
   }
 
   /** This node's remote pods, as they come and go: what they reference is kept in sync. */
@@ -150,183 +182,104 @@ export class Reflector {
     this.index.set(hostPodKey, hostNamespace, refs.map((r) => referenceKey(r.kind, r.name)));
     this.refreshWatches();
     // A copy deleted remotely between its write and now left no event this reflector listened to.
-    for (const ref of refs) this.repair(ref.kind, hostNamespace, ref.name);
+    for (const ref of refs) this.copyEvents.enqueue(copyKey(hostNamespace, ref.kind, ref.name));
   }
 
   untrack(hostPodKey: string): void {
     if (!this.index.has(hostPodKey)) return;
     this.index.remove(hostPodKey);
     this.refreshWatches();
-    this.scheduleSweep(this.o.sweepDelayMs ?? 1_000);
+    this.sweepEvents.enqueue(SWEEP_KEY, this.o.sweepDelayMs ?? 1_000);
   }
 
-  /** Deletes the copies nothing references (see the module comment). Never rejects. */
-  async sweep(): Promise<void> {
+  /** Asks for a sweep of unreferenced copies now (the provider's start, once its pods have listed). */
+  requestSweep(): void {
+    this.sweepEvents.enqueue(SWEEP_KEY);
+  }
+
+  /**
+   * One referenced object, judged from both watches: its copy is written if missing or not
+   * carrying its source (copyRepair.ts), deleted if the host object is gone.
+   */
+  private async reconcileCopy(key: string): Promise<ReconcileResult> {
+    const parsed = parseCopyKey(key);
+    if (this.stopped || !parsed) return done;
+    const { hostNamespace, kind, name } = parsed;
+    // An object no pod references any more is the sweep's.
+    if (!this.index.isReferenced(hostNamespace, referenceKey(kind, name))) return done;
+    const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
+    const copies = this.copies?.[kind].watch;
+    const copy = copies?.get(`${remoteNamespace}/${name}`);
     try {
-      const selector = hostClusterSelector(this.o.hostClusterId);
-      const [configMaps, secrets] = await Promise.all([
-        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
-        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
-      ]);
-      const candidates = [
-        ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
-        ...secrets.items.map((object) => ({ kind: 'Secret' as const, object })),
-      ].filter((c) => this.oldEnough(c.object));
-      const namespaces = new Set(candidates.map((c) => c.object.metadata?.namespace ?? ''));
-      for (const namespace of namespaces) {
-        const used = await this.referencedInRemoteNamespace(namespace);
-        for (const c of candidates) {
-          const name = c.object.metadata?.name ?? '';
-          if (c.object.metadata?.namespace !== namespace || used.has(referenceKey(c.kind, name))) continue;
-          await this.deleteRemote(c.kind, namespace, name);
-        }
+      if (this.watches[kind].isSynced(hostNamespace) && !this.watches[kind].get(hostNamespace, name)) {
+        // The host object is gone, so goes its copy (unless the copies' watch shows none).
+        if (!copies?.hasSynced() || copy) await this.deleteCopy(kind, remoteNamespace, name);
+        return done;
       }
+      const source = this.copiedSource(kind, hostNamespace, name);
+      const desired = source && remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
+      const ledgerKey = `${kind}/${remoteNamespace}/${name}`;
+      const verdict = decideCopyRepair({
+        referenced: true,
+        sourceSynced: this.watches[kind].isSynced(hostNamespace),
+        source,
+        copiesSynced: copies?.hasSynced() ?? false,
+        copy,
+        desired,
+        ...(desired ? this.ledger.judge(ledgerKey, contentDigest(desired)) : {}),
+      });
+      if (verdict.action === 'none' || !desired) return done;
+      // Content Tether wrote before, missing or changed now: someone changed the remote.
+      if (this.ledger.lastWrote(ledgerKey, contentDigest(desired))) {
+        this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
+      }
+      await this.writeCopy(kind, desired);
+      return done;
     } catch (err) {
-      this.o.log.warn('sweeping reflected configmaps and secrets failed; will retry', { error: describeApiError(err) });
+      const failure = toProviderError(err, `reflect ${kindWord(kind)} ${hostNamespace}/${name}`);
+      this.o.log.warn('writing a reflected copy failed; retried with backoff', { kind, namespace: remoteNamespace, name, error: errorMessage(failure) });
+      return reconcileError(classify(failure) === 'invalid-input' ? 'permanent' : 'transient', errorMessage(failure));
     }
   }
 
-  private oldEnough(object: HostObject): boolean {
-    const created = object.metadata?.creationTimestamp;
-    if (!created) return true;
-    return this.o.clock.now() - new Date(created).getTime() >= (this.o.minAgeMs ?? 30_000);
-  }
-
-  /** Keys referenced by any Tether pod in a remote namespace, or by pods this node is creating. */
-  private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
-    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core, options) =>
-      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }, options),
-    );
-    const used = new Set<string>();
-    for (const pod of pods.items) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
-    for (const pending of this.creating.values()) {
-      if (this.o.remoteNamespaceOf(pending.namespace) === remoteNamespace) for (const key of pending.keys) used.add(key);
-    }
-    return used;
-  }
-
-  private async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
-    const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
+  private async sweepOnce(signal: AbortSignal): Promise<ReconcileResult> {
+    if (this.stopped) return done;
     try {
-      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core, options) =>
-        ref.kind === 'ConfigMap'
-          ? core.readNamespacedConfigMap({ name: ref.name, namespace }, options)
-          : core.readNamespacedSecret({ name: ref.name, namespace }, options),
-      );
+      await this.orphans.run(signal, (kind, namespace, name) => this.deleteCopy(kind, namespace, name));
+      return done;
     } catch (err) {
-      if (!isApiErrorKind(err, 'notFound')) throw toProviderError(err, `read ${what} from the host cluster`);
-      if (ref.optional) return undefined;
-      // virtual-kubelet's reasons, so tools that wait for them see them (MandatorySecretNotFound, …).
-      throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err, reason: `Mandatory${ref.kind}NotFound` });
+      const message = signal.aborted ? 'the sweep was interrupted at its deadline' : errorMessage(toProviderError(err, 'sweep reflected configmaps and secrets'));
+      this.o.log.warn('sweeping reflected configmaps and secrets failed; retried with backoff', { error: message });
+      return reconcileError('transient', message);
     }
   }
 
-  /** Creates or replaces the remote copy; refuses to overwrite an object Tether does not own. */
-  private async writeRemote(kind: ReferencedKind, copy: HostObject): Promise<void> {
+  /** Creates or replaces the remote copy, and records what the remote stored. Rejects with classified errors. */
+  private async writeCopy(kind: ReferencedKind, copy: HostObject): Promise<void> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
     const key = `${kind}/${namespace}/${name}`;
     const digest = contentDigest(copy);
-    if (this.written.get(key)?.desired === digest) return;
-    const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
-    this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
+    const cached = (): HostObject | undefined => this.copies?.[kind].watch.get(`${namespace}/${name}`);
     try {
-      const stored = await this.store(kind, copy, what);
-      const version = stored?.metadata?.resourceVersion ?? '';
-      this.written.set(key, { desired: digest, stored: stored ? contentDigest(stored) : digest, version });
-      const seen = this.copies?.[kind].watch.get(`${namespace}/${name}`)?.metadata?.resourceVersion;
-      // Its event may have come while the write was in flight; if not, what the watch holds is older.
-      if (version !== '' && (seen === undefined || isOlder(seen, version))) this.awaitingEcho.add(key);
-      else this.awaitingEcho.delete(key);
+      const stored = await this.writer.store(kind, copy, cached());
+      this.ledger.wrote(key, digest, stored ? contentDigest(stored) : digest, stored?.metadata?.resourceVersion ?? '', cached()?.metadata?.resourceVersion);
     } catch (err) {
-      this.written.delete(key);
-      throw toProviderError(err, `write ${what}`);
-    } finally {
-      this.settled(kind, key, copy);
+      this.ledger.forget(key);
+      throw toProviderError(err, `write remote ${kindWord(kind)} ${namespace}/${name}`);
     }
   }
 
-  /**
-   * One write: a replace at the resourceVersion of the copy the watch holds (one request, where
-   * create-then-replace costs three), else a create, then a read and replace if it exists.
-   */
-  private async store(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
-    const namespace = copy.metadata?.namespace ?? '';
-    const name = copy.metadata?.name ?? '';
-    const cached = this.copies?.[kind].watch.get(`${namespace}/${name}`);
-    if (cached && isOwned(cached.metadata?.labels, this.o.hostClusterId)) {
-      try {
-        return await this.replaceAt(kind, copy, cached.metadata?.resourceVersion, what);
-      } catch (err) {
-        // The watch was behind (changed or deleted since): do it the long way.
-        if (!isApiErrorKind(err, 'conflict') && !isApiErrorKind(err, 'notFound')) throw err;
-      }
-    }
-    try {
-      return await this.o.remote.call<HostObject>('other', `create ${what}`, (core, options) =>
-        kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
-      );
-    } catch (err) {
-      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
-      return this.replaceRemote(kind, copy, what);
-    }
-  }
-
-  /** A write has settled: a repair asked for while it was in flight runs now, against what the watches show. */
-  private settled(kind: ReferencedKind, key: string, copy: HostObject): void {
-    const left = (this.inflight.get(key) ?? 1) - 1;
-    if (left > 0) {
-      this.inflight.set(key, left);
-      return;
-    }
-    this.inflight.delete(key);
-    const hostNamespace = copy.metadata?.annotations?.[hostNamespaceAnnotation];
-    if (this.recheck.delete(key) && hostNamespace !== undefined) this.repair(kind, hostNamespace, copy.metadata?.name ?? '');
-  }
-
-  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
-    const namespace = copy.metadata?.namespace ?? '';
-    const name = copy.metadata?.name ?? '';
-    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
-      kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }, options) : core.readNamespacedSecret({ name, namespace }, options),
-    );
-    if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
-      throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
-    }
-    return this.replaceAt(kind, copy, current.metadata?.resourceVersion, what);
-  }
-
-  private replaceAt(kind: ReferencedKind, copy: HostObject, resourceVersion: string | undefined, what: string): Promise<HostObject | undefined> {
-    const namespace = copy.metadata?.namespace ?? '';
-    const name = copy.metadata?.name ?? '';
-    const body = { ...copy, metadata: { ...copy.metadata, resourceVersion } };
-    return this.o.remote.call<HostObject>('other', `replace ${what}`, (core, options) =>
-      kind === 'ConfigMap'
-        ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
-        : core.replaceNamespacedSecret({ name, namespace, body }, options),
-    );
-  }
-
-  private async deleteRemote(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
-    this.written.delete(`${kind}/${namespace}/${name}`);
-    this.awaitingEcho.delete(`${kind}/${namespace}/${name}`);
-    try {
-      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core, options) =>
-        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
-      );
-      this.o.log.debug('deleted unreferenced reflected object', { kind, namespace, name });
-    } catch (err) {
-      if (!isApiErrorKind(err, 'notFound')) throw err;
-    }
+  private async deleteCopy(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
+    this.ledger.forget(`${kind}/${namespace}/${name}`);
+    await this.writer.delete(kind, namespace, name);
   }
 
   private refreshWatches(): void {
     if (this.stopped) return;
     const namespaces = this.index.namespaces();
     if (namespaces.length > 0 && !this.copies) this.copies = { ConfigMap: this.copyWatch('ConfigMap'), Secret: this.copyWatch('Secret') };
-    const hasKind = (kind: ReferencedKind) => (ns: string): boolean => this.index.keysIn(ns).some((k) => k.startsWith(`${kind}/`));
-    this.watches.ConfigMap.setNamespaces(namespaces.filter(hasKind('ConfigMap')));
-    this.watches.Secret.setNamespaces(namespaces.filter(hasKind('Secret')));
+    for (const kind of KINDS) this.watches[kind].setNamespaces(namespaces.filter((ns) => this.index.keysIn(ns).some((k) => k.startsWith(`${kind}/`))));
   }
 
   private newWatch(options: CachedListWatchOptions<HostObject>): ListWatchSource<HostObject> {
@@ -375,113 +328,41 @@ export class Reflector {
     return { watch, subscription };
   }
 
-  /** A remote copy came, changed or went, or the copies were listed: put back what no longer matches its source. */
+  /** A remote copy came, changed or went, or the copies were listed: look at what it reflects. */
   private onCopyEvent(kind: ReferencedKind, event: EngineEvent<HostObject>): void {
     if (this.stopped || event.type === 'error') return;
     if (event.type === 'synced') {
       // A (re)list is the watch's whole view: nothing it holds is waiting for an echo any more.
-      this.awaitingEcho.clear();
-      for (const namespace of this.index.namespaces()) this.repairAll(kind, namespace);
+      this.ledger.relisted(`${kind}/`);
+      for (const namespace of this.index.namespaces()) this.enqueueAll(kind, namespace);
       return;
     }
     const copy = event.object;
     const hostNamespace = copy.metadata?.annotations?.[hostNamespaceAnnotation];
     if (!hostNamespace || this.o.remoteNamespaceOf(hostNamespace) !== copy.metadata?.namespace) return;
-    const key = `${kind}/${copy.metadata.namespace}/${copy.metadata.name ?? ''}`;
-    // An event from before Tether's last write (a deletion it has undone, say) is not the answer to it.
-    if (this.awaitingEcho.has(key) && !isOlder(copy.metadata.resourceVersion ?? '', this.written.get(key)?.version ?? '')) this.awaitingEcho.delete(key);
-    this.repair(kind, hostNamespace, copy.metadata.name ?? '');
+    const name = copy.metadata.name ?? '';
+    this.ledger.observed(`${kind}/${copy.metadata.namespace}/${name}`, copy.metadata.resourceVersion ?? '');
+    this.copyEvents.enqueue(copyKey(hostNamespace, kind, name));
   }
 
-  private repairAll(kind: ReferencedKind, hostNamespace: string): void {
-    for (const key of this.index.keysIn(hostNamespace)) {
-      if (key.startsWith(`${kind}/`)) this.repair(kind, hostNamespace, key.slice(kind.length + 1));
+  private onHostEvent(kind: ReferencedKind, namespace: string, event: EngineEvent<HostObject>): void {
+    if (this.stopped || event.type === 'error') return; // the watch restarts itself
+    if (event.type === 'synced') {
+      // A (re)list: compare with the copies as the remote shows them, not with what was written.
+      this.enqueueAll(kind, namespace);
+      return;
     }
+    const name = event.object.metadata?.name ?? '';
+    if (this.index.isReferenced(namespace, referenceKey(kind, name))) this.copyEvents.enqueue(copyKey(namespace, kind, name));
+  }
+
+  private enqueueAll(kind: ReferencedKind, hostNamespace: string): void {
+    for (const key of this.index.keysIn(hostNamespace)) if (key.startsWith(`${kind}/`)) this.copyEvents.enqueue(`${hostNamespace}/${key}`);
   }
 
   /** The host object as its watch holds it, if it is one Tether copies (never a ServiceAccount token). */
   private copiedSource(kind: ReferencedKind, hostNamespace: string, name: string): HostObject | undefined {
     const watched = this.watches[kind].get(hostNamespace, name);
     return watched && isServiceAccountToken(kind, watched) ? undefined : watched;
-  }
-
-  /**
-   * Writes the copy of one referenced object if the watches show it missing or not carrying its
-   * source (copyRepair.ts); `changed` says which side moved, for the log.
-   */
-  private repair(kind: ReferencedKind, hostNamespace: string, name: string, changed: 'host' | 'remote' = 'remote'): void {
-    if (this.stopped) return;
-    const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
-    const source = this.copiedSource(kind, hostNamespace, name);
-    const desired = source && remoteCopy(kind, source, remoteNamespace, this.o.hostClusterId);
-    const copies = this.copies?.[kind].watch;
-    const key = `${kind}/${remoteNamespace}/${name}`;
-    if (this.inflight.has(key)) {
-      this.recheck.add(key);
-      return;
-    }
-    const last = this.written.get(key);
-    const verdict = decideCopyRepair({
-      referenced: this.index.isReferenced(hostNamespace, referenceKey(kind, name)),
-      sourceSynced: this.watches[kind].isSynced(hostNamespace),
-      source,
-      copiesSynced: copies?.hasSynced() ?? false,
-      copy: copies?.get(`${remoteNamespace}/${name}`),
-      desired,
-      ...(last && desired && last.desired === contentDigest(desired) ? { stored: last.stored } : {}),
-      // Only the content last written waits for its echo; a host that has moved on needs a write anyway.
-      awaitingEcho: this.awaitingEcho.has(key) && last !== undefined && desired !== undefined && last.desired === contentDigest(desired),
-    });
-    if (verdict.action === 'none' && verdict.why === 'waiting-for-watches' && changed === 'host') {
-      this.o.log.debug('a host change waits for the first listing of the remote copies', { kind, namespace: hostNamespace, name });
-    }
-    if (verdict.action === 'none' || !desired) return;
-    if (changed === 'remote') this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
-    this.written.delete(key);
-    this.writeRemote(kind, desired).catch((err: unknown) =>
-      this.o.log.warn('writing a reflected copy failed; its next change or the next listing retries', {
-        kind, namespace: remoteNamespace, name, error: err instanceof Error ? err.message : String(err),
-      }),
-    );
-  }
-
-  private onHostEvent(kind: ReferencedKind, namespace: string, event: EngineEvent<HostObject>): void {
-    if (this.stopped) return;
-    if (event.type === 'error') return; // the watch restarts itself
-    if (event.type === 'synced') {
-      // A (re)list: compare with the copies as the remote shows them, not with what was written.
-      this.repairAll(kind, namespace);
-      return;
-    }
-    const name = event.object.metadata?.name ?? '';
-    if (!this.index.isReferenced(namespace, referenceKey(kind, name))) return;
-    // A change is judged as a repair is, against the copy as the remote shows it, not against
-    // what this process remembers writing: a restarted Tether's first host listing reports every
-    // object again, and a copy already in sync is left alone.
-    if (this.copiedSource(kind, namespace, name)) {
-      this.repair(kind, namespace, name, 'host');
-      return;
-    }
-    if (event.type !== 'deleted') return;
-    this.deleteRemote(kind, this.o.remoteNamespaceOf(namespace), name).catch((err: unknown) =>
-      this.o.log.warn('deleting a reflected object failed; the next change or sweep retries', {
-        kind, namespace, name, error: err instanceof Error ? err.message : String(err),
-      }),
-    );
-  }
-
-  private scheduleSweep(delayMs: number): void {
-    if (this.stopped || this.sweepTimer) return;
-    this.sweepTimer = this.o.clock.setTimer(delayMs, () => {
-      this.sweepTimer = undefined;
-      void this.sweep();
-    });
-  }
-
-  private armPeriodicSweep(): void {
-    if (this.stopped) return;
-    this.periodicTimer = this.o.clock.setTimer(this.o.sweepMs ?? 5 * 60_000, () => {
-      void this.sweep().then(() => this.armPeriodicSweep());
-    });
   }
 }

@@ -6,7 +6,7 @@
  */
 import { ApiException } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
-import t from 'tap';
+import t, { type Test as Tap } from 'tap';
 import type { CachedListWatchOptions, EngineEvent, ListWatchSource } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import { classify, eventReasonOf } from '../../../../src/providers/errors.js';
@@ -14,6 +14,7 @@ import type { ClusterClient } from '../../../../src/providers/kubernetes/cluster
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import { ManualClock } from '../../../support/manualClock.js';
+import { runReconcilers } from '../../../support/reconcilers.js';
 import { drain } from '../../../support/until.js';
 
 function fakeCluster(secrets: Record<string, object>, writes: string[]): ClusterClient {
@@ -112,7 +113,7 @@ interface ConfigMapWorld {
   deleteRemotely: () => void;
 }
 
-function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body): ConfigMapWorld {
+function configMapWorld(t: Tap, admit: (body: HostObject) => HostObject = (body) => body): ConfigMapWorld {
   const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { 'app.conf': 'v1' } };
   const copy = { ...remoteCopy('ConfigMap', source, 'shop-home', 'home'), metadata: { ...remoteCopy('ConfigMap', source, 'shop-home', 'home').metadata, resourceVersion: '10' } };
   const writes: string[] = [];
@@ -142,15 +143,17 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
     }),
   };
   const watches = new Map<string, FakeWatch>();
+  const clock = new ManualClock();
   const reflector = new Reflector({
     host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
-    remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never,
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never,
     watchFactory: (o: CachedListWatchOptions<HostObject>) => {
       const w = new FakeWatch(o.path);
       watches.set(o.path, w);
       return w;
     },
   });
+  runReconcilers(t, reflector.reconcilers(), clock); // as the node's subtree does
   const pod: Pod = {
     metadata: { name: 'p', namespace: 'shop', uid: 'u' },
     spec: { containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'v', configMap: { name: 'app-config' } }] },
@@ -169,7 +172,7 @@ async function offloaded(world: ConfigMapWorld): Promise<void> {
 }
 
 void t.test('a copy deleted remotely before the host watch has listed is written again once it has', async (t) => {
-  const world = configMapWorld();
+  const world = configMapWorld(t);
   await offloaded(world);
   t.same(world.writes, ['shop-home/app-config=v1'], 'written once before the pod');
   const copies = world.watch('/api/v1/configmaps');
@@ -182,7 +185,7 @@ void t.test('a copy deleted remotely before the host watch has listed is written
 });
 
 void t.test('a copy deleted remotely before the copies\' watch has listed is written again by that first list', async (t) => {
-  const world = configMapWorld();
+  const world = configMapWorld(t);
   await offloaded(world);
   world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
   world.watch('/api/v1/configmaps').listed([]); // the deletion happened before the list: no event for it
@@ -192,7 +195,7 @@ void t.test('a copy deleted remotely before the copies\' watch has listed is wri
 });
 
 void t.test('a copy that both watches show in sync is not written again', async (t) => {
-  const world = configMapWorld();
+  const world = configMapWorld(t);
   await offloaded(world);
   world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
   world.watch('/api/v1/configmaps').listed([world.copy]);
@@ -202,7 +205,7 @@ void t.test('a copy that both watches show in sync is not written again', async 
 });
 
 void t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
-  const world = configMapWorld(audited);
+  const world = configMapWorld(t, audited);
   await offloaded(world);
   world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
   const copies = world.watch('/api/v1/configmaps');
@@ -223,7 +226,7 @@ function changed(world: ConfigMapWorld, value: string, version: string): { sourc
 }
 
 void t.test('a change of a copy the watch holds is one replace at its resourceVersion, not a create that fails first', async (t) => {
-  const world = configMapWorld();
+  const world = configMapWorld(t);
   await offloaded(world);
   world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
   world.watch('/api/v1/configmaps').listed([world.copy]);
@@ -234,8 +237,8 @@ void t.test('a change of a copy the watch holds is one replace at its resourceVe
 });
 
 /** An offloaded pod's world after both watches have listed: the host source and (as the webhook left it) its copy. */
-async function listedWorld(admit: (body: HostObject) => HostObject): Promise<{ world: ConfigMapWorld; hostWatch: FakeWatch; copies: FakeWatch }> {
-  const world = configMapWorld(admit);
+async function listedWorld(t: Tap, admit: (body: HostObject) => HostObject): Promise<{ world: ConfigMapWorld; hostWatch: FakeWatch; copies: FakeWatch }> {
+  const world = configMapWorld(t, admit);
   await offloaded(world);
   const hostWatch = world.watch('/api/v1/namespaces/shop/configmaps');
   const copies = world.watch('/api/v1/configmaps');
@@ -245,7 +248,7 @@ async function listedWorld(admit: (body: HostObject) => HostObject): Promise<{ w
 }
 
 void t.test('a watch event of a copy that arrives while its write is in flight does not write it again', async (t) => {
-  const { world, hostWatch, copies } = await listedWorld(audited);
+  const { world, hostWatch, copies } = await listedWorld(t, audited);
   let answer!: () => void;
   world.hold(new Promise<void>((resolve) => (answer = resolve)));
   const v2 = changed(world, 'v2', '4');
@@ -261,7 +264,7 @@ void t.test('a watch event of a copy that arrives while its write is in flight d
 });
 
 void t.test('a copy the watch still shows at a version older than Tether\'s last write is not judged until the watch catches up', async (t) => {
-  const { world, hostWatch, copies } = await listedWorld(audited);
+  const { world, hostWatch, copies } = await listedWorld(t, audited);
   const v2 = changed(world, 'v2', '4');
   hostWatch.modified(v2.source);
   await drain();
@@ -276,7 +279,7 @@ void t.test('a copy the watch still shows at a version older than Tether\'s last
 
 void t.test('after a restart, a referenced host ConfigMap whose remote copy is already in sync is not written again (issue 16)', async (t) => {
   for (const order of ['host watch first', 'copies\' watch first'] as const) {
-    const world = configMapWorld();
+    const world = configMapWorld(t);
     world.reflector.track('shop/p', 'shop', world.pod); // adopted: the pod runs remotely, nothing is created
     const host = world.watch('/api/v1/namespaces/shop/configmaps');
     const copies = world.watch('/api/v1/configmaps');
@@ -290,7 +293,7 @@ void t.test('after a restart, a referenced host ConfigMap whose remote copy is a
 });
 
 void t.test('a host change is written through; a host event that changes nothing the copy carries is not', async (t) => {
-  const world = configMapWorld();
+  const world = configMapWorld(t);
   await offloaded(world);
   const host = world.watch('/api/v1/namespaces/shop/configmaps');
   const copies = world.watch('/api/v1/configmaps');
@@ -308,7 +311,7 @@ void t.test('a host change is written through; a host event that changes nothing
 const at = (object: HostObject, resourceVersion: string): HostObject => ({ ...object, metadata: { ...object.metadata, resourceVersion } });
 
 void t.test('a copy Tether has just re-created is not written again before the watch shows it', async (t) => {
-  const { world, hostWatch, copies } = await listedWorld((body) => body);
+  const { world, hostWatch, copies } = await listedWorld(t, (body) => body);
   copies.deleted(at(world.copy, '10')); // deleted remotely: put back (a create, answered at 11)
   await drain();
   hostWatch.listed([world.source]); // a re-list asks for a repair before the create's 'added' arrives
@@ -321,7 +324,7 @@ void t.test('a copy Tether has just re-created is not written again before the w
 });
 
 void t.test('a deletion the watch delivers after Tether re-created the copy is not judged', async (t) => {
-  const { world, hostWatch, copies } = await listedWorld((body) => body);
+  const { world, hostWatch, copies } = await listedWorld(t, (body) => body);
   world.deleteRemotely(); // deleted at 11, not yet seen by the watch
   const v2 = changed(world, 'v2', '4');
   hostWatch.modified(v2.source); // the replace at 10 meets 404: created again, at 12
