@@ -16,6 +16,7 @@ import type { PodNotification } from '../../../src/providers/provider.js';
 import type { ClusterAccess } from '../../../src/harness/clusterAccess.js';
 import { reportLogsOnFailure, startDedicatedCluster, testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
 import { waitFor } from '../../harness/waitFor.js';
+import { runReconcilers } from '../../support/reconcilers.js';
 
 const shared = await useSharedClusters(t);
 reportLogsOnFailure(t, [shared.host, shared.remote]);
@@ -41,6 +42,7 @@ async function setUp(t: Test, prefix: string, extra: Partial<KubernetesProviderO
     ...extra,
   });
   provider.notifyPods((n) => notifications.push(n));
+  runReconcilers(t, provider.reconcilers()); // its loops (remote pods, Events, copies), as the node's subtree runs them
   const remoteNamespace = provider.remoteNamespaceOf(namespace);
   t.equal(remoteNamespace, `${namespace}-${hostClusterId}`);
   t.teardown(async () => {
