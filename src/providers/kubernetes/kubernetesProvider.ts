@@ -193,9 +193,9 @@ export class KubernetesProvider
     return this.services.state();
   }
 
-  /** ConfigMap/Secret reflection's loops and the remote pods', run by the node's subtree (ReconcilingProvider). */
+  /** ConfigMap/Secret reflection's loops, the remote pods' and Events', run by the node's subtree (ReconcilingProvider). */
   reconcilers(): readonly Reconciler[] {
-    return [...this.reflector.reconcilers(), this.pods.reconciler()];
+    return [...this.reflector.reconcilers(), this.pods.reconciler(), ...(this.events ? [this.events.reconciler()] : [])];
   }
 
   /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */
