@@ -33,7 +33,7 @@ import { fingerprint } from '../lib/fingerprint.js';
 import { done, reconcileError, reconcileTrigger, requeueAfter, type ReconcileContext, type ReconcileResult, type Reconciler } from '../lib/reconcile.js';
 
 export interface PollingOptions {
-  /** Time between the end of one round and the start of the next. Default 5000. */
+  /** Time between the end of one poll of a pod and the start of its next. Default 5000. */
   readonly intervalMs?: number;
   readonly clock?: Clock;
   /** How long after createPod a missing pod is still taken to be starting. Default 60 000. */

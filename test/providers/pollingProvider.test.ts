@@ -5,7 +5,7 @@ import type { Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import { notFound, transient } from '../../src/providers/errors.js';
 import { PollingPodProvider, type PollingOptions } from '../../src/providers/pollingProvider.js';
 import type { LegacyPodProvider, PodNotification } from '../../src/providers/provider.js';
-import { runReconcilers } from '../support/reconcilers.js';
+import { loopPath, runLoops } from '../support/runningLoops.js';
 import { until, drain } from '../support/until.js';
 import {podFixture } from './helpers.js';
 
@@ -44,15 +44,10 @@ class FakeLegacy implements LegacyPodProvider {
   }
 }
 
-const loopPath = 'tether/node-test/reconcilers/pod-polling';
+const pollingPath = loopPath('pod-polling');
 
-/** As the node's subtree does: the polling loop runs as a supervised reconciler; resolves once it listens. */
-async function runLoop(t: Tap, clock: ManualClock, poller: PollingPodProvider, loop = poller.reconcilers()): Promise<ActorSystem> {
-  const sys = runReconcilers(t, loop, clock);
-  await until('the loop runs', () => sys.registry.get(loopPath)?.snapshot().status === 'running');
-  await drain(5);
-  return sys;
-}
+/** As the node's subtree does: the polling loop runs as a supervised reconciler. */
+const runLoop = (t: Tap, clock: ManualClock, poller: PollingPodProvider, loops = poller.reconcilers()): Promise<ActorSystem> => runLoops(t, loops, clock);
 
 function setup(options: PollingOptions = {}): {
   clock: ManualClock;
@@ -268,11 +263,11 @@ void t.test('a pod is polled again only after its previous poll ended: never two
 
 void t.test('a crash of the polling loop is restarted by its supervisor and every tracked pod is polled again', async (t) => {
   const { clock, legacy, poller, seen } = setup({ intervalMs: 5000 });
-  const [loop] = poller.reconcilers();
+  const [polling] = poller.reconcilers();
   let crashes = 1;
-  const crashing = { ...loop!, reconcile: (key: string, ctx: Parameters<NonNullable<typeof loop>['reconcile']>[1]) => {
+  const crashing = { ...polling!, reconcile: (key: string, ctx: Parameters<NonNullable<typeof polling>['reconcile']>[1]) => {
     if (crashes-- > 0) throw new Error('a bug in one reconcile');
-    return loop!.reconcile(key, ctx);
+    return polling!.reconcile(key, ctx);
   } };
   const sys = await runLoop(t, clock, poller, [crashing]);
   await poller.start();
@@ -281,11 +276,11 @@ void t.test('a crash of the polling loop is restarted by its supervisor and ever
   legacy.statuses.set('b', running);
   await drain(5);
   clock.advance(5000);
-  await until('crashed', () => sys.registry.get(loopPath)?.snapshot().status === 'restarting');
+  await until('crashed', () => sys.registry.get(pollingPath)?.snapshot().status === 'restarting');
   clock.advance(60_000); // the restart's backoff
   await until('both pods polled after the restart', () => seen.length === 2);
   t.same(phases(seen).sort(), ['a:Pending', 'b:Running'], 'no pod lost with the crashed incarnation');
-  t.match(sys.registry.get(loopPath)?.snapshot(), { restarts: 1, summary: { keys: 2 } });
+  t.match(sys.registry.get(pollingPath)?.snapshot(), { restarts: 1, summary: { keys: 2 } });
   void poller.stop();
 });
 

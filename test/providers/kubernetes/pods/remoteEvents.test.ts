@@ -13,11 +13,11 @@ import { RemoteEvents } from '../../../../src/providers/kubernetes/pods/remoteEv
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
 import { FakeListWatch } from '../../../support/fakeListWatch.js';
 import { ManualClock } from '../../../support/manualClock.js';
-import { runReconcilers } from '../../../support/reconcilers.js';
+import { loopPath, runLoops } from '../../../support/runningLoops.js';
 import { drain, until } from '../../../support/until.js';
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-const loopPath = 'tether/node-test/reconcilers/remote-events';
+const treePath = loopPath('remote-events');
 const since = 1_700_000_000_000;
 
 function remotePod(name: string, uid: string): Pod {
@@ -59,12 +59,7 @@ function world(): World {
   return { events, watches, passed, pods, clock };
 }
 
-async function runLoop(t: Tap, w: World, loop: Reconciler = w.events.reconciler()): Promise<ActorSystem> {
-  const sys = runReconcilers(t, [loop], w.clock);
-  await until('the loop runs', () => sys.registry.get(loopPath)?.snapshot().status === 'running');
-  await drain(5);
-  return sys;
-}
+const runLoop = (t: Tap, w: World, loop: Reconciler = w.events.reconciler()): Promise<ActorSystem> => runLoops(t, [loop], w.clock);
 
 const path = '/api/v1/namespaces/shop-home/events';
 
@@ -115,11 +110,11 @@ void t.test('a crash of the loop is restarted by its supervisor: an Event that c
   await until('the first', () => w.passed.length === 1);
   crash = true;
   watch.added(event('second', ['web', 'u1'], '2', since + 2));
-  await until('crashed', () => sys.registry.get(loopPath)?.snapshot().status === 'restarting');
+  await until('crashed', () => sys.registry.get(treePath)?.snapshot().status === 'restarting');
   watch.added(event('third', ['web', 'u1'], '3', since + 3)); // while it is down
   w.clock.advance(60_000); // the restart's backoff
   await until('both after the restart', () => w.passed.length === 3);
   await drain(20);
   t.same(w.passed.map((p) => p.split(' ').at(-1)), ['first', 'second', 'third']);
-  t.match(sys.registry.get(loopPath)?.snapshot(), { restarts: 1, status: 'running' });
+  t.match(sys.registry.get(treePath)?.snapshot(), { restarts: 1, status: 'running' });
 });

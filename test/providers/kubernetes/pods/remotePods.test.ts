@@ -14,11 +14,11 @@ import type { PodNotification } from '../../../../src/providers/provider.js';
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
 import { FakeListWatch } from '../../../support/fakeListWatch.js';
 import { ManualClock } from '../../../support/manualClock.js';
-import { runReconcilers } from '../../../support/reconcilers.js';
+import { loopPath, runLoops } from '../../../support/runningLoops.js';
 import { drain, until } from '../../../support/until.js';
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-const loopPath = 'tether/node-test/reconcilers/remote-pods';
+const path = loopPath('remote-pods');
 
 /** A remote pod of host pod shop/<name> (host uid `host-<uid>`), Tether's for node vk-1 of host home. */
 function remotePod(name: string, uid: string, resourceVersion: string, phase = 'Running', namespace = 'shop-home'): Pod {
@@ -56,14 +56,9 @@ function world(): World {
 }
 
 /** As the node's subtree does; resolves once the loop listens. */
-async function runLoop(t: Tap, w: World, loop: Reconciler = w.pods.reconciler()): Promise<ActorSystem> {
-  const sys = runReconcilers(t, [loop], w.clock);
-  await until('the loop runs', () => sys.registry.get(loopPath)?.snapshot().status === 'running');
-  await drain(5);
-  return sys;
-}
+const runLoop = (t: Tap, w: World, loop: Reconciler = w.pods.reconciler()): Promise<ActorSystem> => runLoops(t, [loop], w.clock);
 
-/** One line per notification: `<host uid> status <phase> @<remote version>` or `<host uid> gone`. */
+/** One line per notification: `<host uid> status <phase>` or `<host uid> gone <reason>`. */
 const lines = (seen: readonly PodNotification[]): string[] => seen.map((n) =>
   n.type === 'status' ? `${n.pod.metadata?.uid} status ${n.pod.status?.phase}` : `${n.uid} gone ${n.reason}`);
 
@@ -131,14 +126,14 @@ void t.test('a crash of the loop is restarted by its supervisor, and what change
   w.watch.listed([remotePod('web', 'u1', '1'), remotePod('gone', 'u3', '1')]);
   await until('listed', () => w.seen.length === 2);
   w.watch.added(remotePod('bug', 'u2', '1'));
-  await until('crashed', () => sys.registry.get(loopPath)?.snapshot().status === 'restarting');
+  await until('crashed', () => sys.registry.get(path)?.snapshot().status === 'restarting');
   // While it is down: events are dropped, the cache still changes.
   w.watch.modified(remotePod('web', 'u1', '2', 'Succeeded'));
   w.watch.deleted(remotePod('gone', 'u3', '2'));
   w.clock.advance(60_000); // the restart's backoff
   await until('everything after the restart', () => w.seen.length === 5);
   t.same(lines(w.seen).slice(2).sort(), ['host-u1 status Succeeded', 'host-u2 status Running', 'host-u3 gone RemotePodDeleted']);
-  t.match(sys.registry.get(loopPath)?.snapshot(), { restarts: 1, status: 'running' });
+  t.match(sys.registry.get(path)?.snapshot(), { restarts: 1, status: 'running' });
 });
 
 type Step = { readonly type: 'update' | 'delete' | 'recreate' | 'reconcile' };
