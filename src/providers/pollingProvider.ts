@@ -9,8 +9,16 @@
  * deletePod, a pod that disappears has ended as asked: its terminal status is synthesized
  * (containers Completed) if the provider did not report one itself. A pod that disappears after
  * a terminal status is simply forgotten.
+ *
+ * The polling loop is a reconciler (`pod-polling`, src/lib/reconcile.ts) that the node's subtree
+ * runs supervised (`reconcilers()`), keyed by pod (`namespace/name`): each tracked pod is polled
+ * `intervalMs` after its previous poll ended (the first time `intervalMs` after it is tracked), at
+ * most `concurrency` at once, one call per pod at a time; a failed poll is retried with backoff
+ * (from `intervalMs`, doubling, capped at a minute or the interval, with jitter) and shows as
+ * failing in the tree. The tracked pods live here, not in the actor, so a crash of the loop loses
+ * nothing: its restart lists every tracked pod and polls each at once.
  */
-import type { Clock, Timer } from '../lib/clock.js';
+import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../adapters/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import type { Pod, PodStatus } from '../adapters/kubernetes/model.js';
@@ -19,12 +27,13 @@ import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { deepCopyPod, deepCopyPodStatus } from './deepCopy.js';
 import { isNotFound, transient } from './errors.js';
 import { isTerminalPhase, terminatedStatus } from './podStatus.js';
-import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider } from './provider.js';
+import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider, ReconcilingProvider } from './provider.js';
 import { podIdentity, podKey } from './provider.js';
 import { fingerprint } from '../lib/fingerprint.js';
+import { done, reconcileError, reconcileTrigger, requeueAfter, type ReconcileContext, type ReconcileResult, type Reconciler } from '../lib/reconcile.js';
 
 export interface PollingOptions {
-  /** Time between the end of one round and the start of the next. Default 5000. */
+  /** Time between the end of one poll of a pod and the start of its next. Default 5000. */
   readonly intervalMs?: number;
   readonly clock?: Clock;
   /** How long after createPod a missing pod is still taken to be starting. Default 60 000. */
@@ -49,7 +58,10 @@ interface Tracked {
   lastFingerprint: string | undefined;
 }
 
-export class PollingPodProvider implements PodProvider, Lifecycle {
+/** How one poll of one pod went: the provider's failure is an answer (retried), not a crash. */
+type PollOutcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+export class PollingPodProvider implements PodProvider, ReconcilingProvider, Lifecycle {
   private readonly life: LifecycleControl;
   /** Ready once the provider's existing pods are learnt (`start()`). */
   readonly ready: Promise<void>;
@@ -63,7 +75,8 @@ export class PollingPodProvider implements PodProvider, Lifecycle {
   private readonly tracked = new Map<string, Tracked>();
   private readonly stopping = new AbortController();
   private callback: PodNotificationCallback | undefined;
-  private timer: Timer | undefined;
+  private readonly trigger = reconcileTrigger();
+  private readonly loop: Reconciler;
 
   constructor(
     private readonly legacy: LegacyPodProvider,
@@ -75,6 +88,19 @@ export class PollingPodProvider implements PodProvider, Lifecycle {
     this.concurrency = options.concurrency ?? 16;
     this.callTimeoutMs = options.callTimeoutMs ?? this.intervalMs;
     this.onPollError = options.onPollError ?? ((): void => undefined);
+    this.loop = {
+      name: 'pod-polling',
+      kind: 'pod-poller',
+      settings: {
+        maxInFlight: this.concurrency,
+        // The call's own timeout answers first (reported, retried); this only catches a hang.
+        deadlineMs: 2 * this.callTimeoutMs,
+        backoff: { minMs: this.intervalMs, maxMs: Math.max(this.intervalMs, 60_000), factor: 2, jitter: 0.2 },
+      },
+      keys: () => [...this.tracked.keys()],
+      connect: this.trigger.connect,
+      reconcile: (key, ctx) => this.reconcilePod(key, ctx),
+    };
     this.life = new LifecycleControl({ clock: this.clock, release: () => this.cancel() });
     this.ready = this.life.ready;
     this.done = this.life.done;
@@ -87,8 +113,8 @@ export class PollingPodProvider implements PodProvider, Lifecycle {
   }
 
   /**
-   * Learns the pods the provider already runs (listPods) and starts polling. Call once, after
-   * notifyPods. Rejects if listPods fails (nothing is scheduled then; the caller may retry).
+   * Learns the pods the provider already runs (listPods); the polling loop (`reconcilers()`) polls
+   * them. Call once, after notifyPods. Rejects if listPods fails (the caller may retry).
    */
   async start(signal?: AbortSignal): Promise<void> {
     const pods = await this.legacy.listPods(signal);
@@ -97,24 +123,26 @@ export class PollingPodProvider implements PodProvider, Lifecycle {
       const key = podKey(namespace, name);
       if (!this.tracked.has(key)) this.track(key, pod);
     }
-    this.schedule();
     this.life.markReady();
   }
 
-  /** Cancels the timer and abandons in-flight calls. Idempotent; no notification follows. */
+  /** Abandons in-flight calls; nothing is polled or notified afterwards. Idempotent. */
   stop(options?: StopOptions): Promise<StopOutcome> {
     return this.life.stop(options);
   }
 
   private cancel(): void {
-    this.timer?.cancel();
-    this.timer = undefined;
     this.stopping.abort(new Error('polling provider stopped'));
   }
 
   /** Number of pods being polled. */
   get trackedCount(): number {
     return this.tracked.size;
+  }
+
+  /** The polling loop, for the node's subtree to run (without it, only `pollOnce` polls). */
+  reconcilers(): readonly Reconciler[] {
+    return [this.loop];
   }
 
   notifyPods(callback: PodNotificationCallback): void {
@@ -166,50 +194,54 @@ export class PollingPodProvider implements PodProvider, Lifecycle {
   }
 
   /**
-   * One polling round over every tracked pod, at most `concurrency` calls at a time, each
-   * abandoned after `callTimeoutMs`. Never rejects. Rounds are normally run by the timer; calling
-   * this directly forces one (tests, or a resync).
+   * One polling round over every tracked pod now, at most `concurrency` calls at a time, each
+   * abandoned after `callTimeoutMs`. Never rejects. Polling is normally the loop's; this forces a
+   * round outside its queue (tests, or a caller's resync).
    */
   async pollOnce(): Promise<void> {
     const entries = [...this.tracked.entries()];
-    await forEachBounded(entries, this.concurrency, ([key, entry]) => this.pollPod(key, entry));
+    await forEachBounded(entries, this.concurrency, async ([key, entry]) => void (await this.pollPod(key, entry, this.stopping.signal)));
+  }
+
+  /** One poll of one tracked pod, then the next one an interval later while it is tracked. */
+  private async reconcilePod(key: string, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const entry = this.tracked.get(key);
+    if (entry === undefined || this.stopping.signal.aborted) return done;
+    const outcome = await this.pollPod(key, entry, AbortSignal.any([this.stopping.signal, ctx.signal]));
+    if (this.stopping.signal.aborted || !this.tracked.has(key)) return done;
+    if (!outcome.ok) return reconcileError('transient', outcome.error instanceof Error ? outcome.error.message : String(outcome.error));
+    return requeueAfter(this.intervalMs);
   }
 
   private track(key: string, pod: Pod): Tracked {
     const entry: Tracked = { pod, trackedAt: this.clock.now(), deleting: false, last: undefined, lastFingerprint: undefined };
     this.tracked.set(key, entry);
+    this.trigger.enqueue(key, this.intervalMs);
     return entry;
   }
 
-  private schedule(): void {
-    if (this.stopping.signal.aborted) return;
-    this.timer = this.clock.setTimer(this.intervalMs, () => {
-      this.timer = undefined;
-      void this.pollOnce().finally(() => this.schedule());
-    });
-  }
-
-  private async pollPod(key: string, entry: Tracked): Promise<void> {
+  private async pollPod(key: string, entry: Tracked, signal: AbortSignal): Promise<PollOutcome> {
     const { namespace, name } = podIdentity(entry.pod);
     let status: PodStatus | undefined;
     try {
       status = await callWithDeadline(
         this.clock,
         this.callTimeoutMs,
-        this.stopping.signal,
+        signal,
         (signal) => this.legacy.getPodStatus(namespace, name, signal),
         (ms) => transient(`timed out after ${ms} ms`),
       );
     } catch (err) {
       if (!isNotFound(err)) {
         if (!this.stopping.signal.aborted) this.onPollError(err, namespace, name);
-        return;
+        return { ok: false, error: err };
       }
     }
     // The pod may have been deleted and recreated, or polling stopped, while we waited.
-    if (this.tracked.get(key) !== entry || this.stopping.signal.aborted) return;
+    if (this.tracked.get(key) !== entry || this.stopping.signal.aborted) return { ok: true };
     if (status === undefined) this.missing(key, entry);
     else this.observed(entry, deepCopyPodStatus(status));
+    return { ok: true };
   }
 
   private observed(entry: Tracked, status: PodStatus): void {

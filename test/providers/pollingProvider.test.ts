@@ -1,9 +1,11 @@
-import t from 'tap';
+import t, { type Test as Tap } from 'tap';
+import type { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import { ManualClock } from '../support/manualClock.js';
 import type { Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import { notFound, transient } from '../../src/providers/errors.js';
 import { PollingPodProvider, type PollingOptions } from '../../src/providers/pollingProvider.js';
 import type { LegacyPodProvider, PodNotification } from '../../src/providers/provider.js';
+import { loopPath, runLoops } from '../support/runningLoops.js';
 import { until, drain } from '../support/until.js';
 import {podFixture } from './helpers.js';
 
@@ -42,6 +44,11 @@ class FakeLegacy implements LegacyPodProvider {
   }
 }
 
+const pollingPath = loopPath('pod-polling');
+
+/** As the node's subtree does: the polling loop runs as a supervised reconciler. */
+const runLoop = (t: Tap, clock: ManualClock, poller: PollingPodProvider, loops = poller.reconcilers()): Promise<ActorSystem> => runLoops(t, loops, clock);
+
 function setup(options: PollingOptions = {}): {
   clock: ManualClock;
   legacy: FakeLegacy;
@@ -63,9 +70,11 @@ const phases = (seen: PodNotification[]): string[] =>
 
 void t.test('a created pod is polled on the interval and only changes are notified', async (t) => {
   const { clock, legacy, poller, seen } = setup({ intervalMs: 5000 });
+  await runLoop(t, clock, poller);
   await poller.start();
   await poller.createPod(podFixture('a'));
   t.same(seen, [], 'nothing is notified from inside createPod');
+  await drain(5);
 
   clock.advance(4999);
   await drain(1);
@@ -73,10 +82,11 @@ void t.test('a created pod is polled on the interval and only changes are notifi
   clock.advance(1);
   await until('first status', () => seen.length === 1);
   t.same(phases(seen), ['a:Pending']);
+  await drain(5);
 
   clock.advance(5000);
   await until('second poll', () => legacy.calls.length === 2);
-  await drain(1);
+  await drain(5);
   t.equal(seen.length, 1, 'an unchanged status is not notified again');
 
   legacy.statuses.set('a', running);
@@ -212,33 +222,91 @@ void t.test('a failing getPodStatus is reported and retried next round, without 
   t.same(phases(seen), ['a:Pending']);
 });
 
-void t.test('stop() cancels the timer and nothing is polled afterwards', async (t) => {
-  const { clock, legacy, poller } = setup({ intervalMs: 5000 });
+void t.test('after stop() nothing is polled, though the loop still runs', async (t) => {
+  const { clock, legacy, poller, seen } = setup({ intervalMs: 5000 });
+  await runLoop(t, clock, poller);
   await poller.start();
   await poller.createPod(podFixture('a'));
-  t.equal(clock.pendingTimers, 1);
+  await drain(5);
   void poller.stop();
-  t.equal(clock.pendingTimers, 0);
-  clock.advance(60_000);
-  await drain(1);
+  for (let i = 0; i < 12; i++) {
+    clock.advance(5000);
+    await drain(5);
+  }
+  clock.advance(300_000); // a resync of the loop lists the tracked pods again
+  await drain(10);
   t.same(legacy.calls, []);
+  t.same(seen, []);
 });
 
-void t.test('the next round is scheduled only after the previous one ends', async (t) => {
-  const { clock, legacy, poller } = setup({ intervalMs: 5000, callTimeoutMs: 20_000 });
+void t.test('a pod is polled again only after its previous poll ended: never two calls for one pod at once', async (t) => {
+  const { clock, legacy, poller, errors } = setup({ intervalMs: 5000, callTimeoutMs: 20_000 });
+  await runLoop(t, clock, poller);
+  await poller.start();
   await poller.createPod(podFixture('slow'));
   legacy.hang.add('slow');
-  await poller.start();
+  await drain(5);
   clock.advance(5000);
   await until('first call', () => legacy.calls.length === 1);
   clock.advance(15_000);
-  await drain(1);
-  t.equal(legacy.calls.length, 1, 'no overlapping round while the first is in flight');
+  await drain(5);
+  t.equal(legacy.calls.length, 1, 'no second call while the first is in flight');
   clock.advance(5000);
-  await until('the round to end and reschedule', () => clock.pendingTimers === 1 && legacy.calls.length === 1);
-  clock.advance(5000);
-  await until('the second round', () => legacy.calls.length === 2);
+  await until('the call abandoned at its timeout', () => errors.length === 1);
+  await drain(5);
+  t.equal(legacy.calls.length, 1, 'not retried at once');
+  legacy.hang.delete('slow');
+  clock.advance(6000); // the retry: an interval after the failure, with at most 20 % jitter
+  await until('the second call', () => legacy.calls.length === 2);
   void poller.stop();
+});
+
+void t.test('a crash of the polling loop is restarted by its supervisor and every tracked pod is polled again', async (t) => {
+  const { clock, legacy, poller, seen } = setup({ intervalMs: 5000 });
+  const [polling] = poller.reconcilers();
+  let crashes = 1;
+  const crashing = { ...polling!, reconcile: (key: string, ctx: Parameters<NonNullable<typeof polling>['reconcile']>[1]) => {
+    if (crashes-- > 0) throw new Error('a bug in one reconcile');
+    return polling!.reconcile(key, ctx);
+  } };
+  const sys = await runLoop(t, clock, poller, [crashing]);
+  await poller.start();
+  await poller.createPod(podFixture('a'));
+  await poller.createPod(podFixture('b'));
+  legacy.statuses.set('b', running);
+  await drain(5);
+  clock.advance(5000);
+  await until('crashed', () => sys.registry.get(pollingPath)?.snapshot().status === 'restarting');
+  clock.advance(60_000); // the restart's backoff
+  await until('both pods polled after the restart', () => seen.length === 2);
+  t.same(phases(seen).sort(), ['a:Pending', 'b:Running'], 'no pod lost with the crashed incarnation');
+  t.match(sys.registry.get(pollingPath)?.snapshot(), { restarts: 1, summary: { keys: 2 } });
+  void poller.stop();
+});
+
+void t.test('one pod\'s notifications keep their order through the loop, and a deletion ends it last', async (t) => {
+  const { clock, legacy, poller, seen } = setup({ intervalMs: 1000 });
+  await runLoop(t, clock, poller);
+  await poller.start();
+  await poller.createPod(podFixture('a'));
+  await drain(5);
+  const steps: PodStatus[] = [pending, running, { phase: 'Running', podIP: '10.0.0.6' }];
+  for (const step of steps) {
+    legacy.statuses.set('a', step);
+    const before = seen.length;
+    clock.advance(1000);
+    await until('the step polled', () => seen.length === before + 1);
+    await drain(5);
+  }
+  await poller.deletePod(podFixture('a'));
+  legacy.statuses.delete('a');
+  await drain(5);
+  clock.advance(1000);
+  await until('the end', () => seen.length === 4);
+  t.same(seen.map((n) => (n.type === 'status' ? `${n.pod.status?.phase}/${n.pod.status?.podIP ?? '-'}` : n.type)), ['Pending/-', 'Running/10.0.0.5', 'Running/10.0.0.6', 'Failed/10.0.0.6'], 'the end (synthesized from the last status) comes last');
+  clock.advance(5000);
+  await drain(10);
+  t.equal(seen.length, 4, 'nothing after the end');
 });
 
 void t.test('a callback that throws does not stop polling of other pods', async (t) => {

@@ -205,9 +205,12 @@ export class KubernetesProvider
     return this.services.state();
   }
 
-  /** ConfigMap/Secret and Service reflection's loops, run by the node's subtree (ReconcilingProvider). */
+  /** The provider's loops, run by the node's subtree (ReconcilingProvider): ConfigMap/Secret and Service reflection, remote pods and Events. */
   reconcilers(): readonly Reconciler[] {
-    return [...this.reflector.reconcilers(), ...this.services.reconcilers()];
+    return [
+      ...this.reflector.reconcilers(), ...this.services.reconcilers(),
+      this.pods.reconciler(), ...(this.events ? [this.events.reconciler()] : []),
+    ];
   }
 
   /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */

@@ -7,16 +7,25 @@
  * ours); after that an Event is passed on when it appears and each time it changes (its count
  * grows), and only if it is about a pod of this node (same name and uid). The note is prefixed
  * with "remote: ".
+ *
+ * The loop is a reconciler (`remote-events`, src/lib/reconcile.ts) the node's subtree runs
+ * supervised, keyed by remote namespace: pods appearing and going, and every event of a
+ * namespace's watch, enqueue it; a reconcile keeps the namespace watched exactly while it holds
+ * pods of this node, and passes on every cached Event whose version it has not handled yet
+ * (`handled`, which lives here, so a crash of the reconciler loses nothing: its restart re-lists
+ * the namespaces and passes on what was missed, and repeats nothing). Changes of one Event that
+ * pile up while a reconcile runs are passed on once, as the latest.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { Clock } from '../../../lib/clock.js';
-import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
+import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import type { ClusterClient } from '../clusterClient.js';
 import type { HostIdentity } from './hostView.js';
 import { hostIdentityOf } from './hostView.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
+import { done, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
 
 export type RemoteEventCallback = (hostRef: HostIdentity, type: 'Normal' | 'Warning', reason: string, note: string) => void;
 
@@ -30,6 +39,8 @@ export interface RemoteEventsOptions {
   readonly podOf: (remoteNamespace: string, name: string) => Pod | undefined;
   /** Events last seen before this time (ms since the epoch) are history. */
   readonly since: number;
+  /** For tests: builds each namespace's list-watch (default: a CachedListWatch). */
+  readonly watchFactory?: (options: CachedListWatchOptions<CoreV1Event>) => ListWatchSource<CoreV1Event>;
 }
 
 const FIELD_SELECTOR = 'involvedObject.kind=Pod';
@@ -37,10 +48,26 @@ const FIELD_SELECTOR = 'involvedObject.kind=Pod';
 export class RemoteEvents {
   private readonly watches: NamespacedWatches<CoreV1Event>;
   private readonly podsByNamespace = new Map<string, Set<string>>();
-  private readonly primed = new Set<string>();
+  /** Per watched namespace, the version of each Event already passed on (or skipped as history). */
+  private readonly handled = new Map<string, Map<string, string>>();
+  private readonly trigger = reconcileTrigger();
+  private readonly loop: Reconciler;
+  private stopped = false;
 
   constructor(private readonly o: RemoteEventsOptions) {
     this.watches = new NamespacedWatches((ns) => this.createWatch(ns), (ns, e) => this.onWatchEvent(ns, e));
+    this.loop = {
+      name: 'remote-events',
+      kind: 'remote-events',
+      keys: () => [...new Set([...this.podsByNamespace.keys(), ...this.watches.namespaces()])],
+      connect: this.trigger.connect,
+      reconcile: (namespace) => Promise.resolve(this.reconcile(namespace)),
+    };
+  }
+
+  /** The loop that keeps the namespaces watched and passes their Events on, for the node's subtree. */
+  reconciler(): Reconciler {
+    return this.loop;
   }
 
   podAppeared(remoteNamespace: string, name: string): void {
@@ -48,25 +75,46 @@ export class RemoteEvents {
     if (names?.has(name)) return;
     if (!names) this.podsByNamespace.set(remoteNamespace, (names = new Set()));
     names.add(name);
-    this.watches.setNamespaces(this.podsByNamespace.keys());
+    this.trigger.enqueue(remoteNamespace);
   }
 
   podGone(remoteNamespace: string, name: string): void {
     const names = this.podsByNamespace.get(remoteNamespace);
     if (!names?.delete(name)) return;
-    if (names.size === 0) {
-      this.podsByNamespace.delete(remoteNamespace);
-      this.primed.delete(remoteNamespace);
-    }
-    this.watches.setNamespaces(this.podsByNamespace.keys());
+    if (names.size === 0) this.podsByNamespace.delete(remoteNamespace);
+    this.trigger.enqueue(remoteNamespace);
   }
 
   stop(): void {
+    this.stopped = true;
     this.watches.stop();
   }
 
-  private createWatch(namespace: string): CachedListWatch<CoreV1Event> {
-    return new CachedListWatch<CoreV1Event>({
+  private reconcile(namespace: string): ReconcileResult {
+    if (this.stopped) return done;
+    const wanted = this.podsByNamespace.has(namespace);
+    if (wanted !== this.watches.namespaces().includes(namespace)) this.watches.setNamespaces(this.podsByNamespace.keys());
+    if (!wanted) {
+      this.handled.delete(namespace);
+      return done;
+    }
+    // Until the first list is in, nothing is known to be history; 'synced' enqueues again.
+    if (!this.watches.isSynced(namespace)) return done;
+    const primed = this.handled.get(namespace);
+    const handled = new Map<string, string>();
+    for (const e of this.watches.list(namespace)) {
+      const key = e.metadata.name ?? '';
+      const version = e.metadata.resourceVersion ?? '';
+      handled.set(key, version);
+      if (primed ? primed.get(key) === version : lastSeen(e) < this.o.since) continue;
+      this.pass(namespace, e);
+    }
+    this.handled.set(namespace, handled);
+    return done;
+  }
+
+  private createWatch(namespace: string): ListWatchSource<CoreV1Event> {
+    const options: CachedListWatchOptions<CoreV1Event> = {
       ...this.o.watch,
       kubeConfig: this.o.remote.kubeConfig,
       path: `/api/v1/namespaces/${namespace}/events`,
@@ -80,17 +128,16 @@ export class RemoteEvents {
       clock: this.o.clock,
       log: this.o.log,
       description: `pod events in remote namespace ${namespace}`,
-    });
+    };
+    return this.o.watchFactory ? this.o.watchFactory(options) : new CachedListWatch<CoreV1Event>(options);
   }
 
   private onWatchEvent(namespace: string, event: EngineEvent<CoreV1Event>): void {
-    if (event.type === 'synced') {
-      this.primed.add(namespace);
-      return;
-    }
-    if (event.type === 'error' || event.type === 'deleted') return;
-    const e = event.object;
-    if (!this.primed.has(namespace) && lastSeen(e) < this.o.since) return;
+    if (event.type !== 'error') this.trigger.enqueue(namespace);
+  }
+
+  /** Passes one Event on, if it is about a pod of this node (same name and uid). */
+  private pass(namespace: string, e: CoreV1Event): void {
     const involved = e.involvedObject;
     const pod = this.o.podOf(namespace, involved.name ?? '');
     if (!pod || (involved.uid !== undefined && involved.uid !== pod.metadata?.uid)) return;

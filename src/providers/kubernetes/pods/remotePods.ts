@@ -14,14 +14,25 @@
  * - deleted otherwise → `gone`, reason `RemotePodDeleted`. After a restart of Tether the memory
  *   of `deletePod` calls is lost, so a deletion it asked for before may be reported as `gone`;
  *   the pod actor treats `gone` while terminating as the end, which is the same outcome.
+ *
+ * The notifications come from a reconciler (`remote-pods`, src/lib/reconcile.ts) that the node's
+ * subtree runs supervised: the watch is the level source (its cache) and the edge source (each
+ * event enqueues its pod's `namespace/name`); a reconcile compares the cache with what the host
+ * side was last told (`told`) and notifies the difference, so one pod's notifications keep their
+ * order (one reconcile per key at a time), changes that pile up while one runs are coalesced into
+ * the latest, and a pod deleted and created again under the same name is ended before its
+ * successor is reported. `told` and the deleted pods' last copies live here, not in the actor, so
+ * a crash of the reconciler loses nothing: its restart re-lists every key and reconciles each.
+ * The reference counts (`onAppear`/`onGo`) follow the watch events at once.
  */
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../../../lib/clock.js';
-import { CachedListWatch, type EngineEvent, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
+import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod, PodStatus } from '../../../adapters/kubernetes/model.js';
 import { PodApiClient } from '../../../adapters/kubernetes/podApiClient.js';
 import { withoutManagedFields } from '../../../adapters/kubernetes/withoutManagedFields.js';
+import { done, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
 import { terminatedStatus } from '../../podStatus.js';
 import { podMarksOf, type PodMarks } from '../../podMarks.js';
 import type { PodNotification, PodNotificationCallback } from '../../provider.js';
@@ -41,13 +52,22 @@ export interface RemotePodsOptions {
   /** Told about every pod that appears or goes (the reflector's reference counts). */
   readonly onAppear?: (hostKey: string, hostNamespace: string, remote: Pod) => void;
   readonly onGo?: (hostKey: string, remote: Pod) => void;
+  /** For tests: builds the list-watch (default: a CachedListWatch). */
+  readonly watchFactory?: (options: CachedListWatchOptions<Pod>) => ListWatchSource<Pod>;
 }
 
 export const remotePodDeletedMessage = 'the remote pod was deleted outside Tether';
 
 export class RemotePods {
-  private readonly watch: CachedListWatch<Pod>;
+  private readonly watch: ListWatchSource<Pod>;
   private readonly subscription: Subscription;
+  private readonly trigger = reconcileTrigger();
+  /** Per remote key, the remote pod the host side was last told about (its uid and version). */
+  private readonly told = new Map<string, Pod>();
+  /** Per remote key, the last copy of a pod of Tether's that was deleted, until reconciled. */
+  private readonly deleted = new Map<string, Pod>();
+  private readonly notifier: Reconciler;
+  private stopped = false;
   /** Remote keys (namespace/name) of pods `deletePod` was asked to delete, with their remote uid. */
   private readonly deleting = new Map<string, string | undefined>();
   private callback: PodNotificationCallback | undefined;
@@ -59,7 +79,7 @@ export class RemotePods {
   constructor(private readonly o: RemotePodsOptions) {
     const labelSelector = ownedPodSelector(o.rule);
     const pods = new PodApiClient(o.remote.core, o.remote.limiter);
-    this.watch = new CachedListWatch<Pod>({
+    const watchOptions: CachedListWatchOptions<Pod> = {
       ...o.watch,
       kubeConfig: o.remote.kubeConfig,
       path: '/api/v1/pods',
@@ -69,7 +89,15 @@ export class RemotePods {
       log: o.log,
       description: `remote pods of virtual node ${o.nodeName}`,
       transform: withoutManagedFields,
-    });
+    };
+    this.watch = o.watchFactory ? o.watchFactory(watchOptions) : new CachedListWatch<Pod>(watchOptions);
+    this.notifier = {
+      name: 'remote-pods',
+      kind: 'remote-pods',
+      keys: () => [...new Set([...this.watch.list().map(remoteKeyOf), ...this.told.keys(), ...this.deleted.keys()])],
+      connect: this.trigger.connect,
+      reconcile: (key) => Promise.resolve(this.reconcile(key)),
+    };
     this.subscription = this.watch.events.subscribe((e) => this.onEvent(e));
   }
 
@@ -78,9 +106,15 @@ export class RemotePods {
   }
 
   stop(): void {
+    this.stopped = true;
     this.subscription.unsubscribe();
     this.watch.stop();
     for (const wake of this.syncWaiters) wake();
+  }
+
+  /** The loop that turns the watch into notifications, for the node's subtree to run. */
+  reconciler(): Reconciler {
+    return this.notifier;
   }
 
   setCallback(callback: PodNotificationCallback): void {
@@ -180,19 +214,48 @@ export class RemotePods {
     const identity = this.owned(remote, false);
     if (!identity) return;
     this.o.onAppear?.(`${identity.namespace}/${identity.name}`, identity.namespace, remote);
-    const pod = toHostPod(remote, this.o.view);
-    if (pod) this.notify({ type: 'status', pod });
+    this.trigger.enqueue(remoteKeyOf(remote));
   }
 
   private onDeleted(remote: Pod): void {
     const identity = this.owned(remote, true);
     if (!identity) return;
     this.o.onGo?.(`${identity.namespace}/${identity.name}`, remote);
-    const key = `${remote.metadata?.namespace ?? ''}/${remote.metadata?.name ?? ''}`;
+    this.deleted.set(remoteKeyOf(remote), remote);
+    this.trigger.enqueue(remoteKeyOf(remote));
+  }
+
+  /**
+   * Level-based: what the host side was told about `key` against what the cache holds now. An
+   * ended pod (gone from the cache, or replaced by one with another uid) is reported first, from
+   * its last copy; then the pod in the cache, if it is Tether's and changed since it was told.
+   */
+  private reconcile(key: string): ReconcileResult {
+    if (this.stopped) return done;
+    const present = this.watch.get(key);
+    const told = this.told.get(key);
+    const last = this.deleted.get(key);
+    this.deleted.delete(key);
+    const ended = told ?? last;
+    if (ended && !sameUid(ended, present)) {
+      this.told.delete(key);
+      this.notifyEnd(key, sameUid(ended, last) ? (last ?? ended) : ended);
+    }
+    const current = present && ownershipOf(present, this.o.rule).owned ? present : undefined;
+    if (!current || sameVersion(this.told.get(key), current)) return done;
+    this.told.set(key, current);
+    const pod = toHostPod(current, this.o.view);
+    if (pod) this.notify({ type: 'status', pod });
+    return done;
+  }
+
+  private notifyEnd(key: string, remote: Pod): void {
+    const identity = ownershipOf(remote, this.o.rule);
+    if (!identity.owned) return;
     const askedUid = this.deleting.get(key);
     const asked = this.deleting.has(key) && (askedUid === undefined || askedUid === remote.metadata?.uid);
     if (!asked) {
-      this.notify({ type: 'gone', ...identity, reason: 'RemotePodDeleted', message: remotePodDeletedMessage });
+      this.notify({ type: 'gone', ...identity.identity, reason: 'RemotePodDeleted', message: remotePodDeletedMessage });
       return;
     }
     this.deleting.delete(key);
@@ -212,6 +275,12 @@ export class RemotePods {
     }
   }
 }
+
+const remoteKeyOf = (remote: Pod): string => `${remote.metadata?.namespace ?? ''}/${remote.metadata?.name ?? ''}`;
+
+const sameUid = (a: Pod | undefined, b: Pod | undefined): boolean => a !== undefined && b !== undefined && a.metadata?.uid === b.metadata?.uid;
+
+const sameVersion = (a: Pod | undefined, b: Pod): boolean => sameUid(a, b) && a?.metadata?.resourceVersion === b.metadata?.resourceVersion;
 
 /** The terminal status of a remote pod that was deleted on Tether's request. */
 export function endedStatus(remote: Pod, now: Date): PodStatus {

@@ -1,0 +1,120 @@
+/**
+ * Remote Events reflected to host pods by the `remote-events` reconciler, run as the node's
+ * subtree runs it, over list-watches the test drives: which namespaces are watched, what is
+ * history, what is passed on (once per version), and a crash of the loop that loses nothing and
+ * repeats nothing.
+ */
+import type { CoreV1Event } from '@kubernetes/client-node';
+import t, { type Test as Tap } from 'tap';
+import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
+import type { Reconciler } from '../../../../src/lib/reconcile.js';
+import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import { RemoteEvents } from '../../../../src/providers/kubernetes/pods/remoteEvents.js';
+import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
+import { FakeListWatch } from '../../../support/fakeListWatch.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { loopPath, runLoops } from '../../../support/runningLoops.js';
+import { drain, until } from '../../../support/until.js';
+
+const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const treePath = loopPath('remote-events');
+const since = 1_700_000_000_000;
+
+function remotePod(name: string, uid: string): Pod {
+  return { metadata: { name, namespace: 'shop-home', uid, annotations: { 'tether.dev/host-namespace': 'shop', 'tether.dev/host-name': name, 'tether.dev/host-uid': `host-${uid}` } } };
+}
+
+/** An Event `name` about pod `pod` (uid `podUid`) at version `rv`, last seen at `at`; its message is its name unless given. */
+function event(name: string, [pod, podUid]: readonly [string, string], resourceVersion: string, at: number, message = name): CoreV1Event {
+  return {
+    metadata: { name, namespace: 'shop-home', resourceVersion },
+    involvedObject: { kind: 'Pod', name: pod, uid: podUid },
+    reason: 'Pulled', message, type: 'Normal', lastTimestamp: new Date(at),
+  };
+}
+
+interface World {
+  events: RemoteEvents;
+  watches: Map<string, FakeListWatch<CoreV1Event>>;
+  passed: string[];
+  pods: Map<string, Pod>;
+  clock: ManualClock;
+}
+
+function world(): World {
+  const clock = new ManualClock(since + 1000);
+  const watches = new Map<string, FakeListWatch<CoreV1Event>>();
+  const pods = new Map<string, Pod>([['web', remotePod('web', 'u1')]]);
+  const passed: string[] = [];
+  const events = new RemoteEvents({
+    remote: {} as unknown as ClusterClient, clock, log: silentLog, since,
+    podOf: (_ns, name) => pods.get(name),
+    onEvent: (ref, type, reason, note) => passed.push(`${ref.namespace}/${ref.name}/${ref.uid} ${type} ${reason} ${note}`),
+    watchFactory: (o) => {
+      const watch = new FakeListWatch<CoreV1Event>(o.path);
+      watches.set(o.path, watch);
+      return watch;
+    },
+  });
+  return { events, watches, passed, pods, clock };
+}
+
+const runLoop = (t: Tap, w: World, loop: Reconciler = w.events.reconciler()): Promise<ActorSystem> => runLoops(t, [loop], w.clock);
+
+const path = '/api/v1/namespaces/shop-home/events';
+
+void t.test('a remote namespace is watched while it holds pods of this node, and no longer once the last one goes', async (t) => {
+  const w = world();
+  await runLoop(t, w);
+  w.events.podAppeared('shop-home', 'web');
+  w.events.podAppeared('shop-home', 'api');
+  await until('watched', () => w.watches.get(path)?.started === true);
+  w.events.podGone('shop-home', 'web');
+  await drain(10);
+  t.equal(w.watches.get(path)?.stopped, false, 'one pod is left');
+  w.events.podGone('shop-home', 'api');
+  await until('unwatched', () => w.watches.get(path)?.stopped === true);
+});
+
+void t.test('the first list\'s old Events are history; newer ones, later ones and each change are passed on once, about this node\'s pods only', async (t) => {
+  const w = world();
+  await runLoop(t, w);
+  w.events.podAppeared('shop-home', 'web');
+  await until('watched', () => w.watches.has(path));
+  const watch = w.watches.get(path)!;
+  watch.listed([event('old', ['web', 'u1'], '1', since - 1), event('new', ['web', 'u1'], '2', since + 1)]);
+  await until('the new one', () => w.passed.length === 1);
+  t.same(w.passed, ['shop/web/host-u1 Normal Pulled remote: new']);
+  watch.added(event('later', ['web', 'u1'], '3', since - 5_000)); // after the first list, its age does not matter
+  watch.added(event('stranger', ['web', 'other-uid'], '4', since + 2)); // same name, another pod
+  watch.added(event('unknown', ['db', 'u7'], '5', since + 2)); // not a pod of this node
+  await until('the later one', () => w.passed.length === 2);
+  watch.modified(event('old', ['web', 'u1'], '6', since + 3, 'old again')); // its count grew
+  await until('the change', () => w.passed.length === 3);
+  watch.listed(watch.list()); // a re-list that finds nothing new
+  w.clock.advance(5 * 60_000); // and the loop's resync
+  await drain(20);
+  t.same(w.passed.slice(1), ['shop/web/host-u1 Normal Pulled remote: later', 'shop/web/host-u1 Normal Pulled remote: old again']);
+});
+
+void t.test('a crash of the loop is restarted by its supervisor: an Event that came meanwhile is passed on, and none is repeated', async (t) => {
+  const w = world();
+  const loop = w.events.reconciler();
+  let crash = false;
+  const crashing: Reconciler = { ...loop, reconcile: (key, ctx) => (crash ? ((crash = false), Promise.reject(new Error('a bug'))) : loop.reconcile(key, ctx)) };
+  const sys = await runLoop(t, w, crashing);
+  w.events.podAppeared('shop-home', 'web');
+  await until('watched', () => w.watches.has(path));
+  const watch = w.watches.get(path)!;
+  watch.listed([event('first', ['web', 'u1'], '1', since + 1)]);
+  await until('the first', () => w.passed.length === 1);
+  crash = true;
+  watch.added(event('second', ['web', 'u1'], '2', since + 2));
+  await until('crashed', () => sys.registry.get(treePath)?.snapshot().status === 'restarting');
+  watch.added(event('third', ['web', 'u1'], '3', since + 3)); // while it is down
+  w.clock.advance(60_000); // the restart's backoff
+  await until('both after the restart', () => w.passed.length === 3);
+  await drain(20);
+  t.same(w.passed.map((p) => p.split(' ').at(-1)), ['first', 'second', 'third']);
+  t.match(sys.registry.get(treePath)?.snapshot(), { restarts: 1, status: 'running' });
+});
