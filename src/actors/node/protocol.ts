@@ -1,3 +1,4 @@
+import type { Schedule } from '../../runtime/effectOutcome.js';
 import type { Node, NodeStatus } from '../../adapters/kubernetes/model.js';
 import type { NodeWatchEvent } from '../../adapters/kubernetes/watch.js';
 import type { EventType } from '../../adapters/kubernetes/eventRecorder.js';
@@ -70,7 +71,8 @@ export type NodeEffect =
   /** Tell the assembler the Node's uid (it forwards it to the lease actor). */
   | { readonly type: 'registered'; readonly uid: string }
   | { readonly type: 'delete-node' }
-  | { readonly type: 'schedule'; readonly ms: number; readonly msg: NodeMsg };
+  /** The delayed self-message, run by the runtime (effectOutcome.ts). */
+  | Schedule<NodeMsg>;
 
 export type NodePhase =
   /** Pinging, registering and writing status. */

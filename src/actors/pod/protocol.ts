@@ -2,6 +2,7 @@
  * The pod actor's protocol: its state, the messages it receives (from the host watch, the
  * provider, its node, and its own effects) and the effects its decisions ask for.
  */
+import type { Schedule } from '../../runtime/effectOutcome.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ErrorKind } from '../../providers/errors.js';
 
@@ -145,6 +146,7 @@ export type PodEffect =
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
   | { readonly type: 'host.delete' }
-  | { readonly type: 'schedule'; readonly ms: number; readonly msg: PodMsg }
+  /** The delayed self-message, run by the runtime (effectOutcome.ts). */
+  | Schedule<PodMsg>
   /** A provider status reached the host this long after it reached the actor. */
   | { readonly type: 'observe-status-latency'; readonly ms: number };
