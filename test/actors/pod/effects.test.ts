@@ -6,6 +6,7 @@ import t from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import type { PodApi } from '../../../src/adapters/kubernetes/podApi.js';
 import { silentLogger } from '../../../src/adapters/logger.js';
+import { SupersededError } from '../../../src/adapters/kubernetes/rateLimiter.js';
 import { performPodEffect, type PodEffectDeps } from '../../../src/actors/pod/effects.js';
 import type { PodMsg } from '../../../src/actors/pod/protocol.js';
 import type { PodProvider } from '../../../src/providers/provider.js';
@@ -50,4 +51,24 @@ t.test('an annotation refused for a same-named successor is not retried', async 
   const { told, calls } = await run({ type: 'host.annotate', annotations: { 'tether.dev/provider-create-error': 'x' } });
   t.same(calls, ['annotations:old-uid']);
   t.same(told, [], 'no annotation-failed (which would retry it)');
+});
+
+t.test('a status write failing with something that is not an API failure crashes the actor, not a failed write', async (t) => {
+  const told: PodMsg[] = [];
+  const clock = new ManualClock();
+  const pods: PodApi = { ...recreatedHost([]), patchPodStatus: () => Promise.reject(new TypeError('status.conditions is not iterable')) };
+  const deps: PodEffectDeps = { provider: {} as PodProvider, pods, events: new FakeEvents(), clock, logger: silentLogger };
+  const ctx: EffectContext<PodMsg> = { self: { path: 'pod', tell: (m) => told.push(m) }, clock, signal: new AbortController().signal, schedule: () => {} };
+  await t.rejects(Promise.resolve(performPodEffect(deps, identity, { type: 'host.write-status', status: { phase: 'Running' } }, ctx)), TypeError);
+  t.same(told, [], 'no status-write-failed (which would retry a bug forever)');
+});
+
+t.test('a status write dropped from the queue for a newer one reports superseded', async (t) => {
+  const told: PodMsg[] = [];
+  const clock = new ManualClock();
+  const pods: PodApi = { ...recreatedHost([]), patchPodStatus: () => Promise.reject(new SupersededError('pod:data/db-0')) };
+  const deps: PodEffectDeps = { provider: {} as PodProvider, pods, events: new FakeEvents(), clock, logger: silentLogger };
+  const ctx: EffectContext<PodMsg> = { self: { path: 'pod', tell: (m) => told.push(m) }, clock, signal: new AbortController().signal, schedule: () => {} };
+  await performPodEffect(deps, identity, { type: 'host.write-status', status: { phase: 'Running' } }, ctx);
+  t.same(told, [{ type: 'pod.status-write-superseded' }]);
 });
