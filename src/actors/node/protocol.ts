@@ -37,13 +37,13 @@ export type NodeMsg =
   /** `facts` is undefined when an existing Node was adopted while the provider could not be reached. */
   | { readonly type: 'node.registered'; readonly node: Node; readonly facts: NodeFacts | undefined; readonly created: boolean }
   | { readonly type: 'node.register-failed'; readonly error: string; readonly retryAfterMs?: number }
-  | { readonly type: 'node.register-retry' }
+  | { readonly type: 'node.retry-register' }
   | { readonly type: 'node.facts'; readonly facts: NodeFacts }
   | { readonly type: 'node.facts-failed'; readonly error: string }
   | { readonly type: 'node.status-written' }
   /** `gone`: the patch found no Node (someone deleted it), so it must be registered again. */
   | { readonly type: 'node.status-write-failed'; readonly error: string; readonly gone: boolean; readonly retryAfterMs?: number }
-  | { readonly type: 'node.status-retry' }
+  | { readonly type: 'node.retry-status' }
   /**
    * What the Node watch saw. `node` undefined means it was deleted; `deletedUid` names the
    * deleted object, so a late deletion of an older Node (one Tether already replaced) is ignored.
@@ -54,7 +54,7 @@ export type NodeMsg =
   | { readonly type: 'node.shutdown'; readonly deleteNode: boolean }
   | { readonly type: 'node.deleted' }
   | { readonly type: 'node.delete-failed'; readonly error: string; readonly retryAfterMs?: number }
-  | { readonly type: 'node.delete-retry' };
+  | { readonly type: 'node.retry-delete' };
 
 export type NodeEffect =
   /** Get the Node; create it if absent, else patch the labels Tether owns. Reports 'node.registered'. */

@@ -168,9 +168,9 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
   t.equal(of(first.effects, 'write-status').length, 1);
 
   const failed = run(first.state, [{ type: 'node.status-write-failed', error: '503: unavailable', gone: false }]);
-  t.match(failed.last, [{ type: 'schedule', msg: { type: 'node.status-retry' } }], 'status write failure schedules a retry');
+  t.match(failed.last, [{ type: 'schedule', msg: { type: 'node.retry-status' } }], 'status write failure schedules a retry');
   t.ok(jittered200(failed.last), 'after 200 ms ± 20 %');
-  const again = run(failed.state, [{ type: 'node.status-retry' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
+  const again = run(failed.state, [{ type: 'node.retry-status' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
   const second = of(again.effects, 'schedule').map((e) => e.ms)[0] ?? 0;
   t.ok(second >= 320 && second <= 480, `the backoff doubles (400 ms ± 20 %: ${second})`);
   t.equal(of(again.effects, 'write-status').length, 1, 'the retry writes');
@@ -178,14 +178,14 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
   let s = again.state;
   const delays: number[] = [];
   for (let i = 0; i < 6; i++) {
-    const r = run(s, [{ type: 'node.status-retry' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
+    const r = run(s, [{ type: 'node.retry-status' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
     delays.push(...of(r.effects, 'schedule').map((e) => e.ms));
     s = r.state;
   }
   const expected = [800, 1600, 3200, 6400, 7000, 7000];
   t.ok(delays.every((ms, i) => ms >= expected[i]! * 0.8 && ms <= Math.min(7000, expected[i]! * 1.2)), `doubling ± 20 %, capped at retry.maxMs: ${delays.join(', ')}`);
 
-  const recovered = run(s, [{ type: 'node.status-retry' }, { type: 'node.status-written' }]);
+  const recovered = run(s, [{ type: 'node.retry-status' }, { type: 'node.status-written' }]);
   t.equal(recovered.state.status.failures, 0, 'a success resets the backoff');
 
   const overlapping = run(registered(), [ok, { type: 'node.status-tick' }, { type: 'node.facts', facts }]);
@@ -201,9 +201,9 @@ t.test('a failing provider does not hold up the heartbeat', async (t) => {
 
 t.test('registration failure retries with backoff', async (t) => {
   const step = run(started(), [{ type: 'node.register-failed', error: '403 Forbidden' }]);
-  t.match(step.last, [{ type: 'schedule', msg: { type: 'node.register-retry' } }]);
+  t.match(step.last, [{ type: 'schedule', msg: { type: 'node.retry-register' } }]);
   t.ok(jittered200(step.last), 'after 200 ms ± 20 %');
-  t.same(run(step.state, [{ type: 'node.register-retry' }]).last, [{ type: 'register' }]);
+  t.same(run(step.state, [{ type: 'node.retry-register' }]).last, [{ type: 'register' }]);
   t.equal(step.state.registration.lastError, '403 Forbidden');
 });
 
@@ -262,8 +262,8 @@ t.test('shutdown stops pings and status writes, and deletes the Node only if ask
   const del = run(readyNode(), [{ type: 'node.shutdown', deleteNode: true }]);
   t.same(del.last, [{ type: 'delete-node' }]);
   const retried = run(del.state, [{ type: 'node.delete-failed', error: '503' }]);
-  t.match(retried.last, [{ type: 'schedule', msg: { type: 'node.delete-retry' } }]);
+  t.match(retried.last, [{ type: 'schedule', msg: { type: 'node.retry-delete' } }]);
   t.ok(jittered200(retried.last), 'after 200 ms ± 20 %');
-  t.same(run(retried.state, [{ type: 'node.delete-retry' }]).last, [{ type: 'delete-node' }]);
+  t.same(run(retried.state, [{ type: 'node.retry-delete' }]).last, [{ type: 'delete-node' }]);
   t.equal(run(del.state, [{ type: 'node.deleted' }]).state.phase, 'stopped');
 });
