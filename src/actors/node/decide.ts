@@ -53,8 +53,10 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
   switch (msg.type) {
     case 'node.ping-tick':
       return pingTick(settings, state);
-    case 'node.ping-result':
-      return pingResult(settings, state, msg.ok ? { ok: true } : { ok: false, error: msg.error }, now);
+    case 'node.pinged':
+      return pingResult(settings, state, { ok: true }, now);
+    case 'node.ping-failed':
+      return pingResult(settings, state, { ok: false, error: msg.error }, now);
     case 'node.status-tick':
       if (state.phase !== 'running') return { state };
       return {
@@ -64,9 +66,9 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
           ...(state.registered ? [{ type: 'fetch-facts' } as const] : []),
         ],
       };
-    case 'node.facts':
+    case 'node.facts-fetched':
       return writeStatus(settings, { ...state, facts: msg.facts }, now);
-    case 'node.facts-failed':
+    case 'node.facts-fetch-failed':
       // The heartbeat must not wait for the provider: write with the facts we have.
       return writeStatus(settings, state, now);
     case 'node.registered':

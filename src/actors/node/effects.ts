@@ -54,8 +54,8 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
       case 'fetch-facts':
         return reportTo(ctx)(() => facts(ctx), {
           classify: providerFailure,
-          done: (found) => ({ type: 'node.facts', facts: found }),
-          failed: (failure) => ({ type: 'node.facts-failed', error: providerError(failure) }),
+          done: (found) => ({ type: 'node.facts-fetched', facts: found }),
+          failed: (failure) => ({ type: 'node.facts-fetch-failed', error: providerError(failure) }),
         });
       case 'write-status':
         return reportTo(ctx)(() => deps.nodeApi.patchNodeStatus(name, effect.status), {
@@ -145,8 +145,8 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         : providerFailure(err);
     return reportTo(ctx)(work, {
       classify,
-      done: () => ({ type: 'node.ping-result', ok: true }),
-      failed: ({ message }) => ({ type: 'node.ping-result', ok: false, error: message }),
+      done: () => ({ type: 'node.pinged' }),
+      failed: ({ message }) => ({ type: 'node.ping-failed', error: message }),
     });
   }
 }

@@ -26,8 +26,8 @@ export interface Readiness {
 export type NodeMsg =
   /** Time to ping the provider (self-scheduled every ping.intervalMs). */
   | { readonly type: 'node.ping-tick' }
-  | { readonly type: 'node.ping-result'; readonly ok: true }
-  | { readonly type: 'node.ping-result'; readonly ok: false; readonly error: string }
+  | { readonly type: 'node.pinged' }
+  | { readonly type: 'node.ping-failed'; readonly error: string }
   /** Time to refresh the provider's facts and write status with a fresh heartbeat. */
   | { readonly type: 'node.status-tick' }
   /**
@@ -38,8 +38,8 @@ export type NodeMsg =
   | { readonly type: 'node.registered'; readonly node: Node; readonly facts: NodeFacts | undefined; readonly created: boolean }
   | { readonly type: 'node.register-failed'; readonly error: string; readonly retryAfterMs?: number }
   | { readonly type: 'node.retry-register' }
-  | { readonly type: 'node.facts'; readonly facts: NodeFacts }
-  | { readonly type: 'node.facts-failed'; readonly error: string }
+  | { readonly type: 'node.facts-fetched'; readonly facts: NodeFacts }
+  | { readonly type: 'node.facts-fetch-failed'; readonly error: string }
   | { readonly type: 'node.status-written' }
   /** `gone`: the patch found no Node (someone deleted it), so it must be registered again. */
   | { readonly type: 'node.status-write-failed'; readonly error: string; readonly gone: boolean; readonly retryAfterMs?: number }
@@ -59,9 +59,9 @@ export type NodeMsg =
 export type NodeEffect =
   /** Get the Node; create it if absent, else patch the labels Tether owns. Reports 'node.registered'. */
   | { readonly type: 'register' }
-  /** Ping the provider with the configured timeout. Reports 'node.ping-result'. */
+  /** Ping the provider with the configured timeout. Reports 'node.pinged' or 'node.ping-failed'. */
   | { readonly type: 'ping' }
-  /** Ask the provider for capacity and node info. Reports 'node.facts'. */
+  /** Ask the provider for capacity and node info. Reports 'node.facts-fetched'. */
   | { readonly type: 'fetch-facts' }
   /** Strategic-merge patch of the Node's status (only Tether's own condition types). */
   | { readonly type: 'write-status'; readonly status: Partial<NodeStatus> }

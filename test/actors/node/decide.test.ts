@@ -16,8 +16,8 @@ const facts: NodeFacts = {
 };
 const T0 = 1_000_000;
 
-const ok: NodeMsg = { type: 'node.ping-result', ok: true };
-const fail = (error = 'connection refused'): NodeMsg => ({ type: 'node.ping-result', ok: false, error });
+const ok: NodeMsg = { type: 'node.pinged' };
+const fail = (error = 'connection refused'): NodeMsg => ({ type: 'node.ping-failed', error });
 const storedNode = (uid: string, conditions: NodeCondition[] = []): Node => ({ metadata: { name: 'vn-1', uid }, status: { conditions } });
 const registeredMsg = (uid = 'uid-1', created = true, conditions: NodeCondition[] = []): NodeMsg => ({ type: 'node.registered', node: storedNode(uid, conditions), facts, created });
 
@@ -109,7 +109,7 @@ t.test('a readiness change writes status with a new transition time; a heartbeat
   t.equal(condition?.lastHeartbeatTime?.getTime(), T0 + 50_002);
 
   const settled = run(flip.state, [{ type: 'node.status-written' }]).state;
-  const tick = run(settled, [{ type: 'node.status-tick' }, { type: 'node.facts', facts }], T0 + 120_000);
+  const tick = run(settled, [{ type: 'node.status-tick' }, { type: 'node.facts-fetched', facts }], T0 + 120_000);
   const heartbeat = readyCondition(of(tick.effects, 'write-status')[0]?.status);
   t.equal(heartbeat?.lastHeartbeatTime?.getTime(), T0 + 120_001, 'fresh heartbeat');
   t.equal(heartbeat?.lastTransitionTime?.getTime(), T0 + 50_002, 'no flip, no new transition time');
@@ -188,14 +188,14 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
   const recovered = run(s, [{ type: 'node.retry-status' }, { type: 'node.status-written' }]);
   t.equal(recovered.state.status.failures, 0, 'a success resets the backoff');
 
-  const overlapping = run(registered(), [ok, { type: 'node.status-tick' }, { type: 'node.facts', facts }]);
+  const overlapping = run(registered(), [ok, { type: 'node.status-tick' }, { type: 'node.facts-fetched', facts }]);
   t.equal(of(overlapping.effects, 'write-status').length, 1, 'no second write while one is in flight');
   const after = run(overlapping.state, [{ type: 'node.status-written' }]);
   t.equal(of(after.effects, 'write-status').length, 1, 'the write asked for meanwhile follows');
 });
 
 t.test('a failing provider does not hold up the heartbeat', async (t) => {
-  const step = run(readyNode(), [{ type: 'node.status-tick' }, { type: 'node.facts-failed', error: 'provider sim: busy' }]);
+  const step = run(readyNode(), [{ type: 'node.status-tick' }, { type: 'node.facts-fetch-failed', error: 'provider sim: busy' }]);
   t.equal(of(step.effects, 'write-status').length, 1);
 });
 
@@ -234,7 +234,7 @@ t.test('a Node deleted by someone is re-created', async (t) => {
 
   t.same(run(back.state, [{ type: 'node.observed', node: undefined, deletedUid: 'uid-1' }]).last, [], 'a late deletion of the old Node is ignored');
 
-  const gone = run(ready, [{ type: 'node.status-tick' }, { type: 'node.facts', facts }, { type: 'node.status-write-failed', error: '404', gone: true }]);
+  const gone = run(ready, [{ type: 'node.status-tick' }, { type: 'node.facts-fetched', facts }, { type: 'node.status-write-failed', error: '404', gone: true }]);
   t.same(gone.last, [{ type: 'register' }], 'a status patch that finds no Node registers it again');
 
   const during = run(deleted.state, [{ type: 'node.observed', node: undefined }]);
