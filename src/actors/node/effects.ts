@@ -1,4 +1,3 @@
-import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
 import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/eventRecorder.js';
 import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
 import type { Logger } from '../../adapters/logger.js';
@@ -121,9 +120,10 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
       try {
         return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
       } catch (err) {
-        if (!(err instanceof KubeApiError && err.kind === 'alreadyExists')) throw err;
+        const failure = apiFailure(err);
+        if (failure?.kind !== 'alreadyExists') throw err;
         // Created by someone between our get and create: adopt it below, next time round.
-        return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(apiFailure(err) ?? { retryAfterMs: undefined }) };
+        return { type: 'node.register-failed', error: failure.message, ...retryAfter(failure) };
       }
     }
     const patch = labelPatch(settings, found, existing);
