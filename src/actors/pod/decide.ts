@@ -7,7 +7,7 @@
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { createErrorAnnotation } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, retryDelete, startDeletion } from './deletion.js';
+import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
@@ -142,7 +142,7 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
 function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | undefined, now: number): Next {
   const sameUid = pod !== undefined && (pod.metadata?.uid === state.uid || pod.metadata?.annotations?.['tether.dev/host-uid'] === state.uid);
   if (!state.host) {
-    return pod ? { state: enter(state, { stage: 'orphaned', termination: null, delete: noRetry }), effects: [{ type: 'provider.delete', pod }] } : { state, stop: true };
+    return pod ? { state: orphaned(state), effects: [{ type: 'provider.delete', pod }] } : { state, stop: true };
   }
   if (state.stage === 'terminating') {
     // Read again (the node is Ready after an outage): gone at the provider ends the deletion.

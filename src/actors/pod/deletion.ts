@@ -23,8 +23,7 @@ export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
     case 'terminating': {
       // Deleted on the host without waiting for us (e.g. force-deleted): still stop it at the provider.
       const pod = deletionRequest(config, state);
-      const deletion = state.stage === 'terminating' ? { termination: state.termination, delete: state.delete } : { termination: null, delete: noRetry };
-      return { state: enter({ ...state, host: undefined }, { stage: 'orphaned', ...deletion }), effects: [{ type: 'provider.delete', pod }] };
+      return { state: orphaned({ ...state, host: undefined }), effects: [{ type: 'provider.delete', pod }] };
     }
     case 'orphaned':
       return { state: { ...state, host: undefined } };
@@ -34,6 +33,12 @@ export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
     case 'finishing':
       return { state: { ...state, host: undefined }, stop: true };
   }
+}
+
+/** The host pod is gone: what is left at the provider is removed, with the grace of a deletion already under way. */
+export function orphaned(state: PodState): PodState {
+  const deletion = state.stage === 'terminating' || state.stage === 'orphaned' ? { termination: state.termination, delete: state.delete } : { termination: null, delete: noRetry };
+  return enter(state, { stage: 'orphaned', ...deletion });
 }
 
 export const isDeleting = (state: PodState): boolean => state.stage === 'terminating' || state.stage === 'finishing' || state.stage === 'orphaned';

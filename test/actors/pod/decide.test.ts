@@ -606,3 +606,12 @@ t.test('a failed write made stale by the current status is not sent again', asyn
     if (e.type === 'host.write-status') t.not(e.status.conditions?.find((c) => c.type === 'Ready')?.status, 'False', 'the stale NotReady mark is not written');
   }
 });
+
+t.test('a terminating pod whose host pod vanished keeps its grace period when it is orphaned', async (t) => {
+  const terminating = step(runningState(), { type: 'pod.host-changed', pod: deleting(5) }).state;
+  const gone = step(terminating, { type: 'pod.status-write-failed', message: 'not found', podGone: true }).state;
+  const found = step(gone, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(found.state.stage, 'orphaned');
+  const again = step(found.state, { type: 'pod.retry-delete' });
+  t.equal(only(again, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 5, 'the provider is asked with the grace already given');
+});
