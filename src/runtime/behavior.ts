@@ -7,6 +7,8 @@ import type { Clock } from '../lib/clock.js';
  * to run. The runtime runs each effect with `perform`, detached from the mailbox, so a slow API
  * call never blocks the actor; effects report results back as ordinary messages. A rejected
  * `perform` is a crash (the supervisor's business); an expected failure is a message.
+ * `effectOutcome.ts` is the one helper that turns an async call into those messages (and runs
+ * `schedule`, the delayed self-message), so each actor states only its messages and its classifier.
  */
 export type SummaryValue = string | number | boolean | null;
 export type StateSummary = Readonly<Record<string, SummaryValue>>;

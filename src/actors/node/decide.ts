@@ -53,8 +53,10 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
   switch (msg.type) {
     case 'node.ping-tick':
       return pingTick(settings, state);
-    case 'node.ping-result':
-      return pingResult(settings, state, msg.ok ? { ok: true } : { ok: false, error: msg.error }, now);
+    case 'node.pinged':
+      return pingResult(settings, state, { ok: true }, now);
+    case 'node.ping-failed':
+      return pingResult(settings, state, { ok: false, error: msg.error }, now);
     case 'node.status-tick':
       if (state.phase !== 'running') return { state };
       return {
@@ -64,23 +66,23 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
           ...(state.registered ? [{ type: 'fetch-facts' } as const] : []),
         ],
       };
-    case 'node.facts':
+    case 'node.facts-fetched':
       return writeStatus(settings, { ...state, facts: msg.facts }, now);
-    case 'node.facts-failed':
+    case 'node.facts-fetch-failed':
       // The heartbeat must not wait for the provider: write with the facts we have.
       return writeStatus(settings, state, now);
     case 'node.registered':
       return registered(settings, state, msg, now);
     case 'node.register-failed':
-      return failed(settings, state, 'registration', msg, { type: 'node.register-retry' });
-    case 'node.register-retry':
+      return failed(settings, state, 'registration', msg, { type: 'node.retry-register' });
+    case 'node.retry-register':
       return register(state, retryDue);
     case 'node.status-written':
       return statusWritten(settings, state, now);
     case 'node.status-write-failed':
       if (msg.gone) return nodeGone({ ...state, status: idleLoop });
-      return failed(settings, state, 'status', msg, { type: 'node.status-retry' });
-    case 'node.status-retry':
+      return failed(settings, state, 'status', msg, { type: 'node.retry-status' });
+    case 'node.retry-status':
       return writeStatus(settings, state, now, retryDue);
     case 'node.observed':
       return observed(state, msg);
@@ -91,8 +93,8 @@ export function decideNode(settings: NodeSettings, state: NodeState, msg: NodeMs
     case 'node.deleted':
       return { state: { ...state, phase: 'stopped', registered: false, deletion: idleLoop } };
     case 'node.delete-failed':
-      return failed(settings, state, 'deletion', msg, { type: 'node.delete-retry' });
-    case 'node.delete-retry': {
+      return failed(settings, state, 'deletion', msg, { type: 'node.retry-delete' });
+    case 'node.retry-delete': {
       if (state.phase !== 'shutting-down') return { state };
       const next = retryDue(state.deletion);
       return { state: { ...state, deletion: next.loop }, effects: next.start ? [{ type: 'delete-node' }] : [] };

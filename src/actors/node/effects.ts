@@ -1,18 +1,19 @@
-import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
 import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/eventRecorder.js';
 import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
 import type { Logger } from '../../adapters/logger.js';
 import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
-import { isClassified, transient } from '../../providers/errors.js';
+import { transient } from '../../providers/errors.js';
 import type { NodeProvider } from '../../providers/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
+import { reportTo, withSchedule, type Classifier, type Failure } from '../../runtime/effectOutcome.js';
+import { apiFailure, providerFailure } from '../effectFailures.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
 import type { NodeEffect, NodeFacts, NodeMsg, Readiness } from './protocol.js';
-import { errorMessage } from '../../lib/errorMessage.js';
 
 /**
  * The node actor's effects: the only code that talks to the NodeApi, the provider and the event
- * recorder. Expected failures become messages; two kinds of failure are crashes on purpose:
+ * recorder. Outcomes come back as messages (runtime/effectOutcome.ts, classifiers in
+ * actors/effectFailures.ts); two kinds of failure are crashes on purpose:
  * an unclassified error from the provider (a bug in it: the supervisor restarts the actor, and
  * repeated crashes escalate, which stops this node) and an error that is not a KubeApiError.
  */
@@ -43,21 +44,26 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     return { resources, info };
   };
 
-  return (effect, ctx) => {
+  return withSchedule<NodeMsg, NodeEffect>((effect, ctx) => {
     switch (effect.type) {
       case 'register':
         return register(ctx);
       case 'ping':
         return ping(ctx);
       case 'fetch-facts':
-        return report(ctx, async () => ({ type: 'node.facts', facts: await facts(ctx) }), (error) => ({ type: 'node.facts-failed', error }));
+        return reportTo(ctx)(() => facts(ctx), {
+          classify: providerFailure,
+          done: (found) => ({ type: 'node.facts-fetched', facts: found }),
+          failed: (failure) => ({ type: 'node.facts-fetch-failed', error: providerError(failure) }),
+        });
       case 'write-status':
-        return apiCall(ctx, async () => {
-          await deps.nodeApi.patchNodeStatus(name, effect.status);
-          return { type: 'node.status-written' };
-        }, (err) => {
-          if (err.kind !== 'notFound') deps.logger.warn('node status write failed', { node: name, error: describeApiError(err) });
-          return { type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound', ...retryAfter(err) };
+        return reportTo(ctx)(() => deps.nodeApi.patchNodeStatus(name, effect.status), {
+          classify: apiFailure,
+          done: () => ({ type: 'node.status-written' }),
+          failed: (failure) => {
+            if (failure.kind !== 'notFound') deps.logger.warn('node status write failed', { node: name, error: failure.message });
+            return { type: 'node.status-write-failed', error: failure.message, gone: failure.kind === 'notFound', ...retryAfter(failure) };
+          },
         });
       case 'announce':
         announce(effect.readiness);
@@ -69,15 +75,17 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         deps.onRegistered?.({ name, uid: effect.uid });
         return;
       case 'delete-node':
-        return apiCall(ctx, async () => {
-          await deps.nodeApi.deleteNode(name);
-          return { type: 'node.deleted' };
-        }, (err) => ({ type: 'node.delete-failed', error: describeApiError(err), ...retryAfter(err) }));
-      case 'schedule':
-        ctx.schedule(effect.ms, effect.msg);
-        return;
+        return reportTo(ctx)(() => deps.nodeApi.deleteNode(name), {
+          classify: apiFailure,
+          done: () => ({ type: 'node.deleted' }),
+          failed: (failure) => ({ type: 'node.delete-failed', error: failure.message, ...retryAfter(failure) }),
+        });
     }
-  };
+  });
+
+  function providerError(failure: Failure): string {
+    return `provider ${deps.provider.name}: ${failure.message}`;
+  }
 
   function announce(readiness: Readiness): void {
     deps.logger.info(readiness.ready ? 'node ready' : 'node not ready', { node: name, reason: readiness.reason, message: readiness.message });
@@ -88,84 +96,62 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     // Provider first: an unclassified failure crashes. A classified one (the provider is down)
     // still adopts an existing Node, so that a Tether started during an outage writes NotReady
     // (and renews the Lease) instead of leaving the last run's Ready=True; creating a Node waits.
-    let found: NodeFacts | undefined;
-    let unavailable = '';
-    try {
-      found = await facts(ctx);
-    } catch (err) {
-      if (ctx.signal.aborted) return;
-      if (!isClassified(err)) throw err;
-      unavailable = `provider ${deps.provider.name}: ${errorMessage(err)}`;
-    }
-    await apiCall(ctx, async () => {
-      const existing = await deps.nodeApi.getNode(name);
-      if (existing !== undefined && found === undefined) return { type: 'node.registered', node: existing, facts: undefined, created: false };
-      if (found === undefined) return { type: 'node.register-failed', error: unavailable };
-      if (existing === undefined) {
-        try {
-          return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
-        } catch (err) {
-          if (!(err instanceof KubeApiError && err.kind === 'alreadyExists')) throw err;
-          // Created by someone between our get and create: adopt it below, next time round.
-          return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(err) };
-        }
-      }
-      const patch = labelPatch(settings, found, existing);
-      const node = patch ? await deps.nodeApi.patchNodeMetadata(name, patch) : existing;
-      return { type: 'node.registered', node, facts: found, created: false };
-    }, (err) => {
-      // Say why the Node never appears (RBAC, admission, an outage): registration retries quietly otherwise.
-      deps.logger.warn('node registration failed', { node: name, error: describeApiError(err) });
-      return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(err) };
+    const found = await facts(ctx).catch((err: unknown) => {
+      const failure = providerFailure(err);
+      if (failure === undefined) throw err;
+      return providerError(failure);
+    });
+    await reportTo(ctx)(() => registerNode(typeof found === 'string' ? undefined : found, typeof found === 'string' ? found : ''), {
+      classify: apiFailure,
+      done: (msg) => msg,
+      failed: (failure) => {
+        // Say why the Node never appears (RBAC, admission, an outage): registration retries quietly otherwise.
+        deps.logger.warn('node registration failed', { node: name, error: failure.message });
+        return { type: 'node.register-failed', error: failure.message, ...retryAfter(failure) };
+      },
     });
   }
 
-  async function ping(ctx: Ctx): Promise<void> {
+  async function registerNode(found: NodeFacts | undefined, unavailable: string): Promise<NodeMsg> {
+    const existing = await deps.nodeApi.getNode(name);
+    if (existing !== undefined && found === undefined) return { type: 'node.registered', node: existing, facts: undefined, created: false };
+    if (found === undefined) return { type: 'node.register-failed', error: unavailable };
+    if (existing === undefined) {
+      try {
+        return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
+      } catch (err) {
+        const failure = apiFailure(err);
+        if (failure?.kind !== 'alreadyExists') throw err;
+        // Created by someone between our get and create: adopt it below, next time round.
+        return { type: 'node.register-failed', error: failure.message, ...retryAfter(failure) };
+      }
+    }
+    const patch = labelPatch(settings, found, existing);
+    const node = patch ? await deps.nodeApi.patchNodeMetadata(name, patch) : existing;
+    return { type: 'node.registered', node, facts: found, created: false };
+  }
+
+  function ping(ctx: Ctx): Promise<void> {
     let pingSignal: AbortSignal | undefined;
-    try {
-      await callWithDeadline(ctx.clock, config.ping.timeoutMs, ctx.signal, (signal) => {
+    const work = (outer: AbortSignal): Promise<void> =>
+      callWithDeadline(ctx.clock, config.ping.timeoutMs, outer, (signal) => {
         pingSignal = signal;
         return deps.provider.ping(signal);
       });
-      ctx.self.tell({ type: 'node.ping-result', ok: true });
-    } catch (err) {
-      if (ctx.signal.aborted) return;
-      const timedOut = pingSignal?.aborted === true && err === pingSignal.reason;
-      if (!timedOut && !isClassified(err)) throw err;
-      const error = timedOut ? `ping timed out after ${config.ping.timeoutMs} ms` : errorMessage(err);
-      ctx.self.tell({ type: 'node.ping-result', ok: false, error });
-    }
-  }
-
-  /** Runs a provider call; classified failures become `onError`, unclassified ones crash. */
-  async function report(ctx: Ctx, run: () => Promise<NodeMsg>, onError: (error: string) => NodeMsg): Promise<void> {
-    let msg: NodeMsg;
-    try {
-      msg = await run();
-    } catch (err) {
-      if (ctx.signal.aborted) return;
-      if (!isClassified(err)) throw err;
-      msg = onError(`provider ${deps.provider.name}: ${errorMessage(err)}`);
-    }
-    ctx.self.tell(msg);
+    // The ping's own deadline is an answer (the provider is slow or down), as is a classified error.
+    const classify: Classifier<string> = (err) =>
+      pingSignal?.aborted === true && err === pingSignal.reason
+        ? { kind: 'timeout', message: `ping timed out after ${config.ping.timeoutMs} ms`, error: err }
+        : providerFailure(err);
+    return reportTo(ctx)(work, {
+      classify,
+      done: () => ({ type: 'node.pinged' }),
+      failed: ({ message }) => ({ type: 'node.ping-failed', error: message }),
+    });
   }
 }
-
-/** Runs Kubernetes API calls; a KubeApiError becomes `onError`, anything else is a crash. */
-async function apiCall(ctx: Ctx, run: () => Promise<NodeMsg>, onError: (err: KubeApiError) => NodeMsg): Promise<void> {
-  let msg: NodeMsg;
-  try {
-    msg = await run();
-  } catch (err) {
-    if (ctx.signal.aborted) return;
-    if (!(err instanceof KubeApiError)) throw err;
-    msg = onError(err);
-  }
-  if (!ctx.signal.aborted) ctx.self.tell(msg);
-}
-
 
 /** The server's Retry-After, for the write loop's backoff (never sooner than it asks). */
-function retryAfter(err: { readonly retryAfterSeconds?: number }): { retryAfterMs?: number } {
-  return err.retryAfterSeconds !== undefined ? { retryAfterMs: err.retryAfterSeconds * 1000 } : {};
+function retryAfter(failure: { readonly retryAfterMs?: number | undefined }): { retryAfterMs?: number } {
+  return failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {};
 }

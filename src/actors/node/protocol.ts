@@ -1,3 +1,4 @@
+import type { Schedule } from '../../runtime/effectOutcome.js';
 import type { Node, NodeStatus } from '../../adapters/kubernetes/model.js';
 import type { NodeWatchEvent } from '../../adapters/kubernetes/watch.js';
 import type { EventType } from '../../adapters/kubernetes/eventRecorder.js';
@@ -25,8 +26,8 @@ export interface Readiness {
 export type NodeMsg =
   /** Time to ping the provider (self-scheduled every ping.intervalMs). */
   | { readonly type: 'node.ping-tick' }
-  | { readonly type: 'node.ping-result'; readonly ok: true }
-  | { readonly type: 'node.ping-result'; readonly ok: false; readonly error: string }
+  | { readonly type: 'node.pinged' }
+  | { readonly type: 'node.ping-failed'; readonly error: string }
   /** Time to refresh the provider's facts and write status with a fresh heartbeat. */
   | { readonly type: 'node.status-tick' }
   /**
@@ -36,13 +37,13 @@ export type NodeMsg =
   /** `facts` is undefined when an existing Node was adopted while the provider could not be reached. */
   | { readonly type: 'node.registered'; readonly node: Node; readonly facts: NodeFacts | undefined; readonly created: boolean }
   | { readonly type: 'node.register-failed'; readonly error: string; readonly retryAfterMs?: number }
-  | { readonly type: 'node.register-retry' }
-  | { readonly type: 'node.facts'; readonly facts: NodeFacts }
-  | { readonly type: 'node.facts-failed'; readonly error: string }
+  | { readonly type: 'node.retry-register' }
+  | { readonly type: 'node.facts-fetched'; readonly facts: NodeFacts }
+  | { readonly type: 'node.facts-fetch-failed'; readonly error: string }
   | { readonly type: 'node.status-written' }
   /** `gone`: the patch found no Node (someone deleted it), so it must be registered again. */
   | { readonly type: 'node.status-write-failed'; readonly error: string; readonly gone: boolean; readonly retryAfterMs?: number }
-  | { readonly type: 'node.status-retry' }
+  | { readonly type: 'node.retry-status' }
   /**
    * What the Node watch saw. `node` undefined means it was deleted; `deletedUid` names the
    * deleted object, so a late deletion of an older Node (one Tether already replaced) is ignored.
@@ -53,14 +54,14 @@ export type NodeMsg =
   | { readonly type: 'node.shutdown'; readonly deleteNode: boolean }
   | { readonly type: 'node.deleted' }
   | { readonly type: 'node.delete-failed'; readonly error: string; readonly retryAfterMs?: number }
-  | { readonly type: 'node.delete-retry' };
+  | { readonly type: 'node.retry-delete' };
 
 export type NodeEffect =
   /** Get the Node; create it if absent, else patch the labels Tether owns. Reports 'node.registered'. */
   | { readonly type: 'register' }
-  /** Ping the provider with the configured timeout. Reports 'node.ping-result'. */
+  /** Ping the provider with the configured timeout. Reports 'node.pinged' or 'node.ping-failed'. */
   | { readonly type: 'ping' }
-  /** Ask the provider for capacity and node info. Reports 'node.facts'. */
+  /** Ask the provider for capacity and node info. Reports 'node.facts-fetched'. */
   | { readonly type: 'fetch-facts' }
   /** Strategic-merge patch of the Node's status (only Tether's own condition types). */
   | { readonly type: 'write-status'; readonly status: Partial<NodeStatus> }
@@ -70,7 +71,8 @@ export type NodeEffect =
   /** Tell the assembler the Node's uid (it forwards it to the lease actor). */
   | { readonly type: 'registered'; readonly uid: string }
   | { readonly type: 'delete-node' }
-  | { readonly type: 'schedule'; readonly ms: number; readonly msg: NodeMsg };
+  /** The delayed self-message, run by the runtime (effectOutcome.ts). */
+  | Schedule<NodeMsg>;
 
 export type NodePhase =
   /** Pinging, registering and writing status. */

@@ -63,6 +63,8 @@ class PodBehavior implements ActorBehavior<PodState, PodMsg, PodEffect> {
   }
 
   summarize(state: PodState): StateSummary {
+    const create = state.stage === 'creating' || state.stage === 'backoff' ? state.create : undefined;
+    const due = create?.dueAt ?? null;
     return {
       namespace: state.namespace,
       name: state.name,
@@ -70,8 +72,8 @@ class PodBehavior implements ActorBehavior<PodState, PodMsg, PodEffect> {
       phase: state.provider?.phase ?? null,
       ready: state.provider?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && state.node.ready,
       nodeReady: state.node.ready,
-      createAttempts: state.createAttempts,
-      nextAttemptAt: state.nextAttemptAt === null ? null : new Date(state.nextAttemptAt).toISOString(),
+      createAttempts: create?.attempt ?? 0,
+      nextAttemptAt: due === null ? null : new Date(due).toISOString(),
       lastError: state.createError?.message ?? null,
     };
   }

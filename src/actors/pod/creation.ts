@@ -10,23 +10,25 @@ import { deletionRequest, finish, onHostDeleted, startDeletion, terminate } from
 import { podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodState } from './protocol.js';
-import { event, retryDelay, withEffects, type Next } from './transitions.js';
+import { enter, event, failedAgain, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function create(config: PodActorConfig, state: PodState, _now: number): Next {
   const host = state.host as Pod;
+  // A retry keeps counting its failures; a first create (or one for a changed spec) starts afresh.
+  const retry = state.stage === 'backoff' ? state.create : noRetry;
   return withEffects(
-    { ...state, stage: 'creating', nextAttemptAt: null, sentSpec: specFingerprint(host) },
+    enter(state, { stage: 'creating', create: { ...retry, dueAt: null }, sentSpec: specFingerprint(host) }),
     [
       { type: 'provider.create', pod: podForProvider(host, config.nodeName) },
       // A create that never answers must not hold the pod (or its deletion) forever.
-      { type: 'schedule', ms: config.createDeadlineMs, msg: { type: 'pod.create-deadline', attempt: state.createAttempts } },
+      { type: 'schedule', ms: config.createDeadlineMs, msg: { type: 'pod.create-deadline', attempt: retry.attempt } },
     ],
   );
 }
 
 /** The create in flight has not answered in time: a failure whose outcome at the provider is unknown. */
 export function onCreateDeadline(config: PodActorConfig, state: PodState, attempt: number, now: number): Next {
-  if (state.stage !== 'creating' || attempt !== state.createAttempts) return { state };
+  if (state.stage !== 'creating' || attempt !== state.create.attempt) return { state };
   return onCreateFailed(config, state, { kind: 'transient', message: `the provider did not answer the create within ${config.createDeadlineMs / 1000} s` }, now);
 }
 
@@ -36,14 +38,13 @@ export function onCreateSucceeded(config: PodActorConfig, state: PodState, now: 
   if (state.stage === 'terminating' || state.stage === 'orphaned') return { state, effects: [{ type: 'provider.delete', pod: deletionRequest(config, state) }] };
   if (state.stage !== 'creating' && state.stage !== 'backoff') return { state };
   const recovered = state.createError !== null;
-  const next: PodState = { ...state, stage: 'running', createAttempts: 0, createError: null, nextAttemptAt: null };
+  const next = enter({ ...state, createError: null }, { stage: 'running', sentSpec: state.sentSpec });
   if (state.host?.metadata?.deletionTimestamp || !state.host) {
     return state.host ? startDeletion(config, next, now) : onHostDeleted(config, next);
   }
   const annotated = reconcileAnnotation(next, now);
-  const effects = annotated.stop ? [] : [...(annotated.effects ?? [])];
-  if (recovered) effects.push(event('Normal', 'ProviderCreated', `created at the provider after ${state.createAttempts} failed attempt(s)`, 'Create'));
-  return withEffects(annotated.state, effects);
+  if (!recovered) return annotated;
+  return plus(annotated, event('Normal', 'ProviderCreated', `created at the provider after ${state.create.attempt} failed attempt(s)`, 'Create'));
 }
 
 /** `reason`: the provider's precise Event reason (virtual-kubelet's, e.g. MandatorySecretNotFound), recorded beside Tether's own. */
@@ -52,31 +53,28 @@ export function onCreateFailed(
 ): Next {
   const { kind, message, reason } = failure;
   if (state.stage !== 'creating') return { state }; // a late answer: the deadline already decided
-  const error = { kind, message, at: now };
-  if (!state.host || state.host.metadata?.deletionTimestamp) {
-    const next = { ...state, createError: error };
-    if (!state.host) return { state: next, stop: true };
+  const failed: PodState = { ...state, createError: { kind, message, at: now } };
+  if (!state.host) return { state: failed, stop: true };
+  if (state.host.metadata?.deletionTimestamp) {
     // Refused outright: nothing runs. Otherwise the create may have happened: the provider's answer to the delete says.
-    return kind === 'invalid-input' ? finish({ ...next, stage: 'backoff' }) : terminate(config, { ...next, stage: 'backoff' }, now);
+    return kind === 'invalid-input' ? finish(failed) : terminate(config, failed, now);
   }
   const precise = reason !== undefined ? [event('Warning', reason, message, 'Create')] : [];
   if (kind === 'invalid-input') {
-    const next = reconcileAnnotation({ ...state, stage: 'rejected', createError: error }, now);
-    return withEffects(next.state, [
-      ...(next.stop ? [] : next.effects ?? []),
+    return plus(
+      reconcileAnnotation(enter(failed, { stage: 'rejected', sentSpec: state.sentSpec }), now),
       ...precise,
       event('Warning', 'ProviderRejected', `the provider rejected the pod; it will not be retried until its spec changes: ${message}`, 'Create'),
-    ]);
+    );
   }
-  const attempts = state.createAttempts + 1;
-  const delay = retryDelay(config, state, attempts - 1);
-  const next = reconcileAnnotation({ ...state, stage: 'backoff', createAttempts: attempts, createError: error, nextAttemptAt: now + delay }, now);
-  return withEffects(next.state, [
-    ...(next.stop ? [] : next.effects ?? []),
+  const delay = retryDelay(config, state, state.create.attempt);
+  const backoff = enter(failed, { stage: 'backoff', create: failedAgain(state.create, now, delay, message), sentSpec: state.sentSpec });
+  return plus(
+    reconcileAnnotation(backoff, now),
     ...precise,
     event('Warning', 'ProviderCreateFailed', `creating the pod at the provider failed: ${message}`, 'Create'),
     { type: 'schedule', ms: delay, msg: { type: 'pod.retry-create' } },
-  ]);
+  );
 }
 
 export function onRetryCreate(config: PodActorConfig, state: PodState, now: number): Next {
@@ -87,16 +85,16 @@ export function onRetryCreate(config: PodActorConfig, state: PodState, now: numb
 
 /** Makes the host pod's error annotation match the current creation error (one write at a time). */
 export function reconcileAnnotation(state: PodState, now: number): Next {
-  if (state.annotationInFlight || !state.host) return { state };
+  if (state.annotation.inFlight || !state.host) return { state };
   const wanted = state.createError?.message ?? null;
-  if (wanted === state.annotatedError) return { state };
-  if (wanted !== null) {
-    const at = new Date(state.createError?.at ?? now).toISOString();
-    return withEffects({ ...state, annotationInFlight: true }, [
-      { type: 'host.annotate', annotations: { [createErrorAnnotation]: wanted, [createErrorAtAnnotation]: at } },
-    ]);
-  }
-  return withEffects({ ...state, annotationInFlight: true }, [
-    { type: 'host.annotate', annotations: { [createErrorAnnotation]: null, [createErrorAtAnnotation]: null } },
+  if (wanted === state.annotation.shown) return { state };
+  const at = wanted === null ? null : new Date(state.createError?.at ?? now).toISOString();
+  return withEffects({ ...state, annotation: { ...state.annotation, inFlight: true } }, [
+    { type: 'host.annotate', annotations: { [createErrorAnnotation]: wanted, [createErrorAtAnnotation]: at } },
   ]);
+}
+
+/** The annotation patch landed (`shown` is what the host pod carries now): reconcile again if the wanted value moved on. */
+export function onAnnotationWritten(state: PodState, shown: string | null, now: number): Next {
+  return reconcileAnnotation({ ...state, annotation: { shown, inFlight: false } }, now);
 }

@@ -6,15 +6,15 @@
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { createErrorAnnotation } from './annotations.js';
-import { create, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, retryDelete, startDeletion } from './deletion.js';
+import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
+import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
 import { onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
-import { event, retryDelay, withEffects, type Next } from './transitions.js';
+import { after, andThen, enter, event, failedAgain, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
 
 export { retryDelay } from './transitions.js';
 
@@ -25,15 +25,10 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     stage: 'starting',
     node,
     provider: undefined,
-    createAttempts: 0,
-    nextAttemptAt: null,
     createError: null,
-    annotatedError: host?.metadata?.annotations?.[createErrorAnnotation] ?? null,
-    annotationInFlight: false,
-    sentSpec: null,
-    deleteAttempts: 0,
-    termination: null,
-    writes: { inFlight: 0, last: null, held: null, holds: 0, confirmed: null, stored: null, storedVersion: null, failures: 0, waitingSince: null },
+    annotation: { shown: host?.metadata?.annotations?.[createErrorAnnotation] ?? null, inFlight: false },
+    writes: { inFlight: 0, last: null, held: null, holds: 0, confirmed: null, stored: null, storedVersion: null, waitingSince: null },
+    retries: { fetch: noRetry, annotate: noRetry, update: noRetry, write: noRetry },
   };
 }
 
@@ -42,10 +37,9 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
  * it marks the pod at once, since the provider may not answer for a long while.
  */
 export function onPodStart(config: PodActorConfig, state: PodState, now: number): Next {
-  const starting: PodState = { ...state, stage: 'starting' };
-  const begun = state.host?.metadata?.deletionTimestamp ? startDeletion(config, starting, now) : { state: starting };
-  const marked = markNotReady(config, begun.state, now);
-  return withEffects(marked.state, [{ type: 'provider.get' }, ...(begun.stop ? [] : begun.effects ?? []), ...(marked.stop ? [] : marked.effects ?? [])]);
+  const starting = enter(state, { stage: 'starting' });
+  const begun = starting.host?.metadata?.deletionTimestamp ? startDeletion(config, starting, now) : { state: starting };
+  return after([{ type: 'provider.get' }], andThen(begun, (s) => markNotReady(config, s, now)));
 }
 
 export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {
@@ -59,8 +53,8 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.provider-fetched':
       return onProviderFetched(config, succeeded(state, 'fetch'), msg.pod, now);
     case 'pod.provider-fetch-failed':
-      return retryLater(config, state, 'fetch', { type: 'pod.refetch' }, msg.retryAfterMs);
-    case 'pod.refetch':
+      return retryLater(config, state, 'fetch', msg, now);
+    case 'pod.retry-fetch':
       return { state, effects: [{ type: 'provider.get' }] };
     case 'pod.provider-status':
       return onProviderStatus(config, state, msg.status, now);
@@ -76,15 +70,18 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return onRetryCreate(config, state, now);
     case 'pod.update-failed': {
       // The provider keeps the previous spec; retried with backoff (and by the next spec change).
-      const retry = retryLater(config, { ...state, sentSpec: null }, 'update', { type: 'pod.retry-update' }, msg.retryAfterMs);
-      return withEffects(retry.state, [event('Warning', 'ProviderUpdateFailed', `updating the pod at the provider failed: ${msg.message}`, 'Update'), ...(retry.stop ? [] : retry.effects ?? [])]);
+      const resend = state.stage === 'running' ? { ...state, sentSpec: null } : state;
+      return after(
+        [event('Warning', 'ProviderUpdateFailed', `updating the pod at the provider failed: ${msg.message}`, 'Update')],
+        retryLater(config, resend, 'update', msg, now),
+      );
     }
     case 'pod.retry-update':
       return state.host && state.stage === 'running' ? onHostChanged(config, state, now) : { state };
     case 'pod.delete-accepted':
       return state.stage === 'orphaned' ? { state, stop: true } : { state };
     case 'pod.delete-failed':
-      return onDeleteFailed(config, state, msg.kind, msg.message);
+      return onDeleteFailed(config, state, msg.kind, msg.message, now);
     case 'pod.retry-delete':
       return retryDelete(config, state);
     case 'pod.grace-expired':
@@ -92,7 +89,7 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':
-      return onStatusWriteFailed(config, state, msg.podGone);
+      return onStatusWriteFailed(config, state, msg, now);
     case 'pod.status-write-superseded':
       return onStatusWriteSuperseded(state);
     case 'pod.retry-write':
@@ -100,17 +97,15 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
     case 'pod.hold-expired':
       return onHoldExpired(state, msg.hold);
     case 'pod.annotation-written':
-      return reconcileAnnotation({ ...succeeded(state, 'annotate'), annotationInFlight: false, annotatedError: msg.value }, now);
+      return onAnnotationWritten(succeeded(state, 'annotate'), msg.value, now);
     case 'pod.annotation-failed':
-      return retryLater(config, { ...state, annotationInFlight: false }, 'annotate', { type: 'pod.reconcile-annotation' }, msg.retryAfterMs);
-    case 'pod.reconcile-annotation':
+      return retryLater(config, { ...state, annotation: { ...state.annotation, inFlight: false } }, 'annotate', msg, now);
+    case 'pod.retry-annotate':
       return reconcileAnnotation(state, now);
     case 'pod.host-delete-finished':
       return { state, stop: true };
-    case 'pod.host-delete-failed': {
-      const attempts = state.deleteAttempts + 1;
-      return withEffects({ ...state, deleteAttempts: attempts }, [{ type: 'schedule', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-host-delete' } }]);
-    }
+    case 'pod.host-delete-failed':
+      return onHostDeleteFailed(config, state, msg.message, now);
     case 'pod.retry-host-delete':
       return state.stage === 'finishing' ? withEffects(state, [{ type: 'host.delete' }]) : { state };
   }
@@ -125,7 +120,7 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
   switch (state.stage) {
     case 'rejected':
       // An invalid spec is terminal until the spec changes.
-      return spec !== state.sentSpec ? create(config, { ...state, createAttempts: 0 }, now) : { state };
+      return spec !== state.sentSpec ? create(config, state, now) : { state };
     case 'running':
       if (spec !== state.sentSpec) {
         return withEffects({ ...state, sentSpec: spec }, [{ type: 'provider.update', pod: podForProvider(host, config.nodeName) }]);
@@ -147,7 +142,7 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
 function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | undefined, now: number): Next {
   const sameUid = pod !== undefined && (pod.metadata?.uid === state.uid || pod.metadata?.annotations?.['tether.dev/host-uid'] === state.uid);
   if (!state.host) {
-    return pod ? { state: { ...state, stage: 'orphaned' }, effects: [{ type: 'provider.delete', pod }] } : { state, stop: true };
+    return pod ? { state: orphaned(state), effects: [{ type: 'provider.delete', pod }] } : { state, stop: true };
   }
   if (state.stage === 'terminating') {
     // Read again (the node is Ready after an outage): gone at the provider ends the deletion.
@@ -157,13 +152,15 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   if (state.stage !== 'starting' && state.stage !== 'running') return { state };
   if (pod && !sameUid) {
     // The provider still runs an older pod of the same name: have it removed, then create ours.
+    const ms = retryDelay(config, state, 0);
     return withEffects(
-      { ...state, stage: 'backoff', createAttempts: state.createAttempts + 1 },
-      [{ type: 'provider.delete', pod }, { type: 'schedule', ms: retryDelay(config, state, state.createAttempts), msg: { type: 'pod.retry-create' } }],
+      enter(state, { stage: 'backoff', create: failedAgain(noRetry, now, ms, null), sentSpec: state.stage === 'running' ? state.sentSpec : null }),
+      [{ type: 'provider.delete', pod }, { type: 'schedule', ms, msg: { type: 'pod.retry-create' } }],
     );
   }
   if (pod) {
-    const running: PodState = { ...state, stage: 'running', sentSpec: state.sentSpec ?? specFingerprint(state.host), provider: pod.status ?? state.provider };
+    const sentSpec = (state.stage === 'running' ? state.sentSpec : null) ?? specFingerprint(state.host);
+    const running = enter({ ...state, provider: pod.status ?? state.provider }, { stage: 'running', sentSpec });
     if (state.host.metadata?.deletionTimestamp) return startDeletion(config, running, now);
     // Adopted while the node is NotReady: mark it from the provider's word, never write a Ready=True.
     if (!running.node.ready) return state.stage === 'starting' ? markNotReady(config, running, now) : { state: running };
@@ -171,7 +168,7 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   }
   if (state.stage === 'running') return onProviderGone(config, state, 'NotFound', 'the provider no longer has this pod', now);
   if (state.host.metadata?.deletionTimestamp) return finish(state);
-  if (isTerminal(state.host.status)) return { state: { ...state, stage: 'done' } }; // it ran and ended before; nothing to run again
+  if (isTerminal(state.host.status)) return { state: enter(state, { stage: 'done' }) }; // it ran and ended before; nothing to run again
   return create(config, state, now);
 }
 
@@ -191,8 +188,8 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   }
   const next = { ...state, provider: status };
   if (state.stage === 'terminating' && isTerminal(status)) {
-    const written = next.node.ready ? requestWrite(next, hostStatusFrom(status)) : { state: next, effects: [] };
-    return finish(written.state, ...(written.stop ? [] : written.effects ?? []));
+    const written = next.node.ready ? requestWrite(next, hostStatusFrom(status)) : { state: next };
+    return andThen(written, (s) => finish(s));
   }
   // While the node is NotReady the provider's word is stale by definition: keep it, do not write it.
   if (!next.node.ready) return { state: next };
@@ -213,8 +210,10 @@ function onProviderGone(config: PodActorConfig, state: PodState, reason: string,
     case 'running': {
       // Lost without being asked: say so on the host pod rather than silently re-create it.
       const failed = lostStatus(state.provider, reason, message, new Date(now));
-      const next = requestWrite({ ...state, stage: 'done', provider: failed }, failed);
-      return withEffects(next.state, [...(next.stop ? [] : next.effects ?? []), event('Warning', 'ProviderPodLost', `the provider lost the pod (${reason}): ${message}`, 'Sync')]);
+      return plus(
+        requestWrite(enter({ ...state, provider: failed }, { stage: 'done' }), failed),
+        event('Warning', 'ProviderPodLost', `the provider lost the pod (${reason}): ${message}`, 'Sync'),
+      );
     }
     case 'starting':
     case 'creating':

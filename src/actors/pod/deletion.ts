@@ -12,8 +12,8 @@ import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { ErrorKind } from '../../providers/errors.js';
 import { gracePeriodSeconds, isTerminal, podForProvider } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
-import type { PodEffect, PodMsg, PodState } from './protocol.js';
-import { event, minimalPod, retryDelay, withEffects, type Next } from './transitions.js';
+import type { PodEffect, PodIn, PodMsg, PodState } from './protocol.js';
+import { after, enter, event, failedAgain, minimalPod, noRetry, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
   switch (state.stage) {
@@ -23,7 +23,7 @@ export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
     case 'terminating': {
       // Deleted on the host without waiting for us (e.g. force-deleted): still stop it at the provider.
       const pod = deletionRequest(config, state);
-      return { state: { ...state, host: undefined, stage: 'orphaned' }, effects: [{ type: 'provider.delete', pod }] };
+      return { state: orphaned({ ...state, host: undefined }), effects: [{ type: 'provider.delete', pod }] };
     }
     case 'orphaned':
       return { state: { ...state, host: undefined } };
@@ -33,6 +33,12 @@ export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
     case 'finishing':
       return { state: { ...state, host: undefined }, stop: true };
   }
+}
+
+/** The host pod is gone: what is left at the provider is removed, with the grace of a deletion already under way. */
+export function orphaned(state: PodState): PodState {
+  const deletion = state.stage === 'terminating' || state.stage === 'orphaned' ? { termination: state.termination, delete: state.delete } : { termination: null, delete: noRetry };
+  return enter(state, { stage: 'orphaned', ...deletion });
 }
 
 export const isDeleting = (state: PodState): boolean => state.stage === 'terminating' || state.stage === 'finishing' || state.stage === 'orphaned';
@@ -54,10 +60,7 @@ export function startDeletion(config: PodActorConfig, state: PodState, now: numb
       // A failed create may still have happened: the provider's answer to the delete says.
       return terminate(config, state, now);
     case 'running':
-      if (isTerminal(state.provider)) {
-        const finished = finish(state);
-        return withEffects(finished.state, [{ type: 'provider.delete', pod: deletionRequest(config, state) }, ...(finished.stop ? [] : finished.effects ?? [])]);
-      }
+      if (isTerminal(state.provider)) return after([{ type: 'provider.delete', pod: deletionRequest(config, state) }], finish(state));
       return terminate(config, state, now);
     case 'terminating':
       return shortenGrace(config, state, now);
@@ -71,7 +74,7 @@ export function startDeletion(config: PodActorConfig, state: PodState, now: numb
 export function terminate(config: PodActorConfig, state: PodState, now: number): Next {
   const graceSeconds = gracePeriodSeconds(state.host);
   const ms = graceSeconds * 1000 + config.graceMarginMs;
-  const next: PodState = { ...state, stage: 'terminating', termination: { graceSeconds, deadlineAt: now + ms, escalations: 0 } };
+  const next = enter(state, { stage: 'terminating', termination: { graceSeconds, deadlineAt: now + ms, escalations: 0 }, delete: noRetry });
   return withEffects(next, [
     { type: 'provider.delete', pod: deletionRequest(config, next) },
     { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } },
@@ -79,10 +82,10 @@ export function terminate(config: PodActorConfig, state: PodState, now: number):
 }
 
 /** A shorter grace period given to a terminating pod re-asks the provider and brings the deadline forward. */
-function shortenGrace(config: PodActorConfig, state: PodState, now: number): Next {
+function shortenGrace(config: PodActorConfig, state: PodIn<'terminating'>, now: number): Next {
   const current = state.termination;
   const graceSeconds = gracePeriodSeconds(state.host);
-  if (!current || current.escalations > 0 || graceSeconds >= current.graceSeconds) return { state };
+  if (current.escalations > 0 || graceSeconds >= current.graceSeconds) return { state };
   const ms = graceSeconds * 1000 + config.graceMarginMs;
   const deadlineAt = Math.min(current.deadlineAt, now + ms);
   const next: PodState = { ...state, termination: { ...current, graceSeconds, deadlineAt } };
@@ -93,8 +96,8 @@ function shortenGrace(config: PodActorConfig, state: PodState, now: number): Nex
 
 /** The deadline passed and the provider has not reported the end: escalate (grace 0), ask again later. */
 export function onGraceExpired(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.grace-expired' }>, now: number): Next {
+  if (state.stage !== 'terminating' || msg.at !== state.termination.deadlineAt) return { state };
   const current = state.termination;
-  if (state.stage !== 'terminating' || !current || msg.at !== current.deadlineAt) return { state };
   const delay = retryDelay(config, state, current.escalations);
   const next: PodState = { ...state, termination: { graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1 } };
   const effects: PodEffect[] = [
@@ -111,35 +114,44 @@ export function onGraceExpired(config: PodActorConfig, state: PodState, msg: Ext
 /** The pod as the provider is asked to delete it: with the grace period of the termination under way. */
 export function deletionRequest(config: PodActorConfig, state: PodState): Pod {
   const pod = podForProvider(state.host ?? minimalPod(state), config.nodeName);
-  if (state.termination) pod.metadata = { ...pod.metadata, deletionGracePeriodSeconds: state.termination.graceSeconds };
+  const termination = state.stage === 'terminating' || state.stage === 'orphaned' ? state.termination : null;
+  if (termination) pod.metadata = { ...pod.metadata, deletionGracePeriodSeconds: termination.graceSeconds };
   return pod;
 }
 
 /** Deletes the host pod for good (grace 0, UID precondition), after writing a final status if one is due. */
 export function finish(state: PodState, ...extra: PodEffect[]): Next {
-  const finishing = { ...state, stage: 'finishing' as const };
+  const finishing = enter(state, { stage: 'finishing', hostDelete: noRetry });
   if (state.writes.inFlight > 0) return withEffects(finishing, extra); // delete once the write lands
   return withEffects(finishing, [...extra, { type: 'host.delete' }]);
 }
 
-export function onDeleteFailed(config: PodActorConfig, state: PodState, kind: ErrorKind, message: string): Next {
+export function onDeleteFailed(config: PodActorConfig, state: PodState, kind: ErrorKind, message: string, now: number): Next {
   if (kind === 'not-found') {
     // Already gone at the provider: deletion is done there.
     if (state.stage === 'orphaned') return { state, stop: true };
     if (state.stage === 'terminating') return finish(state);
     return { state };
   }
-  const attempts = state.deleteAttempts + 1;
   const warn = event('Warning', 'ProviderDeleteFailed', `deleting the pod at the provider failed: ${message}`, 'Delete');
+  // The older pod of a namesake, in any other stage: asked again unless a deletion takes over meanwhile.
+  if (state.stage !== 'terminating' && state.stage !== 'orphaned') return withEffects(state, [warn, { type: 'schedule', ms: retryDelay(config, state, 0), msg: { type: 'pod.retry-delete' } }]);
   // Once escalated, the deadline's own backoff asks again; a second chain would double the calls.
-  if (state.stage === 'terminating' && (state.termination?.escalations ?? 0) > 0) return withEffects({ ...state, deleteAttempts: attempts }, [warn]);
-  return withEffects({ ...state, deleteAttempts: attempts }, [
-    warn,
-    { type: 'schedule', ms: retryDelay(config, state, attempts - 1), msg: { type: 'pod.retry-delete' } },
-  ]);
+  if (state.stage === 'terminating' && state.termination.escalations > 0) {
+    return withEffects({ ...state, delete: failedAgain(state.delete, now, null, message) }, [warn]);
+  }
+  const ms = retryDelay(config, state, state.delete.attempt);
+  return withEffects({ ...state, delete: failedAgain(state.delete, now, ms, message) }, [warn, { type: 'schedule', ms, msg: { type: 'pod.retry-delete' } }]);
 }
 
 export function retryDelete(config: PodActorConfig, state: PodState): Next {
   if (state.stage !== 'terminating' && state.stage !== 'orphaned') return { state };
   return { state, effects: [{ type: 'provider.delete', pod: deletionRequest(config, state) }] };
+}
+
+/** The host pod's delete failed: ask again with backoff while the pod is finishing. */
+export function onHostDeleteFailed(config: PodActorConfig, state: PodState, message: string, now: number): Next {
+  if (state.stage !== 'finishing') return { state };
+  const ms = retryDelay(config, state, state.hostDelete.attempt);
+  return withEffects({ ...state, hostDelete: failedAgain(state.hostDelete, now, ms, message) }, [{ type: 'schedule', ms, msg: { type: 'pod.retry-host-delete' } }]);
 }

@@ -1,23 +1,23 @@
 /**
  * Runs the pod actor's effects against the provider and the host API, and reports every outcome
- * back as a message. Expected failures become messages; an unclassified provider error (a bug in
- * the provider) is rethrown, which crashes this pod's actor and lets its supervisor restart it.
+ * back as a message (runtime/effectOutcome.ts). Expected failures become messages; an unclassified
+ * error (a bug in the provider, or anything from the host API that is not an API failure) crashes
+ * this pod's actor and lets its supervisor restart it (the classifiers: actors/effectFailures.ts).
  */
 import type { Clock } from '../../lib/clock.js';
-import { isApiErrorKind, describeApiError, retryAfterMsOf } from '../../adapters/kubernetes/errors.js';
-import { isSuperseded } from '../../adapters/kubernetes/rateLimiter.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { classify, eventReasonOf, isClassified, type ErrorKind } from '../../providers/errors.js';
+import { eventReasonOf } from '../../providers/errors.js';
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import type { PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { EffectContext } from '../../runtime/behavior.js';
+import { performWithSchedule, reportTo, type Failure, type OwnEffect } from '../../runtime/effectOutcome.js';
+import { apiFailure, providerFailure, queuedWriteFailure } from '../effectFailures.js';
 import { createErrorAnnotation } from './annotations.js';
 import { ownedFingerprint } from './podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
-import { errorMessage } from '../../lib/errorMessage.js';
 
 export interface PodEffectDeps {
   readonly provider: PodProvider;
@@ -31,128 +31,88 @@ export interface PodEffectDeps {
 
 type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
 
-/** Provider calls: a classified error is an answer (a message); anything else is a crash. */
-async function askProvider<T>(
-  call: () => Promise<T>,
-  onAnswer: (value: T) => PodMsg | undefined,
-  onError: (kind: ErrorKind, message: string, retryAfterMs: number | undefined, error: unknown) => PodMsg,
-  ctx: EffectContext<PodMsg>,
-): Promise<void> {
-  let answer: PodMsg | undefined;
-  try {
-    answer = onAnswer(await call());
-  } catch (error) {
-    if (ctx.signal.aborted) return;
-    if (!isClassified(error)) throw error;
-    answer = onError(classify(error), errorMessage(error), retryAfterMsOf(error), error);
-  }
-  if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
-}
+const retryAfter = (failure: Failure): { retryAfterMs?: number } => (failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {});
 
 /** `logger` is the pod's own (the node's by default). */
 export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: PodEffect, ctx: EffectContext<PodMsg>, logger: Logger = deps.logger): Promise<void> | void {
+  return performWithSchedule(effect, ctx, (own) => performOwn(deps, pod, own, ctx, logger));
+}
+
+function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEffect, PodMsg>, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> | void {
   const { provider } = deps;
-  const { namespace, name } = pod;
-  const signal = ctx.signal;
+  const { namespace, name, uid } = pod;
   switch (effect.type) {
     case 'provider.get':
-      return askProvider(
-        () => provider.getPod(namespace, name, signal),
-        (found) => ({ type: 'pod.provider-fetched', pod: found }),
-        (_kind, message, retryAfterMs) => ({ type: 'pod.provider-fetch-failed', message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }),
-        ctx,
-      );
+      return reportTo(ctx)((signal) => provider.getPod(namespace, name, signal), {
+        classify: providerFailure,
+        done: (found) => ({ type: 'pod.provider-fetched', pod: found }),
+        failed: (failure) => ({ type: 'pod.provider-fetch-failed', message: failure.message, ...retryAfter(failure) }),
+      });
     case 'provider.create':
-      return askProvider(
-        () => provider.createPod(effect.pod, signal),
-        () => ({ type: 'pod.create-succeeded' }),
-        (kind, message, _retryAfterMs, error) => {
+      return reportTo(ctx)((signal) => provider.createPod(effect.pod, signal), {
+        classify: providerFailure,
+        done: () => ({ type: 'pod.create-succeeded' }),
+        failed: ({ kind, message, error }) => {
           const reason = eventReasonOf(error);
           return { type: 'pod.create-failed', kind, message, ...(reason !== undefined ? { reason } : {}) };
         },
-        ctx,
-      );
+      });
     case 'provider.update':
-      return askProvider(
-        () => provider.updatePod(effect.pod, signal),
-        () => undefined, // status changes that follow arrive as notifications
-        (_kind, message, retryAfterMs) => ({ type: 'pod.update-failed', message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }),
-        ctx,
-      );
+      return reportTo(ctx)((signal) => provider.updatePod(effect.pod, signal), {
+        classify: providerFailure,
+        done: () => undefined, // status changes that follow arrive as notifications
+        failed: (failure) => ({ type: 'pod.update-failed', message: failure.message, ...retryAfter(failure) }),
+      });
     case 'provider.delete':
-      return askProvider(
-        () => provider.deletePod(effect.pod, signal),
-        () => ({ type: 'pod.delete-accepted' }),
-        (kind, message) => ({ type: 'pod.delete-failed', kind, message }),
-        ctx,
-      );
+      return reportTo(ctx)((signal) => provider.deletePod(effect.pod, signal), {
+        classify: providerFailure,
+        done: () => ({ type: 'pod.delete-accepted' }),
+        failed: ({ kind, message }) => ({ type: 'pod.delete-failed', kind, message }),
+      });
     case 'host.write-status':
       return writeStatus(deps, pod, effect.status, ctx, logger);
-    case 'host.annotate':
-      return annotate(deps, pod, effect.annotations, ctx);
+    case 'host.annotate': {
+      const value = effect.annotations[createErrorAnnotation] ?? null;
+      return reportTo(ctx)(() => deps.pods.patchPodAnnotations(namespace, name, uid, effect.annotations), {
+        classify: apiFailure,
+        done: () => ({ type: 'pod.annotation-written', value }),
+        // The pod is gone (a conflict: on its uid): nothing to annotate, nothing to retry.
+        failed: (failure) => (ourPodGone(failure) ? undefined : { type: 'pod.annotation-failed', message: failure.message, ...retryAfter(failure) }),
+      });
+    }
     case 'host.event':
-      deps.events.record(
-        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid: pod.uid },
-        effect.eventType,
-        effect.reason,
-        effect.note,
-        effect.action,
-      );
+      deps.events.record({ kind: 'Pod', apiVersion: 'v1', namespace, name, uid }, effect.eventType, effect.reason, effect.note, effect.action);
       return;
     case 'host.delete':
-      return deleteHostPod(deps, pod, ctx);
-    case 'schedule':
-      ctx.schedule(effect.ms, effect.msg);
-      return;
+      // Grace 0: the provider has already ended the pod; the UID precondition spares a re-created namesake.
+      return reportTo(ctx)(() => deps.pods.deletePod(namespace, name, { uid, gracePeriodSeconds: 0 }), {
+        classify: apiFailure,
+        done: () => ({ type: 'pod.host-delete-finished' }),
+        failed: (failure) => (ourPodGone(failure) ? { type: 'pod.host-delete-finished' } : { type: 'pod.host-delete-failed', message: failure.message }),
+      });
     case 'observe-status-latency':
       deps.onStatusLatency?.(effect.ms / 1000);
       return;
   }
 }
 
-async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> {
-  try {
-    const stored = await deps.pods.patchPodStatus(pod.namespace, pod.name, pod.uid, status);
-    ctx.self.tell({
+/** 404, or 409 on the uid every write carries: another pod holds the name now. Ours is gone. */
+const ourPodGone = (failure: Failure<string>): boolean => failure.kind === 'notFound' || failure.kind === 'conflict';
+
+function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> {
+  return reportTo(ctx)(() => deps.pods.patchPodStatus(pod.namespace, pod.name, pod.uid, status), {
+    classify: queuedWriteFailure,
+    done: (stored) => ({
       type: 'pod.status-written',
       written: fingerprint(status),
       stored: ownedFingerprint(stored.status),
       ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
-    });
-  } catch (error) {
-    if (isSuperseded(error)) {
-      ctx.self.tell({ type: 'pod.status-write-superseded' });
-      return;
-    }
-    // 404, or 409 on the uid carried in the patch: another pod holds the name now. Ours is gone.
-    const podGone = isApiErrorKind(error, 'notFound', 'conflict');
-    if (!podGone) logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });
-    ctx.self.tell({ type: 'pod.status-write-failed', message: describeApiError(error), podGone });
-  }
-}
-
-async function annotate(deps: PodEffectDeps, pod: Identity, annotations: Readonly<Record<string, string | null>>, ctx: EffectContext<PodMsg>): Promise<void> {
-  const value = annotations[createErrorAnnotation] ?? null;
-  try {
-    await deps.pods.patchPodAnnotations(pod.namespace, pod.name, pod.uid, annotations);
-    ctx.self.tell({ type: 'pod.annotation-written', value });
-  } catch (error) {
-    if (isApiErrorKind(error, 'notFound', 'conflict')) return; // the pod is gone (a conflict: on its uid); nothing to annotate
-    const retryAfterMs = retryAfterMsOf(error);
-    ctx.self.tell({ type: 'pod.annotation-failed', message: describeApiError(error), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-  }
-}
-
-async function deleteHostPod(deps: PodEffectDeps, pod: Identity, ctx: EffectContext<PodMsg>): Promise<void> {
-  try {
-    // Grace 0: the provider has already ended the pod; the UID precondition spares a re-created namesake.
-    await deps.pods.deletePod(pod.namespace, pod.name, { uid: pod.uid, gracePeriodSeconds: 0 });
-    ctx.self.tell({ type: 'pod.host-delete-finished' });
-  } catch (error) {
-    if (isApiErrorKind(error, 'notFound', 'conflict')) {
-      ctx.self.tell({ type: 'pod.host-delete-finished' });
-      return;
-    }
-    ctx.self.tell({ type: 'pod.host-delete-failed', message: describeApiError(error) });
-  }
+    }),
+    failed: (failure) => {
+      if (failure.kind === 'superseded') return { type: 'pod.status-write-superseded' };
+      const podGone = ourPodGone(failure);
+      if (!podGone) logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: failure.message });
+      return { type: 'pod.status-write-failed', message: failure.message, podGone };
+    },
+  });
 }

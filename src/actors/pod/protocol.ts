@@ -2,6 +2,7 @@
  * The pod actor's protocol: its state, the messages it receives (from the host watch, the
  * provider, its node, and its own effects) and the effects its decisions ask for.
  */
+import type { Schedule } from '../../runtime/effectOutcome.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ErrorKind } from '../../providers/errors.js';
 
@@ -52,36 +53,62 @@ export interface StatusWrites {
   readonly stored: string | null;
   /** The resourceVersion of that stored pod: a watch event older than it is not another writer. */
   readonly storedVersion: string | null;
-  readonly failures: number;
   /** When the oldest provider status not yet on the host arrived (for the write-latency metric). */
   readonly waitingSince: number | null;
 }
 
-export interface PodState {
+/** One retried operation: consecutive failures, when the next attempt is due, and the last error. */
+export interface Retry {
+  readonly attempt: number;
+  readonly dueAt: number | null;
+  readonly lastError: string | null;
+}
+
+/** Operations retried in any stage (creation and deletion retries belong to their stages). */
+export type RetryKind = 'fetch' | 'annotate' | 'update' | 'write';
+
+/** The creation-error annotation on the host pod, reconciled one patch at a time. */
+export interface AnnotationSync {
+  /** The value the host pod's annotation carries, as far as Tether knows (null: none). */
+  readonly shown: string | null;
+  readonly inFlight: boolean;
+}
+
+/** What is valid in every stage. */
+export interface PodCommon {
   readonly namespace: string;
   readonly name: string;
   readonly uid: string;
   /** The host pod as last seen (undefined once it is gone from the host). */
   readonly host: Pod | undefined;
-  readonly stage: Stage;
   readonly node: NodeReadiness;
   /** The provider's last status for the pod. */
   readonly provider: PodStatus | undefined;
-  readonly createAttempts: number;
-  readonly nextAttemptAt: number | null;
+  /** The last creation error, which the host pod's annotation shows until a create succeeds. */
   readonly createError: CreateError | null;
-  /** The creation error the host pod's annotation carries, as far as Tether knows (null: none). */
-  readonly annotatedError: string | null;
-  readonly annotationInFlight: boolean;
-  /** Fingerprint of the spec and metadata the provider was last given. */
-  readonly sentSpec: string | null;
-  readonly deleteAttempts: number;
-  /** Set while the pod terminates: what the provider was last asked and when Tether asks again. */
-  readonly termination: Termination | null;
+  readonly annotation: AnnotationSync;
   readonly writes: StatusWrites;
-  /** Consecutive failures per retried operation (absent: none), for the backoff (retries.ts). */
-  readonly retries?: Readonly<Partial<Record<RetryKind, number>>>;
+  readonly retries: Readonly<Record<RetryKind, Retry>>;
 }
+
+/**
+ * Each stage with only what is valid in it (see {@link Stage}). `sentSpec` is the fingerprint of
+ * the spec and metadata the provider was last given (null: to be sent again).
+ */
+export type PodStage =
+  | { readonly stage: 'starting' }
+  | { readonly stage: 'creating'; readonly create: Retry; readonly sentSpec: string }
+  | { readonly stage: 'backoff'; readonly create: Retry; readonly sentSpec: string | null }
+  | { readonly stage: 'rejected'; readonly sentSpec: string }
+  | { readonly stage: 'running'; readonly sentSpec: string | null }
+  | { readonly stage: 'done' }
+  | { readonly stage: 'terminating'; readonly termination: Termination; readonly delete: Retry }
+  | { readonly stage: 'finishing'; readonly hostDelete: Retry }
+  /** `termination`: the deletion under way when the host pod went (its grace is what the provider is asked). */
+  | { readonly stage: 'orphaned'; readonly termination: Termination | null; readonly delete: Retry };
+
+export type PodState = PodCommon & PodStage;
+export type PodIn<S extends Stage> = PodCommon & Extract<PodStage, { readonly stage: S }>;
 
 /**
  * A deletion in progress. It ends only on the provider's word (a terminal status, or the pod
@@ -95,8 +122,6 @@ export interface Termination {
   /** Escalated requests sent so far. */
   readonly escalations: number;
 }
-/** Operations retried with backoff outside creation, deletion and status writes. */
-export type RetryKind = 'fetch' | 'annotate' | 'update';
 
 export type PodMsg =
   | { readonly type: 'pod.host-changed'; readonly pod: Pod }
@@ -104,7 +129,7 @@ export type PodMsg =
   | { readonly type: 'pod.node-readiness'; readonly readiness: NodeReadiness }
   | { readonly type: 'pod.provider-fetched'; readonly pod: Pod | undefined }
   | { readonly type: 'pod.provider-fetch-failed'; readonly message: string; readonly retryAfterMs?: number }
-  | { readonly type: 'pod.refetch' }
+  | { readonly type: 'pod.retry-fetch' }
   | { readonly type: 'pod.provider-status'; readonly status: PodStatus }
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
   | { readonly type: 'pod.create-succeeded' }
@@ -129,7 +154,7 @@ export type PodMsg =
   | { readonly type: 'pod.hold-expired'; readonly hold: number }
   | { readonly type: 'pod.annotation-written'; readonly value: string | null }
   | { readonly type: 'pod.annotation-failed'; readonly message: string; readonly retryAfterMs?: number }
-  | { readonly type: 'pod.reconcile-annotation' }
+  | { readonly type: 'pod.retry-annotate' }
   | { readonly type: 'pod.host-delete-finished' }
   | { readonly type: 'pod.host-delete-failed'; readonly message: string }
   | { readonly type: 'pod.retry-host-delete' };
@@ -145,6 +170,7 @@ export type PodEffect =
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
   | { readonly type: 'host.delete' }
-  | { readonly type: 'schedule'; readonly ms: number; readonly msg: PodMsg }
+  /** The delayed self-message, run by the runtime (effectOutcome.ts). */
+  | Schedule<PodMsg>
   /** A provider status reached the host this long after it reached the actor. */
   | { readonly type: 'observe-status-latency'; readonly ms: number };

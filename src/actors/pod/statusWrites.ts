@@ -11,7 +11,8 @@ import { hostStatusFrom, ownedFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { withReadinessGates } from './readinessGates.js';
-import { retryDelay, withEffects, type Next } from './transitions.js';
+import { succeeded } from './retries.js';
+import { failedAgain, retryDelay, withEffects, type Next } from './transitions.js';
 
 /**
  * Another client wrote the status fields Tether owns: put Tether's back. Only when nothing is in
@@ -79,11 +80,12 @@ export function onStatusWritten(config: PodActorConfig, state: PodState, msg: Ex
   const landed = inFlight === 0 && state.writes.held === null && state.writes.waitingSince !== null;
   const next = {
     ...state,
-    writes: { ...state.writes, inFlight, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, failures: 0, waitingSince: landed ? null : state.writes.waitingSince },
+    writes: { ...state.writes, inFlight, confirmed: msg.written, stored: msg.stored, storedVersion: msg.storedVersion ?? null, waitingSince: landed ? null : state.writes.waitingSince },
   };
+  const settled = succeeded(next, 'write');
   const observed: PodEffect[] = landed ? [{ type: 'observe-status-latency', ms: now - (state.writes.waitingSince ?? now) }] : [];
-  if (state.stage === 'finishing' && inFlight === 0) return withEffects(next, [...observed, { type: 'host.delete' }]);
-  return withEffects(next, observed);
+  if (state.stage === 'finishing' && inFlight === 0) return withEffects(settled, [...observed, { type: 'host.delete' }]);
+  return withEffects(settled, observed);
 }
 
 /**
@@ -99,15 +101,17 @@ export function onStatusWriteSuperseded(state: PodState): Next {
   return retryWrite(next);
 }
 
-export function onStatusWriteFailed(config: PodActorConfig, state: PodState, podGone: boolean): Next {
-  const failures = state.writes.failures + 1;
+export function onStatusWriteFailed(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.status-write-failed' }>, now: number): Next {
   const inFlight = Math.max(0, state.writes.inFlight - 1);
-  const next = { ...state, writes: { ...state.writes, inFlight, failures } };
+  const retry = state.retries.write;
+  const ms = retryDelay(config, state, retry.attempt);
+  const retried = !msg.podGone && inFlight === 0 && state.stage !== 'finishing';
+  const next: PodState = { ...state, writes: { ...state.writes, inFlight }, retries: { ...state.retries, write: failedAgain(retry, now, retried ? ms : null, msg.message) } };
   // Gone (404, or another uid holds the name): forget the host pod, so nothing more is written.
-  if (podGone) return state.stage === 'finishing' && inFlight === 0 ? { state: next, stop: true } : { state: { ...next, host: undefined } };
+  if (msg.podGone) return state.stage === 'finishing' && inFlight === 0 ? { state: next, stop: true } : { state: { ...next, host: undefined } };
   if (inFlight > 0) return { state: next }; // a newer write is on its way; it carries the newest status
   if (state.stage === 'finishing') return withEffects(next, [{ type: 'host.delete' }]); // the pod is going anyway
-  return withEffects(next, [{ type: 'schedule', ms: retryDelay(config, state, failures - 1), msg: { type: 'pod.retry-write' } }]);
+  return withEffects(next, [{ type: 'schedule', ms, msg: { type: 'pod.retry-write' } }]);
 }
 
 /** A Pending's hold is over and nothing newer came: write it now (not once the pod is finishing). */

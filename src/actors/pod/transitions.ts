@@ -1,15 +1,54 @@
-/** Small builders shared by the pod actor's decisions. */
+/**
+ * Small builders shared by the pod actor's decisions: entering a stage, chaining transitions,
+ * and retry records. Decisions are composed from these instead of splicing effect lists.
+ */
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { Transition } from '../../runtime/behavior.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import type { PodActorConfig } from './config.js';
-import type { PodEffect, PodState } from './protocol.js';
+import type { PodCommon, PodEffect, PodStage, PodState, Retry } from './protocol.js';
 
 export type Next = Transition<PodState, PodEffect>;
 
 export function withEffects(state: PodState, effects: PodEffect[]): Next {
   return { state, effects };
+}
+
+/** The transition `next`, then `effects` (none if `next` stops the actor). */
+export function plus(next: Next, ...effects: PodEffect[]): Next {
+  if (next.stop) return next;
+  return { state: next.state, effects: [...(next.effects ?? []), ...effects] };
+}
+
+/** `effects` first, then the transition `next` (none if it stops the actor). */
+export function after(effects: readonly PodEffect[], next: Next): Next {
+  if (next.stop) return next;
+  return { state: next.state, effects: [...effects, ...(next.effects ?? [])] };
+}
+
+/** `next`, then `then` applied to the state it reached; the effects of both in order. A stop ends the chain. */
+export function andThen(next: Next, then: (state: PodState) => Next): Next {
+  if (next.stop) return next;
+  return after(next.effects ?? [], then(next.state));
+}
+
+/** The fields valid in every stage, and nothing of the stage's own. */
+export function common(state: PodState): PodCommon {
+  const { namespace, name, uid, host, node, provider, createError, annotation, writes, retries } = state;
+  return { namespace, name, uid, host, node, provider, createError, annotation, writes, retries };
+}
+
+/** `state` in another stage: what every stage has is carried, the old stage's own fields are not. */
+export function enter<S extends PodStage>(state: PodState, stage: S): PodCommon & S {
+  return { ...common(state), ...stage };
+}
+
+export const noRetry: Retry = { attempt: 0, dueAt: null, lastError: null };
+
+/** One more failure of an operation, retried `delayMs` from `now` (null: no retry of its own is due). */
+export function failedAgain(retry: Retry, now: number, delayMs: number | null, error: string | null): Retry {
+  return { attempt: retry.attempt + 1, dueAt: delayMs === null ? null : now + delayMs, lastError: error };
 }
 
 export function event(eventType: 'Normal' | 'Warning', reason: string, note: string, action: string): PodEffect {

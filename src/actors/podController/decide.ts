@@ -53,6 +53,8 @@ export function decideController(config: ControllerConfig, state: ControllerStat
     case 'pods.provider-listed':
       return onProviderListed(config, state, msg.pods, msg.hostUids);
     case 'pods.provider-list-failed':
+    case 'pods.orphan-deleted':
+    case 'pods.orphan-delete-failed':
       return { state };
   }
 }

@@ -3,6 +3,7 @@
  * the provider say to the right pod actor (spawning it on first sight), fans the node's readiness
  * out to every pod, and removes provider pods that Tether created but no host pod owns any more.
  */
+import type { Schedule } from '../../runtime/effectOutcome.js';
 import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
 import type { PodMarks } from '../../providers/podMarks.js';
 import type { PodNotification } from '../../providers/provider.js';
@@ -25,7 +26,11 @@ export type ControllerMsg =
   | { readonly type: 'pods.sweep' }
   /** The provider's pods, light (identity and Tether's marks: all the sweep reads), and the host cache's uids. */
   | { readonly type: 'pods.provider-listed'; readonly pods: readonly PodMarks[]; readonly hostUids: ReadonlySet<string> }
-  | { readonly type: 'pods.provider-list-failed'; readonly message: string };
+  | { readonly type: 'pods.provider-list-failed'; readonly message: string }
+  /** An orphan (`namespace/name`) was deleted at the provider. */
+  | { readonly type: 'pods.orphan-deleted'; readonly pod: string }
+  /** Deleting an orphan failed (classified): the next sweep finds it again. */
+  | { readonly type: 'pods.orphan-delete-failed'; readonly pod: string; readonly message: string };
 
 export type ControllerEffect =
   /** Start the pod's actor (it reads the host pod from the cache itself). */
@@ -38,5 +43,6 @@ export type ControllerEffect =
   | { readonly type: 'list-provider' }
   /** Fetch the provider's pod and delete it, if it still carries the same marks. */
   | { readonly type: 'delete-orphan'; readonly orphan: PodMarks }
-  | { readonly type: 'schedule'; readonly ms: number; readonly msg: ControllerMsg };
+  /** The delayed self-message, run by the runtime (effectOutcome.ts). */
+  | Schedule<ControllerMsg>;
 

@@ -16,8 +16,8 @@ const facts: NodeFacts = {
 };
 const T0 = 1_000_000;
 
-const ok: NodeMsg = { type: 'node.ping-result', ok: true };
-const fail = (error = 'connection refused'): NodeMsg => ({ type: 'node.ping-result', ok: false, error });
+const ok: NodeMsg = { type: 'node.pinged' };
+const fail = (error = 'connection refused'): NodeMsg => ({ type: 'node.ping-failed', error });
 const storedNode = (uid: string, conditions: NodeCondition[] = []): Node => ({ metadata: { name: 'vn-1', uid }, status: { conditions } });
 const registeredMsg = (uid = 'uid-1', created = true, conditions: NodeCondition[] = []): NodeMsg => ({ type: 'node.registered', node: storedNode(uid, conditions), facts, created });
 
@@ -109,7 +109,7 @@ t.test('a readiness change writes status with a new transition time; a heartbeat
   t.equal(condition?.lastHeartbeatTime?.getTime(), T0 + 50_002);
 
   const settled = run(flip.state, [{ type: 'node.status-written' }]).state;
-  const tick = run(settled, [{ type: 'node.status-tick' }, { type: 'node.facts', facts }], T0 + 120_000);
+  const tick = run(settled, [{ type: 'node.status-tick' }, { type: 'node.facts-fetched', facts }], T0 + 120_000);
   const heartbeat = readyCondition(of(tick.effects, 'write-status')[0]?.status);
   t.equal(heartbeat?.lastHeartbeatTime?.getTime(), T0 + 120_001, 'fresh heartbeat');
   t.equal(heartbeat?.lastTransitionTime?.getTime(), T0 + 50_002, 'no flip, no new transition time');
@@ -168,9 +168,9 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
   t.equal(of(first.effects, 'write-status').length, 1);
 
   const failed = run(first.state, [{ type: 'node.status-write-failed', error: '503: unavailable', gone: false }]);
-  t.match(failed.last, [{ type: 'schedule', msg: { type: 'node.status-retry' } }], 'status write failure schedules a retry');
+  t.match(failed.last, [{ type: 'schedule', msg: { type: 'node.retry-status' } }], 'status write failure schedules a retry');
   t.ok(jittered200(failed.last), 'after 200 ms ± 20 %');
-  const again = run(failed.state, [{ type: 'node.status-retry' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
+  const again = run(failed.state, [{ type: 'node.retry-status' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
   const second = of(again.effects, 'schedule').map((e) => e.ms)[0] ?? 0;
   t.ok(second >= 320 && second <= 480, `the backoff doubles (400 ms ± 20 %: ${second})`);
   t.equal(of(again.effects, 'write-status').length, 1, 'the retry writes');
@@ -178,32 +178,32 @@ t.test('status writes: one in flight, retried with backoff', async (t) => {
   let s = again.state;
   const delays: number[] = [];
   for (let i = 0; i < 6; i++) {
-    const r = run(s, [{ type: 'node.status-retry' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
+    const r = run(s, [{ type: 'node.retry-status' }, { type: 'node.status-write-failed', error: 'x', gone: false }]);
     delays.push(...of(r.effects, 'schedule').map((e) => e.ms));
     s = r.state;
   }
   const expected = [800, 1600, 3200, 6400, 7000, 7000];
   t.ok(delays.every((ms, i) => ms >= expected[i]! * 0.8 && ms <= Math.min(7000, expected[i]! * 1.2)), `doubling ± 20 %, capped at retry.maxMs: ${delays.join(', ')}`);
 
-  const recovered = run(s, [{ type: 'node.status-retry' }, { type: 'node.status-written' }]);
+  const recovered = run(s, [{ type: 'node.retry-status' }, { type: 'node.status-written' }]);
   t.equal(recovered.state.status.failures, 0, 'a success resets the backoff');
 
-  const overlapping = run(registered(), [ok, { type: 'node.status-tick' }, { type: 'node.facts', facts }]);
+  const overlapping = run(registered(), [ok, { type: 'node.status-tick' }, { type: 'node.facts-fetched', facts }]);
   t.equal(of(overlapping.effects, 'write-status').length, 1, 'no second write while one is in flight');
   const after = run(overlapping.state, [{ type: 'node.status-written' }]);
   t.equal(of(after.effects, 'write-status').length, 1, 'the write asked for meanwhile follows');
 });
 
 t.test('a failing provider does not hold up the heartbeat', async (t) => {
-  const step = run(readyNode(), [{ type: 'node.status-tick' }, { type: 'node.facts-failed', error: 'provider sim: busy' }]);
+  const step = run(readyNode(), [{ type: 'node.status-tick' }, { type: 'node.facts-fetch-failed', error: 'provider sim: busy' }]);
   t.equal(of(step.effects, 'write-status').length, 1);
 });
 
 t.test('registration failure retries with backoff', async (t) => {
   const step = run(started(), [{ type: 'node.register-failed', error: '403 Forbidden' }]);
-  t.match(step.last, [{ type: 'schedule', msg: { type: 'node.register-retry' } }]);
+  t.match(step.last, [{ type: 'schedule', msg: { type: 'node.retry-register' } }]);
   t.ok(jittered200(step.last), 'after 200 ms ± 20 %');
-  t.same(run(step.state, [{ type: 'node.register-retry' }]).last, [{ type: 'register' }]);
+  t.same(run(step.state, [{ type: 'node.retry-register' }]).last, [{ type: 'register' }]);
   t.equal(step.state.registration.lastError, '403 Forbidden');
 });
 
@@ -234,7 +234,7 @@ t.test('a Node deleted by someone is re-created', async (t) => {
 
   t.same(run(back.state, [{ type: 'node.observed', node: undefined, deletedUid: 'uid-1' }]).last, [], 'a late deletion of the old Node is ignored');
 
-  const gone = run(ready, [{ type: 'node.status-tick' }, { type: 'node.facts', facts }, { type: 'node.status-write-failed', error: '404', gone: true }]);
+  const gone = run(ready, [{ type: 'node.status-tick' }, { type: 'node.facts-fetched', facts }, { type: 'node.status-write-failed', error: '404', gone: true }]);
   t.same(gone.last, [{ type: 'register' }], 'a status patch that finds no Node registers it again');
 
   const during = run(deleted.state, [{ type: 'node.observed', node: undefined }]);
@@ -262,8 +262,8 @@ t.test('shutdown stops pings and status writes, and deletes the Node only if ask
   const del = run(readyNode(), [{ type: 'node.shutdown', deleteNode: true }]);
   t.same(del.last, [{ type: 'delete-node' }]);
   const retried = run(del.state, [{ type: 'node.delete-failed', error: '503' }]);
-  t.match(retried.last, [{ type: 'schedule', msg: { type: 'node.delete-retry' } }]);
+  t.match(retried.last, [{ type: 'schedule', msg: { type: 'node.retry-delete' } }]);
   t.ok(jittered200(retried.last), 'after 200 ms ± 20 %');
-  t.same(run(retried.state, [{ type: 'node.delete-retry' }]).last, [{ type: 'delete-node' }]);
+  t.same(run(retried.state, [{ type: 'node.retry-delete' }]).last, [{ type: 'delete-node' }]);
   t.equal(run(del.state, [{ type: 'node.deleted' }]).state.phase, 'stopped');
 });

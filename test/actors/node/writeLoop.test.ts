@@ -31,5 +31,5 @@ t.test("the node actor passes the server's Retry-After to its write loop", async
   const T0 = 1_000_000;
   const started = startNode(settings, initialNodeState(), T0).state;
   const failed = decideNode(settings, started, { type: 'node.register-failed', error: '429 TooManyRequests', retryAfterMs: 15_000 }, T0 + 1);
-  t.match(failed.effects, [{ type: 'schedule', ms: 15_000, msg: { type: 'node.register-retry' } }]);
+  t.match(failed.effects, [{ type: 'schedule', ms: 15_000, msg: { type: 'node.retry-register' } }]);
 });

@@ -4,7 +4,8 @@ import { createErrorAnnotation, createErrorAtAnnotation, hostUidMark, virtualNod
 import { decidePod, initialPodState, onPodStart, retryDelay } from '../../../src/actors/pod/decide.js';
 import { type PodEffect, type PodMsg, type PodState } from '../../../src/actors/pod/protocol.js';
 import { defaultPodActorConfig } from '../../../src/actors/pod/config.js';
-import type { Transition } from '../../../src/runtime/behavior.js';
+import type { StateSummary, Transition } from '../../../src/runtime/behavior.js';
+import { podActor, type PodActorDeps } from '../../../src/actors/pod/behavior.js';
 import { fingerprint } from '../../../src/lib/fingerprint.js';
 import { ownedFingerprint } from '../../../src/actors/pod/podStatusView.js';
 
@@ -44,6 +45,11 @@ function only<T extends PodEffect['type']>(next: Next, type: T): Extract<PodEffe
   return found[0] as Extract<PodEffect, { type: T }>;
 }
 
+/** The creation-error annotation patch came back written with `value`. */
+const annotationLanded = (state: PodState, value: string | null): PodState => step(state, { type: 'pod.annotation-written', value }).state;
+/** The actor's summary in the live actor tree. */
+const tree = (state: PodState): StateSummary => podActor({} as PodActorDeps, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }).summarize?.(state) ?? {};
+
 /** A pod that the provider runs and whose status Tether has written. */
 function runningState(): PodState {
   let s = step(fresh(), { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } }).state;
@@ -52,7 +58,7 @@ function runningState(): PodState {
 }
 
 t.test('every incarnation starts by re-reading the provider', async (t) => {
-  const next = onPodStart(config, { ...fresh(), stage: 'running' }, NOW);
+  const next = onPodStart(config, runningState(), NOW);
   t.equal(next.state.stage, 'starting');
   t.same(types(next), ['provider.get']);
 });
@@ -73,7 +79,7 @@ t.test('a creation failure is an annotation and an Event, retried with backoff; 
   const creating = step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state;
   const failed = step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'exceeded quota: compute' });
   t.equal(failed.state.stage, 'backoff');
-  t.equal(failed.state.createAttempts, 1);
+  t.match(tree(failed.state), { stage: 'backoff', createAttempts: 1 }, 'the actor tree counts the failed attempt');
   t.same(only(failed, 'host.annotate').annotations, {
     [createErrorAnnotation]: 'exceeded quota: compute',
     [createErrorAtAnnotation]: '2026-11-30T04:00:00.000Z',
@@ -81,13 +87,14 @@ t.test('a creation failure is an annotation and an Event, retried with backoff; 
   t.match(only(failed, 'host.event'), { eventType: 'Warning', reason: 'ProviderCreateFailed', note: /exceeded quota: compute/ });
   const timer = only(failed, 'schedule');
   t.same(timer.msg, { type: 'pod.retry-create' });
-  t.equal(failed.state.nextAttemptAt, NOW + timer.ms);
+  t.equal(tree(failed.state).nextAttemptAt, new Date(NOW + timer.ms).toISOString(), 'and shows when the next is due');
   t.notOk(types(failed).includes('host.write-status'), 'no phase or condition carries the error');
 
   const annotated = step(failed.state, { type: 'pod.annotation-written', value: 'exceeded quota: compute' }).state;
   const retried = step(annotated, { type: 'pod.retry-create' });
   t.equal(retried.state.stage, 'creating');
   t.ok(only(retried, 'provider.create'));
+  t.same(only(retried, 'schedule').msg, { type: 'pod.create-deadline', attempt: 1 }, 'the second attempt, with its own deadline');
 
   const failedAgain = step(retried.state, { type: 'pod.create-failed', kind: 'transient', message: 'exceeded quota: compute' });
   t.ok(only(failedAgain, 'schedule').ms > timer.ms, 'the delay grows');
@@ -118,7 +125,7 @@ t.test('an invalid spec is not retried until the spec changes', async (t) => {
   t.equal(rejected.state.stage, 'rejected');
   t.notOk(types(rejected).includes('schedule'));
   t.match(only(rejected, 'host.event'), { reason: 'ProviderRejected' });
-  const annotated = { ...rejected.state, annotationInFlight: false };
+  const annotated = annotationLanded(rejected.state, 'image "bad" is not allowed');
   t.same(types(step(annotated, { type: 'pod.host-changed', pod: { ...hostPod(), status: { phase: 'Pending' } } })), [], 'status-only change: nothing');
   const fixed = step(annotated, { type: 'pod.host-changed', pod: hostPod({}, { containers: [{ name: 'app', image: 'good' }] }) });
   t.equal(fixed.state.stage, 'creating');
@@ -210,12 +217,12 @@ t.test('deletion of a pod the provider may have: asked at the provider, finished
   t.same(types(step(del.state, { type: 'pod.provider-gone', reason: 'RemotePodDeleted', message: 'deleted' })), ['host.delete']);
 
   const backoff = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state;
-  const del2 = step({ ...backoff, annotationInFlight: false }, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
+  const del2 = step(annotationLanded(backoff, 'x'), { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
   t.same(types(del2).sort(), ['provider.delete', 'schedule'], 'a failed create may still have happened');
   t.same(types(step(del2.state, { type: 'pod.delete-failed', kind: 'not-found', message: 'no such pod' })), ['host.delete']);
 
   const rejected = step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'invalid-input', message: 'x' }).state;
-  const del3 = step({ ...rejected, annotationInFlight: false }, { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
+  const del3 = step(annotationLanded(rejected, 'x'), { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) });
   t.same(types(del3), ['host.delete'], 'refused by the provider: nothing runs');
 });
 
@@ -332,8 +339,8 @@ t.test('an actor started while its node is NotReady marks its pod at once, even 
 
 t.test('pods of a NotReady node are marked in every stage where the host pod lives', async (t) => {
   const creating = step(fresh(readyHostPod()), { type: 'pod.provider-fetched', pod: undefined }).state;
-  const backoff = { ...step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state, annotationInFlight: false };
-  const rejected = { ...step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'x' }).state, annotationInFlight: false };
+  const backoff = annotationLanded(step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state, 'x');
+  const rejected = annotationLanded(step(creating, { type: 'pod.create-failed', kind: 'invalid-input', message: 'x' }).state, 'x');
   const terminating = step(runningState(), { type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW) }) }).state;
   for (const s of [creating, backoff, rejected, terminating]) {
     const down = step(s, { type: 'pod.node-readiness', readiness: notReady });
@@ -343,7 +350,7 @@ t.test('pods of a NotReady node are marked in every stage where the host pod liv
 
 t.test('the real status comes back when the node is Ready again, in stages that have no provider status', async (t) => {
   const creating = step(fresh(readyHostPod()), { type: 'pod.provider-fetched', pod: undefined }).state;
-  const backoff = { ...step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state, annotationInFlight: false };
+  const backoff = annotationLanded(step(creating, { type: 'pod.create-failed', kind: 'transient', message: 'x' }).state, 'x');
   const down = step(backoff, { type: 'pod.node-readiness', readiness: notReady });
   const mark = only(down, 'host.write-status').status;
   const settled = step(down.state, { type: 'pod.status-written', written: fingerprint(mark), stored: 'm' }).state;
@@ -598,4 +605,13 @@ t.test('a failed write made stale by the current status is not sent again', asyn
   for (const e of [...effects(fetched), ...effects(retried)]) {
     if (e.type === 'host.write-status') t.not(e.status.conditions?.find((c) => c.type === 'Ready')?.status, 'False', 'the stale NotReady mark is not written');
   }
+});
+
+t.test('a terminating pod whose host pod vanished keeps its grace period when it is orphaned', async (t) => {
+  const terminating = step(runningState(), { type: 'pod.host-changed', pod: deleting(5) }).state;
+  const gone = step(terminating, { type: 'pod.status-write-failed', message: 'not found', podGone: true }).state;
+  const found = step(gone, { type: 'pod.provider-fetched', pod: { ...hostPod(), status: running } });
+  t.equal(found.state.stage, 'orphaned');
+  const again = step(found.state, { type: 'pod.retry-delete' });
+  t.equal(only(again, 'provider.delete').pod.metadata?.deletionGracePeriodSeconds, 5, 'the provider is asked with the grace already given');
 });

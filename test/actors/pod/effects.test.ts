@@ -6,6 +6,7 @@ import t from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import type { PodApi } from '../../../src/adapters/kubernetes/podApi.js';
 import { silentLogger } from '../../../src/adapters/logger.js';
+import { SupersededError } from '../../../src/adapters/kubernetes/rateLimiter.js';
 import { performPodEffect, type PodEffectDeps } from '../../../src/actors/pod/effects.js';
 import type { PodMsg } from '../../../src/actors/pod/protocol.js';
 import type { PodProvider } from '../../../src/providers/provider.js';
@@ -31,23 +32,40 @@ function recreatedHost(calls: string[]): PodApi {
   };
 }
 
-function run(effect: Parameters<typeof performPodEffect>[2]): Promise<{ told: PodMsg[]; calls: string[] }> {
+/** Runs one effect against `pods` (a re-created host by default); what it told the actor, and the calls made. */
+function run(effect: Parameters<typeof performPodEffect>[2], patchStatus?: PodApi['patchPodStatus']): { done: Promise<void>; told: PodMsg[]; calls: string[] } {
   const told: PodMsg[] = [];
   const calls: string[] = [];
   const clock = new ManualClock();
-  const deps: PodEffectDeps = { provider: {} as PodProvider, pods: recreatedHost(calls), events: new FakeEvents(), clock, logger: silentLogger };
+  const host = recreatedHost(calls);
+  const pods: PodApi = patchStatus ? { ...host, patchPodStatus: patchStatus } : host;
+  const deps: PodEffectDeps = { provider: {} as PodProvider, pods, events: new FakeEvents(), clock, logger: silentLogger };
   const ctx: EffectContext<PodMsg> = { self: { path: 'pod', tell: (m) => told.push(m) }, clock, signal: new AbortController().signal, schedule: () => {} };
-  return Promise.resolve(performPodEffect(deps, identity, effect, ctx)).then(() => ({ told, calls }));
+  return { done: Promise.resolve(performPodEffect(deps, identity, effect, ctx)), told, calls };
 }
 
 t.test('a status write refused for a same-named successor carries our uid and reports our pod gone', async (t) => {
-  const { told, calls } = await run({ type: 'host.write-status', status: { phase: 'Failed' } });
+  const { done, told, calls } = run({ type: 'host.write-status', status: { phase: 'Failed' } });
+  await done;
   t.same(calls, ['status:old-uid']);
   t.match(told, [{ type: 'pod.status-write-failed', podGone: true }], 'gone, not a failure to retry');
 });
 
 t.test('an annotation refused for a same-named successor is not retried', async (t) => {
-  const { told, calls } = await run({ type: 'host.annotate', annotations: { 'tether.dev/provider-create-error': 'x' } });
+  const { done, told, calls } = run({ type: 'host.annotate', annotations: { 'tether.dev/provider-create-error': 'x' } });
+  await done;
   t.same(calls, ['annotations:old-uid']);
   t.same(told, [], 'no annotation-failed (which would retry it)');
+});
+
+t.test('a status write failing with something that is not an API failure crashes the actor, not a failed write', async (t) => {
+  const { done, told } = run({ type: 'host.write-status', status: { phase: 'Running' } }, () => Promise.reject(new TypeError('status.conditions is not iterable')));
+  await t.rejects(done, TypeError);
+  t.same(told, [], 'no status-write-failed (which would retry a bug forever)');
+});
+
+t.test('a status write dropped from the queue for a newer one reports superseded', async (t) => {
+  const { done, told } = run({ type: 'host.write-status', status: { phase: 'Running' } }, () => Promise.reject(new SupersededError('pod:data/db-0')));
+  await done;
+  t.same(told, [{ type: 'pod.status-write-superseded' }]);
 });

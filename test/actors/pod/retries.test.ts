@@ -40,14 +40,19 @@ function delays(start: PodState, failure: PodMsg, n: number): number[] {
 
 const grows = (ms: number[]): boolean => ms.every((d, i) => i === 0 || d > ms[i - 1]! || d === config.retry.maxMs);
 
+/** A pod whose create failed, with the error's annotation patch in flight. */
+const annotating = (): PodState =>
+  step(step(fresh(), { type: 'pod.provider-fetched', pod: undefined }).state, { type: 'pod.create-failed', kind: 'transient', message: 'quota' }).state;
+
 t.test('annotation patch failures back off exponentially, capped', async (t) => {
-  const annotating: PodState = { ...fresh(), annotationInFlight: true };
-  const ms = delays(annotating, { type: 'pod.annotation-failed', message: '503' }, 12);
+  const ms = delays(annotating(), { type: 'pod.annotation-failed', message: '503' }, 12);
   t.ok(ms[1]! > ms[0]! && ms[3]! > ms[2]!, `grows: ${ms.join(', ')}`);
   t.ok(grows(ms.slice(0, 6)), 'each delay longer than the last, far from the cap');
   t.ok(Math.max(...ms) <= config.retry.maxMs, 'capped');
-  const written = step({ ...fresh(), retries: { annotate: 5 } }, { type: 'pod.annotation-written', value: null });
-  t.equal(written.state.retries?.annotate ?? 0, 0, 'a success resets the backoff');
+  let failing = annotating();
+  for (let i = 0; i < 5; i++) failing = step(failing, { type: 'pod.annotation-failed', message: '503' }).state;
+  const written = step(failing, { type: 'pod.annotation-written', value: 'quota' }).state;
+  t.same(delays(written, { type: 'pod.annotation-failed', message: '503' }, 1), [ms[0]], 'a success resets the backoff');
 });
 
 t.test('a failed provider re-read backs off from refetchMs instead of retrying every refetchMs', async (t) => {
@@ -58,7 +63,7 @@ t.test('a failed provider re-read backs off from refetchMs instead of retrying e
 });
 
 t.test('a failed provider update is retried with backoff, not left until the next host event', async (t) => {
-  const runningState: PodState = { ...fresh(), stage: 'running', sentSpec: 'old' };
+  const runningState = step(fresh(), { type: 'pod.provider-fetched', pod: { ...host, status: { phase: 'Running' } } }).state;
   const failed = step(runningState, { type: 'pod.update-failed', message: 'timed out' });
   const [timer] = timers(failed);
   t.same(timer?.msg, { type: 'pod.retry-update' }, 'a retry is scheduled');
@@ -70,8 +75,7 @@ t.test('a failed provider update is retried with backoff, not left until the nex
 });
 
 t.test("the API server's Retry-After is honoured: no retry sooner than it asks", async (t) => {
-  const annotating: PodState = { ...fresh(), annotationInFlight: true };
-  const [timer] = timers(step(annotating, { type: 'pod.annotation-failed', message: '429 TooManyRequests', retryAfterMs: 30_000 }));
+  const [timer] = timers(step(annotating(), { type: 'pod.annotation-failed', message: '429 TooManyRequests', retryAfterMs: 30_000 }));
   t.ok((timer?.ms ?? 0) >= 30_000, `waits ${timer?.ms} ms`);
   const [fetch] = timers(step(fresh(), { type: 'pod.provider-fetch-failed', message: '429', retryAfterMs: 45_000 }));
   t.ok((fetch?.ms ?? 0) >= 45_000, `re-read waits ${fetch?.ms} ms`);

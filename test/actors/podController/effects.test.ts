@@ -11,6 +11,7 @@ import { hostUidMark, virtualNodeMark } from '../../../src/actors/pod/annotation
 import { performControllerEffect, type ControllerEffectDeps } from '../../../src/actors/podController/effects.js';
 import type { ControllerEffect, ControllerMsg } from '../../../src/actors/podController/protocol.js';
 import { podMarksOf, type PodMarks } from '../../../src/providers/podMarks.js';
+import { transient } from '../../../src/providers/errors.js';
 import type { PodProvider } from '../../../src/providers/provider.js';
 import type { EffectContext } from '../../../src/runtime/behavior.js';
 import type { Shards } from '../../../src/supervisors/shards.js';
@@ -72,4 +73,21 @@ t.test('an orphan is read again and deleted only while it carries the same marks
   pods.delete('a');
   await run(deps, { type: 'delete-orphan', orphan: orphanA });
   t.same(calls.deleted, ['a'], 'neither a pod marked for another host pod since, nor one already gone');
+});
+
+t.test('a classified provider failure in the sweep is a message; anything else rejects the effect (a crash)', async (t) => {
+  const failing = (error: Error): PodProvider => ({
+    listPods: () => Promise.reject(error),
+    getPod: () => Promise.reject(error),
+    deletePod: () => Promise.reject(error),
+  }) as unknown as PodProvider;
+  const orphan = podMarksOf(marked('a', 'h1'));
+
+  const expected = depsWith(failing(transient('remote API unavailable')));
+  t.match(await run(expected, { type: 'list-provider' }), [{ type: 'pods.provider-list-failed', message: 'remote API unavailable' }]);
+  t.match(await run(expected, { type: 'delete-orphan', orphan }), [{ type: 'pods.orphan-delete-failed', pod: 'ns/a', message: 'remote API unavailable' }]);
+
+  const bug = depsWith(failing(new TypeError('cannot read properties of undefined')));
+  await t.rejects(run(bug, { type: 'list-provider' }), TypeError, 'a provider bug in the listing is not swallowed');
+  await t.rejects(run(bug, { type: 'delete-orphan', orphan }), TypeError, 'nor in an orphan delete');
 });
