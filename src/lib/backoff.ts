@@ -29,3 +29,16 @@ export function backoffDelay(policy: Backoff, attempt: number, random: () => num
 export function notBefore(delayMs: number, retryAfterMs: number | undefined): number {
   return retryAfterMs !== undefined && retryAfterMs > delayMs ? Math.ceil(retryAfterMs) : delayMs;
 }
+
+/**
+ * A repeatable "random" draw for `backoffDelay`, derived from a seed (an object's identity and the
+ * attempt): decisions stay pure functions of their input while a storm of failing objects still
+ * spreads its retries. A fraction in [0, 1).
+ */
+export function seededJitter(seed: string): () => number {
+  // FNV-1a: seeds that differ in their last character (attempt 1, attempt 2) still land far apart.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < seed.length; i++) hash = Math.imul(hash ^ seed.charCodeAt(i), 0x01000193);
+  const fraction = (hash >>> 0) / 0x1_0000_0000;
+  return () => fraction;
+}

@@ -19,7 +19,7 @@
  * - success (done or requeue-after) forgets the key's failures; a permanent failure is kept (the
  *   key shows as failing) but retried only when the key is enqueued again.
  */
-import { backoffDelay, type Backoff } from '../lib/backoff.js';
+import { backoffDelay, seededJitter, type Backoff } from '../lib/backoff.js';
 import type { ReconcileResult } from '../lib/reconcile.js';
 
 export interface KeyFailure {
@@ -100,7 +100,7 @@ export class ReconcileQueue {
         this.failures.set(key, { count, kind: result.kind, message: result.message, at: now });
         this.lastError = { key, message: result.message, at: now };
         if (result.kind === 'transient') {
-          this.waiting.set(key, now + backoffDelay(this.backoff, count - 1, seededRandom(`${key}:${count}`)));
+          this.waiting.set(key, now + backoffDelay(this.backoff, count - 1, seededJitter(`${key}:${count}`)));
           return; // dirty or not, the retry waits for the backoff
         }
         break;
@@ -150,12 +150,4 @@ export class ReconcileQueue {
   private pending(key: string): boolean {
     return this.ready.has(key) || this.running.has(key) || this.waiting.has(key);
   }
-}
-
-/** FNV-1a of the seed as a fraction in [0, 1): the jitter of one key's one retry, repeatable. */
-function seededRandom(seed: string): () => number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < seed.length; i++) hash = Math.imul(hash ^ seed.charCodeAt(i), 0x01000193);
-  const fraction = (hash >>> 0) / 0x1_0000_0000;
-  return () => fraction;
 }

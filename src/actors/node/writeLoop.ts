@@ -1,4 +1,4 @@
-import { backoffDelay, notBefore } from '../../lib/backoff.js';
+import { backoffDelay, notBefore, seededJitter } from '../../lib/backoff.js';
 import type { RetryConfig } from './config.js';
 import type { WriteLoop } from './protocol.js';
 
@@ -30,7 +30,7 @@ export const NODE_RETRY_JITTER = 0.2;
  * node and the loop) and the attempt, so decisions stay repeatable.
  */
 export function writeFailed(loop: WriteLoop, error: string, retry: RetryConfig, seed = '', serverRetryAfterMs?: number): { loop: WriteLoop; retryAfterMs: number } {
-  const random = seeded(`${seed}:${loop.failures}`);
+  const random = seededJitter(`${seed}:${loop.failures}`);
   const retryAfterMs = notBefore(backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: NODE_RETRY_JITTER }, loop.failures, random), serverRetryAfterMs);
   return { loop: { inFlight: false, again: false, failures: loop.failures + 1, retryPending: true, lastError: error }, retryAfterMs };
 }
@@ -38,10 +38,4 @@ export function writeFailed(loop: WriteLoop, error: string, retry: RetryConfig, 
 /** The retry timer fired: write now. */
 export function retryDue(loop: WriteLoop): { loop: WriteLoop; start: boolean } {
   return requestWrite({ ...loop, retryPending: false });
-}
-
-function seeded(seed: string): () => number {
-  let hash = 0;
-  for (const c of seed) hash = (Math.imul(hash, 31) + c.charCodeAt(0)) >>> 0;
-  return () => (hash % 10_000) / 10_000;
 }

@@ -4,7 +4,7 @@
  * pure function of the pod and the attempt (see transitions.ts), and the server's Retry-After
  * honoured. Each operation keeps its own retry record (protocol.ts `Retry`).
  */
-import { backoffDelay, notBefore } from '../../lib/backoff.js';
+import { backoffDelay, notBefore, seededJitter } from '../../lib/backoff.js';
 import type { PodMsg, PodState, RetryKind } from './protocol.js';
 import type { PodActorConfig } from './config.js';
 import { failedAgain, noRetry, type Next, retryDelay, withEffects } from './transitions.js';
@@ -43,7 +43,5 @@ function delayOf(config: PodActorConfig, state: PodState, kind: RetryKind, attem
 }
 
 function jitterOf(state: PodState, kind: RetryKind, attempt: number): () => number {
-  let hash = 0;
-  for (const c of `${state.uid}:${kind}:${attempt}`) hash = (Math.imul(hash, 31) + c.charCodeAt(0)) >>> 0;
-  return () => (hash % 10_000) / 10_000;
+  return seededJitter(`${state.uid}:${kind}:${attempt}`);
 }

@@ -5,7 +5,7 @@
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { Transition } from '../../runtime/behavior.js';
-import { backoffDelay } from '../../lib/backoff.js';
+import { backoffDelay, seededJitter } from '../../lib/backoff.js';
 import type { PodActorConfig } from './config.js';
 import type { PodCommon, PodEffect, PodStage, PodState, Retry } from './protocol.js';
 
@@ -64,8 +64,5 @@ export function minimalPod(state: PodState): Pod {
  * repeatable while a storm of failing pods still spreads its retries.
  */
 export function retryDelay(config: PodActorConfig, state: Pick<PodState, 'uid'>, attempt: number): number {
-  const seed = fingerprint(`${state.uid}:${attempt}`);
-  let hash = 0;
-  for (let i = 0; i < seed.length; i++) hash = (Math.imul(hash, 31) + seed.charCodeAt(i)) >>> 0;
-  return backoffDelay(config.retry, attempt, () => (hash % 10_000) / 10_000);
+  return backoffDelay(config.retry, attempt, seededJitter(fingerprint(`${state.uid}:${attempt}`)));
 }
