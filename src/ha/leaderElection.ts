@@ -27,7 +27,7 @@ import type { Clock, Timer } from '../lib/clock.js';
 import { definedOnly } from '../lib/defaults.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import { callWithDeadline } from '../lib/callWithDeadline.js';
-import { isApiErrorKind } from '../adapters/kubernetes/errors.js';
+import { isKind } from '../lib/errorKind.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
@@ -297,7 +297,7 @@ export class NodeLockElector {
       this.stored = kind === 'create' ? await this.deps.leaseApi.createLease(desired) : await this.deps.leaseApi.updateLease(desired);
     } catch (error) {
       // Someone else wrote first: look again next tick (a holder keeps its deadline).
-      if (isApiErrorKind(error, 'conflict', 'alreadyExists')) return;
+      if (isKind(error, 'conflict', 'already-exists')) return;
       throw error;
     } finally {
       this.taking = false;

@@ -3,7 +3,8 @@ import type { EventRecorder, EventSubject } from '../../adapters/kubernetes/even
 import type { NodeApi } from '../../adapters/kubernetes/nodeApi.js';
 import type { Logger } from '../../adapters/logger.js';
 import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
-import { isClassified, transient } from '../../providers/errors.js';
+import { isKind } from '../../lib/errorKind.js';
+import { providerKindOf, transient } from '../../providers/errors.js';
 import type { NodeProvider } from '../../providers/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
@@ -56,8 +57,8 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
           await deps.nodeApi.patchNodeStatus(name, effect.status);
           return { type: 'node.status-written' };
         }, (err) => {
-          if (err.kind !== 'notFound') deps.logger.warn('node status write failed', { node: name, error: describeApiError(err) });
-          return { type: 'node.status-write-failed', error: describeApiError(err), gone: err.kind === 'notFound', ...retryAfter(err) };
+          if (!isKind(err, 'not-found')) deps.logger.warn('node status write failed', { node: name, error: describeApiError(err) });
+          return { type: 'node.status-write-failed', error: describeApiError(err), gone: isKind(err, 'not-found'), ...retryAfter(err) };
         });
       case 'announce':
         announce(effect.readiness);
@@ -94,7 +95,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
       found = await facts(ctx);
     } catch (err) {
       if (ctx.signal.aborted) return;
-      if (!isClassified(err)) throw err;
+      if (providerKindOf(err) === undefined) throw err;
       unavailable = `provider ${deps.provider.name}: ${errorMessage(err)}`;
     }
     await apiCall(ctx, async () => {
@@ -105,7 +106,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         try {
           return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
         } catch (err) {
-          if (!(err instanceof KubeApiError && err.kind === 'alreadyExists')) throw err;
+          if (!(err instanceof KubeApiError && isKind(err, 'already-exists'))) throw err;
           // Created by someone between our get and create: adopt it below, next time round.
           return { type: 'node.register-failed', error: describeApiError(err), ...retryAfter(err) };
         }
@@ -131,7 +132,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
     } catch (err) {
       if (ctx.signal.aborted) return;
       const timedOut = pingSignal?.aborted === true && err === pingSignal.reason;
-      if (!timedOut && !isClassified(err)) throw err;
+      if (!timedOut && providerKindOf(err) === undefined) throw err;
       const error = timedOut ? `ping timed out after ${config.ping.timeoutMs} ms` : errorMessage(err);
       ctx.self.tell({ type: 'node.ping-result', ok: false, error });
     }
@@ -144,7 +145,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
       msg = await run();
     } catch (err) {
       if (ctx.signal.aborted) return;
-      if (!isClassified(err)) throw err;
+      if (providerKindOf(err) === undefined) throw err;
       msg = onError(`provider ${deps.provider.name}: ${errorMessage(err)}`);
     }
     ctx.self.tell(msg);

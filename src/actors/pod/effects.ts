@@ -4,12 +4,13 @@
  * the provider) is rethrown, which crashes this pod's actor and lets its supervisor restart it.
  */
 import type { Clock } from '../../lib/clock.js';
-import { isApiErrorKind, describeApiError, retryAfterMsOf } from '../../adapters/kubernetes/errors.js';
+import { describeApiError, retryAfterMsOf } from '../../adapters/kubernetes/errors.js';
+import { isKind } from '../../lib/errorKind.js';
 import { isSuperseded } from '../../adapters/kubernetes/rateLimiter.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
-import { classify, eventReasonOf, isClassified, type ErrorKind } from '../../providers/errors.js';
+import { eventReasonOf, providerKindOf, type ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import type { PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
@@ -43,8 +44,9 @@ async function askProvider<T>(
     answer = onAnswer(await call());
   } catch (error) {
     if (ctx.signal.aborted) return;
-    if (!isClassified(error)) throw error;
-    answer = onError(classify(error), errorMessage(error), retryAfterMsOf(error), error);
+    const kind = providerKindOf(error);
+    if (kind === undefined) throw error;
+    answer = onError(kind, errorMessage(error), retryAfterMsOf(error), error);
   }
   if (answer && !ctx.signal.aborted) ctx.self.tell(answer);
 }
@@ -125,7 +127,7 @@ async function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus
       return;
     }
     // 404, or 409 on the uid carried in the patch: another pod holds the name now. Ours is gone.
-    const podGone = isApiErrorKind(error, 'notFound', 'conflict');
+    const podGone = isKind(error, 'not-found', 'conflict');
     if (!podGone) logger.warn('pod status write failed', { pod: `${pod.namespace}/${pod.name}`, error: describeApiError(error) });
     ctx.self.tell({ type: 'pod.status-write-failed', message: describeApiError(error), podGone });
   }
@@ -137,7 +139,7 @@ async function annotate(deps: PodEffectDeps, pod: Identity, annotations: Readonl
     await deps.pods.patchPodAnnotations(pod.namespace, pod.name, pod.uid, annotations);
     ctx.self.tell({ type: 'pod.annotation-written', value });
   } catch (error) {
-    if (isApiErrorKind(error, 'notFound', 'conflict')) return; // the pod is gone (a conflict: on its uid); nothing to annotate
+    if (isKind(error, 'not-found', 'conflict')) return; // the pod is gone (a conflict: on its uid); nothing to annotate
     const retryAfterMs = retryAfterMsOf(error);
     ctx.self.tell({ type: 'pod.annotation-failed', message: describeApiError(error), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }
@@ -149,7 +151,7 @@ async function deleteHostPod(deps: PodEffectDeps, pod: Identity, ctx: EffectCont
     await deps.pods.deletePod(pod.namespace, pod.name, { uid: pod.uid, gracePeriodSeconds: 0 });
     ctx.self.tell({ type: 'pod.host-delete-finished' });
   } catch (error) {
-    if (isApiErrorKind(error, 'notFound', 'conflict')) {
+    if (isKind(error, 'not-found', 'conflict')) {
       ctx.self.tell({ type: 'pod.host-delete-finished' });
       return;
     }

@@ -3,7 +3,7 @@
  * provider, its node, and its own effects) and the effects its decisions ask for.
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import type { ErrorKind } from '../../providers/errors.js';
+import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 
 /** The virtual node's readiness, as its node actor last announced it. */
 export interface NodeReadiness {

@@ -13,7 +13,8 @@ import { Observable } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import { callWithDeadline } from '../../lib/callWithDeadline.js';
 import { systemClock } from '../clock.js';
-import { isApiErrorKind, KubeApiError, translateErrors } from './errors.js';
+import { KubeApiError, translateErrors } from './errors.js';
+import { isKind } from '../../lib/errorKind.js';
 import type { Priority, RequestScheduler, ScheduleOptions } from './rateLimiter.js';
 
 /** How long one request of each class may take, in ms, from the moment it is sent. */
@@ -133,7 +134,7 @@ export async function orUndefined<T>(pending: Promise<T>): Promise<T | undefined
   try {
     return await pending;
   } catch (err) {
-    if (isApiErrorKind(err, 'notFound')) return undefined;
+    if (isKind(err, 'not-found')) return undefined;
     throw err;
   }
 }
@@ -143,6 +144,6 @@ export async function ignoreNotFound(pending: Promise<unknown>): Promise<void> {
   try {
     await pending;
   } catch (err) {
-    if (!isApiErrorKind(err, 'notFound')) throw err;
+    if (!isKind(err, 'not-found')) throw err;
   }
 }

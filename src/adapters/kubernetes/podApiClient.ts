@@ -16,7 +16,7 @@ async function uidMismatchIsConflict(pending: Promise<Pod>): Promise<Pod> {
   try {
     return await pending;
   } catch (error) {
-    if (error instanceof KubeApiError && error.kind === 'invalid' && /metadata\.uid/.test(error.message)) {
+    if (error instanceof KubeApiError && error.kind === 'invalid-input' && /metadata\.uid/.test(error.message)) {
       throw new KubeApiError({ kind: 'conflict', status: 409, message: `another pod holds the name now (${error.message})` }, 'uid precondition', error);
     }
     throw error;

@@ -19,7 +19,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
-import { isApiErrorKind } from '../../adapters/kubernetes/errors.js';
+import { isKind } from '../../lib/errorKind.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
@@ -245,8 +245,8 @@ export class KubernetesProvider
     try {
       await this.remote.call('other', `create ${what}`, (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
     } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
-      if (!isApiErrorKind(err, 'alreadyExists')) throw toProviderError(err, `create ${what}`);
+      if (isKind(err, 'not-found')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
+      if (!isKind(err, 'already-exists')) throw toProviderError(err, `create ${what}`);
       await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
     } finally {
       held.done();
@@ -322,7 +322,7 @@ export class KubernetesProvider
       );
     } catch (err) {
       // A failed uid precondition means another pod holds the name now: ours is gone.
-      if (isApiErrorKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
+      if (isKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
       throw toProviderError(err, `delete ${what}`);
     }
   }
@@ -334,7 +334,7 @@ export class KubernetesProvider
       const pod = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       return ownershipOf(pod, this.rule).owned ? pod : undefined;
     } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) return undefined;
+      if (isKind(err, 'not-found')) return undefined;
       throw toProviderError(err, `read ${what}`);
     }
   }

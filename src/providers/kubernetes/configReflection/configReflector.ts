@@ -31,7 +31,8 @@
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../../lib/clock.js';
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
-import { describeApiError, isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { describeApiError } from '../../../adapters/kubernetes/errors.js';
+import { isKind } from '../../../lib/errorKind.js';
 import { isOlder } from '../../../adapters/kubernetes/watchCache.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
@@ -214,7 +215,7 @@ export class Reflector {
           : core.readNamespacedSecret({ name: ref.name, namespace }, options),
       );
     } catch (err) {
-      if (!isApiErrorKind(err, 'notFound')) throw toProviderError(err, `read ${what} from the host cluster`);
+      if (!isKind(err, 'not-found')) throw toProviderError(err, `read ${what} from the host cluster`);
       if (ref.optional) return undefined;
       // virtual-kubelet's reasons, so tools that wait for them see them (MandatorySecretNotFound, …).
       throw transient(`${what} not found (referenced by ${ref.where})`, { cause: err, reason: `Mandatory${ref.kind}NotFound` });
@@ -259,7 +260,7 @@ export class Reflector {
         return await this.replaceAt(kind, copy, cached.metadata?.resourceVersion, what);
       } catch (err) {
         // The watch was behind (changed or deleted since): do it the long way.
-        if (!isApiErrorKind(err, 'conflict') && !isApiErrorKind(err, 'notFound')) throw err;
+        if (!isKind(err, 'conflict') && !isKind(err, 'not-found')) throw err;
       }
     }
     try {
@@ -267,7 +268,7 @@ export class Reflector {
         kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
       );
     } catch (err) {
-      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+      if (!isKind(err, 'already-exists')) throw err;
       return this.replaceRemote(kind, copy, what);
     }
   }
@@ -316,7 +317,7 @@ export class Reflector {
       );
       this.o.log.debug('deleted unreferenced reflected object', { kind, namespace, name });
     } catch (err) {
-      if (!isApiErrorKind(err, 'notFound')) throw err;
+      if (!isKind(err, 'not-found')) throw err;
     }
   }
 

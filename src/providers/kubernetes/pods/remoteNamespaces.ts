@@ -3,7 +3,7 @@
  * (whoever created it). Namespaces are never deleted by Tether: other virtual nodes, or the
  * remote cluster's owner, may use them, and deleting one deletes everything in it.
  */
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { isKind } from '../../../lib/errorKind.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { ownershipLabels } from '../marks.js';
 
@@ -40,7 +40,7 @@ export class RemoteNamespaces {
         core.createNamespace({ body: { metadata: { name, labels: { ...this.labels, ...ownershipLabels(this.hostClusterId) } } } }, options),
       );
     } catch (err) {
-      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+      if (!isKind(err, 'already-exists')) throw err;
     }
     this.known.add(name);
   }

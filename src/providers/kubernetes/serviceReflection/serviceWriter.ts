@@ -6,7 +6,7 @@
  * copy it means as a precondition, so an object that took the name since is left alone.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { isKind } from '../../../lib/errorKind.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedService.js';
@@ -66,7 +66,7 @@ export class ReflectionWriter {
       try {
         return { type: 'written', stored: await api.create(namespace, desired.object, what) };
       } catch (err) {
-        if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+        if (!isKind(err, 'already-exists')) throw err;
       }
       current = await api.read(namespace, desired.name, what);
       if (!isReflectedBy(current.metadata?.labels, this.marks)) return { type: 'taken' };
@@ -85,7 +85,7 @@ export class ReflectionWriter {
     try {
       await api.delete(namespace, name, uid, `remote ${api.word} ${namespace}/${name}`);
     } catch (err) {
-      if (!isApiErrorKind(err, 'notFound') && !isApiErrorKind(err, 'conflict')) throw err;
+      if (!isKind(err, 'not-found') && !isKind(err, 'conflict')) throw err;
     }
   }
 }
