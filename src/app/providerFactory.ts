@@ -3,6 +3,7 @@
  * lifecycle; it is stopped after the agent (a Kubernetes provider closes its remote watches; its
  * remote pods keep running). A remote kubeconfig held in a Secret is read from the host cluster here.
  */
+import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
 import { readClusterUid } from '../adapters/kubernetes/clusterUid.js';
 import { createConfigObjectReader } from '../adapters/kubernetes/configObjects.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
@@ -28,6 +29,8 @@ export interface ProviderContext {
   /** The node's address: the simulated provider reports it as its pods' hostIP. */
   readonly internalIP: string;
   readonly host: KubeconfigSource;
+  /** The node's one host connection, shared with the agent: a provider calls the host cluster through it, and never stops it. */
+  readonly hostClient: ClusterClient;
   readonly logger: Logger;
   /** Where a provider's Events about the node's pods go (the node's host EventRecorder). */
   readonly podEvents?: PodEventForwarder;
@@ -79,7 +82,7 @@ async function kubernetes(config: KubernetesProviderConfig, ctx: ProviderContext
     nodeName: ctx.nodeName,
     hostClusterId,
     remote,
-    host: ctx.host,
+    host: ctx.hostClient,
     log: ctx.logger.child({ provider: 'kubernetes' }),
     ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
     ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),

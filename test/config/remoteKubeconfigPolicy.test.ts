@@ -5,6 +5,7 @@
  * real Secret in the host cluster.
  */
 import t from 'tap';
+import { ClusterClient } from '../../src/adapters/kubernetes/clusterClient.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { createProvider, ProviderSetupError } from '../../src/app/providerFactory.js';
 import { credentialFields, refusedCredentials } from '../../src/config/remoteKubeconfigPolicy.js';
@@ -50,7 +51,9 @@ void t.test('createProvider refuses a Secret\'s kubeconfig with an exec plugin, 
     type: 'kubernetes',
     remote: { secret: { namespace: ns, name: 'remote', ...(allow ? { allow } : {}) } },
   });
-  const ctx = { nodeName: 'vk-policy', internalIP: '127.0.0.1', host: { kind: 'file' as const, path: host.kubeconfigPath }, logger: silentLogger };
+  const hostClient = new ClusterClient({ kind: 'file', path: host.kubeconfigPath });
+  t.teardown(() => hostClient.stop());
+  const ctx = { nodeName: 'vk-policy', internalIP: '127.0.0.1', host: { kind: 'file' as const, path: host.kubeconfigPath }, hostClient, logger: silentLogger };
   const error = await createProvider(config(), ctx).then(() => undefined, (e: unknown) => e);
   t.ok(error instanceof ProviderSetupError, 'a configuration error (exit code 2)');
   t.match((error as Error).message, new RegExp(`node vk-policy: secret ${ns}/remote key kubeconfig: users\\[name=u\\]\\.user\\.exec runs a program`));

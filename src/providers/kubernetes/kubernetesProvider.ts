@@ -60,6 +60,7 @@ import { RemoteStats } from './node/remoteStats.js';
 import { ServiceReflector, type NamespaceReflection } from './serviceReflection/serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { PodMarks } from '../podMarks.js';
+import { operation } from '../../adapters/kubernetes/operation.js';
 
 export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, Lifecycle {
@@ -68,6 +69,8 @@ export class KubernetesProvider
   private readonly log: KubeLog;
   private readonly remote: ClusterClient;
   private readonly host: ClusterClient;
+  /** False when the host client was injected: its creator (the agent's wiring) stops it. */
+  private readonly ownsHost: boolean;
   private readonly namespaces: RemoteNamespaces;
   private readonly reflector: Reflector;
   private readonly services: ServiceReflector;
@@ -94,7 +97,8 @@ export class KubernetesProvider
     this.log = o.log ?? noopKubeLog;
     const clientOptions = { clock: this.clock, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}), ...(o.deadlines ? { deadlines: o.deadlines } : {}) };
     this.remote = new ClusterClient(o.remote, clientOptions);
-    this.host = new ClusterClient(o.host, clientOptions);
+    this.ownsHost = !(o.host instanceof ClusterClient);
+    this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
     this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
@@ -179,7 +183,7 @@ export class KubernetesProvider
     this.reflector.stop();
     this.services.stop();
     await this.hostEvents.flushAll();
-    await Promise.all([this.remote.stop(), this.host.stop()]);
+    await Promise.all([this.remote.stop(), this.ownsHost ? this.host.stop() : 'clean']);
   }
 
   /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */
@@ -243,7 +247,7 @@ export class KubernetesProvider
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
     const held = await this.reflector.reflectFor(pod, remoteNamespace);
     try {
-      await this.remote.call('other', `create ${what}`, (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
+      await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
     } catch (err) {
       if (isKind(err, 'not-found')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
       if (!isKind(err, 'already-exists')) throw toProviderError(err, `create ${what}`);
@@ -257,7 +261,7 @@ export class KubernetesProvider
   private async adoptExisting(remoteNamespace: string, name: string, hostUid: string | undefined): Promise<void> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     const existing = await asProviderCall(`read ${what}`, () =>
-      this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
+      this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
     );
     const theirs = existing.metadata?.annotations?.[hostUidAnnotation];
     if (theirs !== hostUid) {
@@ -277,7 +281,7 @@ export class KubernetesProvider
     const name = desired.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     await asProviderCall(`update ${what}`, async () => {
-      const current = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
+      const current = await this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
       const spec = current.spec ?? { containers: [] };
       const body: Pod = {
@@ -290,7 +294,7 @@ export class KubernetesProvider
           ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
         },
       };
-      await this.remote.call('other', `update ${what}`, (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
+      await this.remote.call('other', operation('update', `${what}`), (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
     });
   }
 
@@ -313,7 +317,7 @@ export class KubernetesProvider
     const uid = remote.metadata?.uid;
     this.pods.markDeleting(remoteNamespace, name, uid);
     try {
-      await this.remote.call('delete', `delete ${what}`, (core, opts) =>
+      await this.remote.call('delete', operation('delete', `${what}`), (core, opts) =>
         core.deleteNamespacedPod({
           name, namespace: remoteNamespace,
           ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
@@ -331,7 +335,7 @@ export class KubernetesProvider
   private async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     try {
-      const pod = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
+      const pod = await this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       return ownershipOf(pod, this.rule).owned ? pod : undefined;
     } catch (err) {
       if (isKind(err, 'not-found')) return undefined;

@@ -46,6 +46,7 @@ import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN
 import { ReferenceIndex } from './referenceIndex.js';
 import { referencedObjects, referenceKey, type ObjectReference, type ReferencedKind } from './references.js';
 import { toProviderError } from '../remoteErrors.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
 
 export interface ReflectorOptions {
   readonly host: ClusterClient;
@@ -166,8 +167,8 @@ export class Reflector {
     try {
       const selector = hostClusterSelector(this.o.hostClusterId);
       const [configMaps, secrets] = await Promise.all([
-        this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
-        this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
+        this.o.remote.call<V1ConfigMapList>('other', operation('list', 'reflected configmaps'), (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
+        this.o.remote.call<V1SecretList>('other', operation('list', 'reflected secrets'), (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
       ]);
       const candidates = [
         ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
@@ -195,7 +196,7 @@ export class Reflector {
 
   /** Keys referenced by any Tether pod in a remote namespace, or by pods this node is creating. */
   private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
-    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core, options) =>
+    const pods = await this.o.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
       core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }, options),
     );
     const used = new Set<string>();
@@ -209,7 +210,7 @@ export class Reflector {
   private async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
     try {
-      return await this.o.host.call<HostObject>('other', `read ${what} from the host cluster`, (core, options) =>
+      return await this.o.host.call<HostObject>('other', operation('get', `${what} from the host cluster`), (core, options) =>
         ref.kind === 'ConfigMap'
           ? core.readNamespacedConfigMap({ name: ref.name, namespace }, options)
           : core.readNamespacedSecret({ name: ref.name, namespace }, options),
@@ -264,7 +265,7 @@ export class Reflector {
       }
     }
     try {
-      return await this.o.remote.call<HostObject>('other', `create ${what}`, (core, options) =>
+      return await this.o.remote.call<HostObject>('other', operation('create', `${what}`), (core, options) =>
         kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
       );
     } catch (err) {
@@ -288,7 +289,7 @@ export class Reflector {
   private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
-    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
+    const current = await this.o.remote.call<HostObject>('other', operation('get', `${what}`), (core, options) =>
       kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }, options) : core.readNamespacedSecret({ name, namespace }, options),
     );
     if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
@@ -301,7 +302,7 @@ export class Reflector {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
     const body = { ...copy, metadata: { ...copy.metadata, resourceVersion } };
-    return this.o.remote.call<HostObject>('other', `replace ${what}`, (core, options) =>
+    return this.o.remote.call<HostObject>('other', operation('update', `${what}`), (core, options) =>
       kind === 'ConfigMap'
         ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
         : core.replaceNamespacedSecret({ name, namespace, body }, options),
@@ -312,7 +313,7 @@ export class Reflector {
     this.written.delete(`${kind}/${namespace}/${name}`);
     this.awaitingEcho.delete(`${kind}/${namespace}/${name}`);
     try {
-      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core, options) =>
+      await this.o.remote.call('delete', operation('delete', `remote ${kindWord(kind)} ${namespace}/${name}`), (core, options) =>
         kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
       );
       this.o.log.debug('deleted unreferenced reflected object', { kind, namespace, name });
@@ -341,7 +342,7 @@ export class Reflector {
       kubeConfig: this.o.host.kubeConfig,
       path: `/api/v1/namespaces/${namespace}/${plural}`,
       list: async () => {
-        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core, options) =>
+        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', operation('list', `host ${plural} in ${namespace}`), (core, options) =>
           kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }, options) : core.listNamespacedSecret({ namespace }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
@@ -362,7 +363,7 @@ export class Reflector {
       path: `/api/v1/${plural}`,
       labelSelector,
       list: async () => {
-        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core, options) =>
+        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', operation('list', `reflected ${plural}`), (core, options) =>
           kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }, options) : core.listSecretForAllNamespaces({ labelSelector }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };

@@ -17,6 +17,7 @@ import type { ClusterClient } from '../clusterClient.js';
 import type { HostIdentity } from './hostView.js';
 import { hostIdentityOf } from './hostView.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
 
 export type RemoteEventCallback = (hostRef: HostIdentity, type: 'Normal' | 'Warning', reason: string, note: string) => void;
 
@@ -72,7 +73,7 @@ export class RemoteEvents {
       path: `/api/v1/namespaces/${namespace}/events`,
       fieldSelector: FIELD_SELECTOR,
       list: async () => {
-        const list = await this.o.remote.call('other', `list pod events in remote namespace ${namespace}`, (core, options) =>
+        const list = await this.o.remote.call('other', operation('list', `pod events in remote namespace ${namespace}`), (core, options) =>
           core.listNamespacedEvent({ namespace, fieldSelector: FIELD_SELECTOR }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };

@@ -6,6 +6,7 @@
 import { isKind } from '../../../lib/errorKind.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { ownershipLabels } from '../marks.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
 
 export class RemoteNamespaces {
   private readonly known = new Set<string>();
@@ -36,7 +37,7 @@ export class RemoteNamespaces {
 
   private async create(name: string): Promise<void> {
     try {
-      await this.remote.call('other', `create remote namespace ${name}`, (core, options) =>
+      await this.remote.call('other', operation('create', `remote namespace ${name}`), (core, options) =>
         core.createNamespace({ body: { metadata: { name, labels: { ...this.labels, ...ownershipLabels(this.hostClusterId) } } } }, options),
       );
     } catch (err) {

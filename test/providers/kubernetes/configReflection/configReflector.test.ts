@@ -15,6 +15,11 @@ import { Reflector } from '../../../../src/providers/kubernetes/configReflection
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { drain } from '../../../support/until.js';
+import { translateErrors } from '../../../../src/adapters/kubernetes/errors.js';
+import { describeOperation, type Operation } from '../../../../src/adapters/kubernetes/operation.js';
+
+/** As ClusterClient.call rejects: every failure translated at the adapter boundary. */
+const asCalled = <T>(op: Operation, fn: () => Promise<T>): Promise<T> => translateErrors(describeOperation(op), fn);
 
 function fakeCluster(secrets: Record<string, object>, writes: string[]): ClusterClient {
   const core = {
@@ -24,7 +29,7 @@ function fakeCluster(secrets: Record<string, object>, writes: string[]): Cluster
       return body;
     },
   };
-  return { call: (_p: string, _what: string, fn: (c: typeof core) => Promise<unknown>) => fn(core) } as unknown as ClusterClient;
+  return { call: (_p: string, op: Operation, fn: (c: typeof core) => Promise<unknown>) => asCalled(op, () => fn(core)) } as unknown as ClusterClient;
 }
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -124,9 +129,9 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
     return admit({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
   };
   const content = (body: HostObject): string => `${body.metadata?.namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`;
-  const host = { call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({ readNamespacedConfigMap: async () => source }) };
+  const host = { call: (_p: string, op: Operation, fn: (c: unknown) => Promise<unknown>) => asCalled(op, () => fn({ readNamespacedConfigMap: async () => source })) };
   const remote = {
-    call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({
+    call: (_p: string, op: Operation, fn: (c: unknown) => Promise<unknown>) => asCalled(op, () => fn({
       createNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
         writes.push(content(body));
         return stored(body);
@@ -139,7 +144,7 @@ function configMapWorld(admit: (body: HostObject) => HostObject = (body) => body
         writes.push(`replace ${content(body)} at ${body.metadata?.resourceVersion}`);
         return stored(body);
       },
-    }),
+    })),
   };
   const watches = new Map<string, FakeWatch>();
   const reflector = new Reflector({
@@ -361,7 +366,7 @@ void t.test('the reflector hands each request the call\'s options, so a deadline
   const options = { middleware: [] };
   const seen: unknown[] = [];
   const through = (core: Record<string, (params: unknown, o: unknown) => Promise<unknown>>) => ({
-    call: (_p: string, _w: string, fn: (c: unknown, o: unknown) => Promise<unknown>) => fn(core, options),
+    call: (_p: string, op: Operation, fn: (c: unknown, o: unknown) => Promise<unknown>) => asCalled(op, () => fn(core, options)),
   });
   const source = { metadata: { name: 'app-config', namespace: 'shop' }, data: { a: 'b' } };
   const host = through({ readNamespacedConfigMap: async (_params, o) => { seen.push(o); return source; } });
