@@ -20,7 +20,7 @@ t.test('an error with no kind anywhere in its chain is unclassified', async (t) 
   t.equal(kindOf(a), undefined, 'a cyclic chain ends');
 });
 
-t.test('kindOf never reads message text: any message yields the same kind at any depth', async (t) => {
+t.test('kindOf never reads message text: any message yields the same kind at any depth', async () => {
   fc.assert(fc.property(kinds, fc.string(), fc.string(), fc.nat({ max: 5 }), (kind, inner, outer, depth) => {
     let err: Error = new KindedError(kind, inner);
     for (let i = 0; i < depth; i++) err = new Error(outer, { cause: err });

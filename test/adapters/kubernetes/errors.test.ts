@@ -102,6 +102,6 @@ t.test('the kind of an API failure is decided by its status code and Status reas
   t.equal(kindOf(toKubeApiError(api(404, 'NotFound', 'exceeded quota; try again later'), 'op')), 'not-found');
 });
 
-t.test('a plain error is never classified by what its message says', async (t) => {
+t.test('a plain error is never classified by what its message says', async () => {
   fc.assert(fc.property(fc.string(), (message) => kindOf(toKubeApiError(new Error(message), 'op')) === undefined));
 });
