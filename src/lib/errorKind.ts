@@ -43,18 +43,23 @@ export class KindedError extends Error {
 }
 
 /** Guards against cyclic cause chains. */
-export const MAX_CAUSE_DEPTH = 32;
+const MAX_CAUSE_DEPTH = 32;
+
+/** `err` and the Errors of its `cause` chain, outermost first; a cyclic chain ends. */
+export function* causeChain(err: unknown): Generator<Error> {
+  let current: unknown = err;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
+    yield current;
+    current = current.cause;
+  }
+}
 
 /**
  * The kind of the outermost error in the `cause` chain that names one, or undefined (a defect,
  * not an answer). Outermost wins: a wrapper that classifies deliberately overrides what it wraps.
  */
 export function kindOf(err: unknown): ErrorKind | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
-    if (current instanceof KindedError && current.kind !== undefined) return current.kind;
-    current = current.cause;
-  }
+  for (const e of causeChain(err)) if (e instanceof KindedError && e.kind !== undefined) return e.kind;
   return undefined;
 }
 

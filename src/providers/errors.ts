@@ -12,7 +12,7 @@
  * never message text, and is undefined for an error nothing classified: a provider bug, which
  * crashes the calling actor.
  */
-import { KindedError, kindOf, MAX_CAUSE_DEPTH, type ErrorKind } from '../lib/errorKind.js';
+import { causeChain, KindedError, kindOf, type ErrorKind } from '../lib/errorKind.js';
 
 /** The kinds a provider answers with, and the pod actor acts on. */
 export type ProviderErrorKind = Extract<ErrorKind, 'not-found' | 'invalid-input' | 'transient'>;
@@ -40,11 +40,7 @@ export class ProviderError extends KindedError {
 
 /** The Event reason of the outermost ProviderError in the cause chain that carries one. */
 export function eventReasonOf(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
-    if (current instanceof ProviderError && current.reason !== undefined) return current.reason;
-    current = current.cause;
-  }
+  for (const e of causeChain(err)) if (e instanceof ProviderError && e.reason !== undefined) return e.reason;
   return undefined;
 }
 
