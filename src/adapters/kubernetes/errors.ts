@@ -97,7 +97,7 @@ function classifyOne(e: unknown): ApiErrorInfo | undefined {
   if (
     (code !== undefined && NETWORK_CODES.has(code)) ||
     type === 'system' || type === 'request-timeout' || type === 'aborted' ||
-    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError' || e.name === 'DeadlineExceededError'
+    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError'
   ) {
     return { kind: 'transient', message: messageOf(e) };
   }
@@ -116,14 +116,13 @@ function fromStatus(status: number, e: Record<string, unknown>): ApiErrorInfo {
   const reason = body?.reason;
   const message = body?.message ?? (status === 401 ? 'Unauthorized' : `HTTP ${status}`);
   const retryAfterSeconds = retryAfterOf(e.headers) ?? body?.retryAfterSeconds;
-  const info = (kind: ErrorKind): ApiErrorInfo => ({
-    kind,
+  return {
+    kind: kindOfStatus(status, reason),
     status,
     message,
     ...(reason !== undefined ? { reason } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-  });
-  return info(kindOfStatus(status, reason));
+  };
 }
 
 /** The kind of an HTTP status (and the Status reason, which tells AlreadyExists from Conflict). */
