@@ -181,7 +181,7 @@ export class FakeHostPods implements PodApi {
   /** The pod of that name; as the API server, a write naming another uid is a conflict. */
   private existing(namespace: string, name: string, operation: string, uid: string): Pod {
     const pod = this.pods.get(`${namespace}/${name}`);
-    if (!pod) throw new KubeApiError({ kind: 'notFound', status: 404, message: 'not found' }, `${operation} ${namespace}/${name}`);
+    if (!pod) throw new KubeApiError({ kind: 'not-found', status: 404, message: 'not found' }, `${operation} ${namespace}/${name}`);
     if (pod.metadata?.uid !== uid) throw new KubeApiError({ kind: 'conflict', status: 409, message: 'uid precondition failed' }, `${operation} ${namespace}/${name}`);
     return pod;
   }

@@ -4,6 +4,8 @@
  * renewing, watches stop, pending writes and Events go out; then the providers close their
  * connections).
  */
+import { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
+import { loadKubeConfig } from '../adapters/kubernetes/kubeconfig.js';
 import { systemClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock } from '../lib/clock.js';
@@ -49,10 +51,14 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   const policies = resolveRestartPolicies(config.restartPolicies);
   const handles: ProviderHandle[] = [];
   const podEvents = config.nodes.map(() => new PodEventForwarder());
+  // One host connection per node, for the node's actors and its provider alike; stopped last.
+  const hostKubeConfig = loadKubeConfig(host);
+  const hostClients = config.nodes.map(() => new ClusterClient(hostKubeConfig, { clock, ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}) }));
+  const closeHostClients = async (): Promise<void> => void (await Promise.all(hostClients.map((c) => c.stop())));
   try {
     for (const [i, node] of config.nodes.entries()) {
       handles.push(await createProvider(node.provider, {
-        nodeName: node.name, internalIP: node.internalIP, host, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
+        nodeName: node.name, internalIP: node.internalIP, host, hostClient: hostClients[i]!, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
       }));
     }
     const metrics = options.metrics ?? new TetherMetrics();
@@ -60,7 +66,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
     // A provider's own gauges (MetricsProvider), if it has any.
     handles.forEach((h, i) => metrics.observeProvider(config.nodes[i]!.name, h.provider));
-    const nodes = config.nodes.map((node, i): AgentNodeSpec => nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies));
+    const nodes = config.nodes.map((node, i): AgentNodeSpec => ({ ...nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies), hostClient: hostClients[i]! }));
     const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({
       host,
@@ -86,6 +92,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
         await servers.stop({ deadlineMs: 1_000 });
         await agent.stop({ deleteNodes, deadlineMs });
         await Promise.all(handles.map((h) => h.stop()));
+        await closeHostClients();
       },
     });
     agent.ready.then(() => life.markReady(), (error: unknown) => life.fail(error));
@@ -93,6 +100,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     return { agent, logger, introspectionUrl: servers.introspectionUrl, ready: life.ready, done: life.done, stop: (o) => life.stop(o) };
   } catch (error) {
     await Promise.all(handles.map((h) => h.stop()));
+    await closeHostClients();
     throw error;
   }
 }

@@ -5,6 +5,7 @@
  * watches; its remote pods keep running). Whatever a provider notifies without the host uid is
  * counted and logged here (identityChecks.ts), since Tether cannot route it.
  */
+import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
 import type { PodEventForwarder } from './podEventForwarder.js';
@@ -19,6 +20,8 @@ export interface ProviderContext {
   /** The node's address: the simulated provider reports it as its pods' hostIP. */
   readonly internalIP: string;
   readonly host: KubeconfigSource;
+  /** The node's one host connection, shared with the agent; its creator stops it. */
+  readonly hostClient?: ClusterClient;
   readonly logger: Logger;
   /** Where a provider's Events about the node's pods go (the node's host EventRecorder). */
   readonly podEvents?: PodEventForwarder;
@@ -31,6 +34,7 @@ export async function createProvider(config: ProviderConfig, ctx: ProviderContex
     nodeName: ctx.nodeName,
     internalIP: ctx.internalIP,
     host: ctx.host,
+    ...(ctx.hostClient ? { hostClient: ctx.hostClient } : {}),
     logger: ctx.logger,
     ...(ctx.podEvents ? { podEvents: ctx.podEvents.record } : {}),
   });

@@ -1,7 +1,8 @@
 /**
  * The agent: one actor system, one subtree per virtual node, each node with its own provider and
- * its own Kubernetes clients (its own watches, rate limiter and connection pool), so one node's
- * storm or outage cannot starve another's lease.
+ * its own Kubernetes clients (its own watches, and one host ClusterClient: rate limiter,
+ * connection pool, fence, shared with the node's provider when the spec hands it in), so one
+ * node's storm or outage cannot starve another's lease.
  *
  * With `leaderElection`, several replicas share the nodes: a node's subtree runs only while this
  * replica holds the node's lock (src/ha: one lock actor per node under `tether/ha`). It is
@@ -13,6 +14,7 @@ import { sleep, type Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
 import { systemClock } from '../adapters/clock.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
+import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
@@ -28,6 +30,11 @@ import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 /** A node's settings (the config file's `nodes[]` entry), with its provider and restart policies. */
 export interface AgentNodeSpec extends VirtualNodeSettings {
   readonly provider: Provider;
+  /**
+   * The node's host connection, the one its provider was given too (one limiter, pool and fence
+   * per node); its creator stops it after the agent. Without it the agent makes one of its own.
+   */
+  readonly hostClient?: ClusterClient | undefined;
   readonly nodePolicy?: RestartPolicy | undefined;
   readonly podPolicy?: RestartPolicy | undefined;
 }
@@ -96,7 +103,7 @@ export class TetherAgent implements Lifecycle {
       },
     });
     this.slots = options.nodes.map((spec) => {
-      const clients = createKubeClients(kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+      const clients = createKubeClients(spec.hostClient ?? kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
       const onStatusLatency = options.onStatusLatency;
       const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
       return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe) };

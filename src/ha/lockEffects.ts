@@ -15,7 +15,8 @@
 import { DeadlineExceededError, callWithDeadline } from '../lib/callWithDeadline.js';
 import { onAbort } from '../lib/abortFanOut.js';
 import type { Timer } from '../lib/clock.js';
-import { describeApiError, isApiErrorKind, KubeApiError } from '../adapters/kubernetes/errors.js';
+import { describeApiError, KubeApiError } from '../adapters/kubernetes/errors.js';
+import { isKind } from '../lib/errorKind.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
@@ -84,7 +85,7 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
       ctx.self.tell(answer(value));
     } catch (error) {
       if (ctx.signal.aborted) return;
-      if (isApiErrorKind(error, 'conflict', 'alreadyExists')) {
+      if (isKind(error, 'conflict', 'already-exists')) {
         ctx.self.tell({ type: 'lock.outrun', seq });
         return;
       }

@@ -8,7 +8,8 @@
  */
 import type { Logger } from '../adapters/logger.js';
 import type { Clock } from '../lib/clock.js';
-import { classify, isClassified } from '../providers/errors.js';
+import { httpStatusFor } from '../lib/errorKind.js';
+import { providerKindOf } from '../providers/errors.js';
 import { InvalidLogQuery } from './logQuery.js';
 import { InvalidStreamRequest } from './streamRequest.js';
 
@@ -82,15 +83,16 @@ export function reasonOfCode(code: number): RejectionReason {
 
 /**
  * What a failed request answers: a Refusal as it is; a bad query 400; a provider's classified
- * error by its kind (not-found 404, invalid-input 400, transient 503); anything else 500.
+ * error by its kind (`httpStatusFor`: not-found 404, invalid-input 400, transient 503); anything
+ * else 500.
  */
 export function refusalOf(error: unknown): Refusal {
   if (error instanceof Refusal) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof InvalidLogQuery || error instanceof InvalidStreamRequest) return new Refusal(400, 'bad-request', message);
-  if (!isClassified(error)) return new Refusal(500, 'internal', message);
-  const kind = classify(error);
-  const code = kind === 'not-found' ? 404 : kind === 'invalid-input' ? 400 : 503;
+  const kind = providerKindOf(error);
+  if (kind === undefined) return new Refusal(500, 'internal', message);
+  const code = httpStatusFor(kind);
   return new Refusal(code, reasonOfCode(code), message);
 }
 

@@ -1,10 +1,11 @@
 import { onAbort } from './abortFanOut.js';
 import type { Clock } from './clock.js';
+import { KindedError } from './errorKind.js';
 
-/** A call that did not answer within its deadline. Unclassified, so providers' `classify` reads it as transient. */
-export class DeadlineExceededError extends Error {
+/** A call that did not answer within its deadline: transient (errorKind.ts). */
+export class DeadlineExceededError extends KindedError {
   constructor(readonly ms: number) {
-    super(`timed out after ${ms} ms`);
+    super('transient', `timed out after ${ms} ms`);
     this.name = 'DeadlineExceededError';
   }
 }

@@ -5,14 +5,14 @@
  * through untouched, so `isLogsProvider` and friends see the same abilities. For
  * `getContainerLogs` the time is until the stream is returned, not until it ends.
  */
-import { classify, isClassified } from '../providers/errors.js';
+import { providerKindOf } from '../providers/errors.js';
 import type { CallOutcome, TetherMetrics } from './metrics.js';
 
 /** Methods that are not calls to the backend (registration, synchronous accessors). */
 const UNTIMED = new Set<PropertyKey>(['notifyPods', 'constructor']);
 
 export function outcomeOf(error: unknown): CallOutcome {
-  return isClassified(error) ? classify(error) : 'error';
+  return providerKindOf(error) ?? 'error';
 }
 
 export function withProviderMetrics<P extends object>(provider: P, metrics: TetherMetrics, node: string): P {

@@ -1,30 +1,21 @@
 /**
- * Provider errors classified by behaviour, as virtual-kubelet's errdefs: callers branch on the
- * kind, never on message text.
+ * Provider errors: what a provider answers when it cannot do what was asked. The kinds are those
+ * of Tether's one vocabulary (lib/errorKind.ts); a provider names one of the three the pod actor
+ * acts on:
  *
  * - 'not-found': the provider does not have the object. On delete this means "already gone".
  * - 'invalid-input': the request can never succeed as written; do not retry, report it on the pod.
- * - 'transient': may succeed later; retry with backoff. The default for anything unrecognised.
+ * - 'transient': may succeed later; retry with backoff.
  *
- * Errors from other libraries are classified by an HTTP status code they carry (client-node's
- * ApiException has a numeric `code`; other clients use `statusCode`):
- *
- * | status            | kind          | why                                                            |
- * |-------------------|---------------|----------------------------------------------------------------|
- * | 404               | not-found     |                                                                |
- * | 400, 422          | invalid-input | malformed or semantically invalid object                       |
- * | 403               | transient     | a remote ResourceQuota rejection ("exceeded quota") clears     |
- * |                   |               | when other pods end, and an RBAC denial clears when an admin   |
- * |                   |               | fixes it; neither is a property of the pod, so retry (backoff) |
- * | 409               | transient     | AlreadyExists on create / Conflict on update: the caller's     |
- * |                   |               | view is stale. Handling is level-based, so the retry re-reads  |
- * |                   |               | (getPod) and then updates or adopts. Providers should make     |
- * |                   |               | createPod idempotent by treating AlreadyExists for the same    |
- * |                   |               | pod uid as success, so a 409 reaching Tether means a different |
- * |                   |               | pod (another uid) still holds the name, which ends in time.    |
- * | anything else     | transient     | 429, 5xx, timeouts, network errors                             |
+ * A provider classifies at its own boundary (the Kubernetes provider maps its API failures in
+ * kubernetes/remoteErrors.ts); callers read `providerKindOf(err)`, which walks the `cause` chain,
+ * never message text, and is undefined for an error nothing classified: a provider bug, which
+ * crashes the calling actor.
  */
-export type ErrorKind = 'not-found' | 'invalid-input' | 'transient';
+import { causeChain, KindedError, kindOf, type ErrorKind } from '../lib/errorKind.js';
+
+/** The kinds a provider answers with, and the pod actor acts on. */
+export type ProviderErrorKind = Extract<ErrorKind, 'not-found' | 'invalid-input' | 'transient'>;
 
 export interface ErrorOptions {
   readonly cause?: unknown;
@@ -36,25 +27,20 @@ export interface ErrorOptions {
   readonly reason?: string;
 }
 
-export class ProviderError extends Error {
-  readonly kind: ErrorKind;
+export class ProviderError extends KindedError {
+  declare readonly kind: ProviderErrorKind;
   readonly reason: string | undefined;
 
-  constructor(kind: ErrorKind, message: string, options?: ErrorOptions) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(kind: ProviderErrorKind, message: string, options?: ErrorOptions) {
+    super(kind, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProviderError';
-    this.kind = kind;
     this.reason = options?.reason;
   }
 }
 
 /** The Event reason of the outermost ProviderError in the cause chain that carries one. */
 export function eventReasonOf(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
-    if (current instanceof ProviderError && current.reason !== undefined) return current.reason;
-    current = current.cause;
-  }
+  for (const e of causeChain(err)) if (e instanceof ProviderError && e.reason !== undefined) return e.reason;
   return undefined;
 }
 
@@ -70,64 +56,14 @@ export function transient(message: string, options?: ErrorOptions): ProviderErro
   return new ProviderError('transient', message, options);
 }
 
-/** The kind an HTTP status code maps to (see the table above). */
-export function kindOfHttpStatus(status: number): ErrorKind {
-  if (status === 404) return 'not-found';
-  if (status === 400 || status === 422) return 'invalid-input';
-  return 'transient';
-}
-
-/** The HTTP status an error carries in `code` or `statusCode`, if it is a number in 100..599. */
-export function httpStatusOf(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const record = err as Record<string, unknown>;
-  for (const field of ['code', 'statusCode']) {
-    const value = record[field];
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599) return value;
-  }
-  return undefined;
-}
-
-/** Guards against cyclic cause chains. */
-const MAX_CAUSE_DEPTH = 32;
-
 /**
- * The kind of the outermost error in the `cause` chain that has one (a ProviderError, or an error
- * carrying an HTTP status), or undefined if none does. Outermost wins: a wrapper that classifies
- * deliberately overrides what it wraps.
+ * What a provider's failure means to its caller: `kindOf(err)` seen through the provider
+ * contract. An API kind that leaked through unmapped is what it always meant there: 'not-found'
+ * and 'invalid-input' as they are, the rest (a 409, 401, 403, 410) may pass later. Undefined for
+ * an unclassified error (a bug).
  */
-export function findKind(err: unknown): ErrorKind | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current !== undefined && current !== null; depth++) {
-    if (current instanceof ProviderError) return current.kind;
-    const status = httpStatusOf(current);
-    if (status !== undefined) return kindOfHttpStatus(status);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return undefined;
-}
-
-/** The error's kind; 'transient' when nothing in the chain says otherwise. */
-export function classify(err: unknown): ErrorKind {
-  return findKind(err) ?? 'transient';
-}
-
-/**
- * Whether the error was classified on purpose (an answer from the provider) rather than an
- * unexpected failure (a bug or crash in the provider), which a supervisor may want to restart.
- */
-export function isClassified(err: unknown): boolean {
-  return findKind(err) !== undefined;
-}
-
-export function isNotFound(err: unknown): boolean {
-  return classify(err) === 'not-found';
-}
-
-export function isInvalidInput(err: unknown): boolean {
-  return classify(err) === 'invalid-input';
-}
-
-export function isTransient(err: unknown): boolean {
-  return classify(err) === 'transient';
+export function providerKindOf(err: unknown): ProviderErrorKind | undefined {
+  const kind = kindOf(err);
+  if (kind === undefined) return undefined;
+  return kind === 'not-found' || kind === 'invalid-input' ? kind : 'transient';
 }

@@ -40,9 +40,10 @@
  * ## Errors (errors.ts)
  * Reject with `notFound(...)` (Tether treats it as "already gone"), `invalidInput(...)` (the pod
  * can never run as specified: annotated and not retried until the spec changes) or
- * `transient(...)` (retried with backoff). HTTP-shaped errors are classified by status code. An
- * unclassified error is a provider bug: the calling pod actor crashes and its supervisor restarts
- * it with backoff. Callers branch on `classify(err)`, walking `cause`, never on message text.
+ * `transient(...)` (retried with backoff); API failures are classified once, where they are met
+ * (the adapters classify by status code and error code). An unclassified error is a provider bug:
+ * the calling pod actor crashes and its supervisor restarts it with backoff. Callers branch on
+ * `providerKindOf(err)` (lib/errorKind.ts `kindOf`, walking `cause`), never on message text.
  * A create failure may carry a precise Event reason (`transient(msg, { reason:
  * 'MandatorySecretNotFound' })`, virtual-kubelet's vocabulary where it has one): the pod gets a
  * Warning Event with it beside Tether's own `ProviderCreateFailed` / `ProviderRejected`.

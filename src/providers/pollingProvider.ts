@@ -25,7 +25,8 @@ import type { Pod, PodStatus } from '../adapters/kubernetes/model.js';
 import { forEachBounded } from '../lib/boundedConcurrency.js';
 import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { deepCopyPod, deepCopyPodStatus } from './deepCopy.js';
-import { isNotFound, transient } from './errors.js';
+import { isKind } from '../lib/errorKind.js';
+import { transient } from './errors.js';
 import { isTerminalPhase, terminatedStatus } from './podStatus.js';
 import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider, ReconcilingProvider } from './provider.js';
 import { podIdentity, podKey } from './provider.js';
@@ -174,7 +175,7 @@ export class PollingPodProvider implements PodProvider, ReconcilingProvider, Lif
     try {
       await this.legacy.deletePod(pod, signal);
     } catch (err) {
-      if (isNotFound(err)) this.tracked.delete(key);
+      if (isKind(err, 'not-found')) this.tracked.delete(key);
       throw err;
     }
     const entry = this.tracked.get(key) ?? this.track(key, own);
@@ -232,7 +233,7 @@ export class PollingPodProvider implements PodProvider, ReconcilingProvider, Lif
         (ms) => transient(`timed out after ${ms} ms`),
       );
     } catch (err) {
-      if (!isNotFound(err)) {
+      if (!isKind(err, 'not-found')) {
         if (!this.stopping.signal.aborted) this.onPollError(err, namespace, name);
         return { ok: false, error: err };
       }

@@ -17,8 +17,8 @@
  * counted and logged, identityChecks.ts), one with another pod's uid reaches that pod.
  *
  * Errors: every method rejects with errors classified by `errors.ts` (`notFound`, `invalidInput`,
- * `transient`); callers branch on `classify(err)`, never on message text. An unclassified error
- * is treated by callers as a crash of the provider call (see `isClassified`).
+ * `transient`); callers branch on `providerKindOf(err)`, never on message text. An unclassified
+ * error (`providerKindOf` is undefined) is treated by callers as a crash of the provider call.
  *
  * Cancellation: every async method takes an optional AbortSignal. A provider should stop waiting
  * and reject with the signal's reason when it fires; whether the remote side effect happened

@@ -5,6 +5,7 @@
  * of its `type`; `tether run` calls `create` with the validated block and a creation context.
  * Nothing outside the provider's folder knows its options.
  */
+import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
 import type { z } from 'zod';
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
@@ -32,6 +33,12 @@ export interface ProviderCreationContext {
   readonly internalIP: string;
   /** The host cluster, whose pods the node runs (for a Secret, a ConfigMap, the cluster's id). */
   readonly host: KubeconfigSource;
+  /**
+   * The node's one host connection, shared with the agent (one rate limiter, pool and write fence
+   * per node): a provider calls the host cluster through it, and never stops it. `tether run`
+   * always passes one; without it (a test, a tool) a provider may open its own from `host`.
+   */
+  readonly hostClient?: ClusterClient;
   /** Bound to the node already. */
   readonly logger: Logger;
   /** Events about the node's host pods go to the node's host EventRecorder (rate-limited, fenced under HA). */

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { ClusterClient } from '../../src/adapters/kubernetes/clusterClient.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { createProvider } from '../../src/app/providerFactory.js';
 import type { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
@@ -18,7 +19,9 @@ t.test('without hostClusterId the id is derived from the host cluster, with it t
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const remoteKubeconfig = await remote.writeKubeconfig(join(dir, 'remote.kubeconfig'));
   const hostKubeconfig = await host.writeKubeconfig(join(dir, 'host.kubeconfig'));
-  const ctx = { nodeName: 'vk-factory', internalIP: '10.0.0.1', host: { kind: 'file' as const, path: hostKubeconfig }, logger: silentLogger };
+  const hostClient = new ClusterClient({ kind: 'file', path: hostKubeconfig });
+  t.teardown(() => hostClient.stop());
+  const ctx = { nodeName: 'vk-factory', internalIP: '10.0.0.1', host: { kind: 'file' as const, path: hostKubeconfig }, hostClient, logger: silentLogger };
   const kubeSystemUid = (await host.kubectl(['get', 'namespace', 'kube-system', '-o', 'jsonpath={.metadata.uid}'])).trim();
 
   const derived = await createProvider({ type: 'kubernetes', remote: { kubeconfig: remoteKubeconfig } }, ctx);

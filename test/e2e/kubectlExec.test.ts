@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { createConfigObjectReader } from '../../src/adapters/kubernetes/configObjects.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { KubectlError } from '../../src/harness/clusterAccess.js';
-import { classify } from '../../src/providers/errors.js';
+import { providerKindOf } from '../../src/providers/errors.js';
 import { relayRemoteStream } from '../../src/providers/kubernetes/streams/remoteStreams.js';
 import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
 import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
@@ -133,7 +133,7 @@ t.test('kubectl exec and attach reach the virtual node over WebSockets through t
     t.equal(stderr, 'sh: nope: not found\n');
     const missing = await relayRemoteStream(host.kubeConfig(), `/api/v1/namespaces/${namespace}/pods/ghost/exec?command=ls&stdout=true`, { tty: false, stdout: async () => undefined }, 'exec')
       .then(() => undefined, (e: unknown) => e);
-    t.equal(classify(missing), 'not-found');
+    t.equal(providerKindOf(missing), 'not-found');
     t.match(String(missing), /pods "ghost" not found/, 'the remote\'s message unchanged');
   });
 

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
-import { classify } from '../../src/providers/errors.js';
+import { providerKindOf } from '../../src/providers/errors.js';
 import { relayRemotePortForward } from '../../src/providers/kubernetes/streams/remotePortForward.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
@@ -71,10 +71,10 @@ t.test('kubectl port-forward reaches a simulated pod\'s declared port through th
 
     const nothing = { input: (async function* () { yield Buffer.from('x'); })(), write: async () => undefined };
     const refused = await relayRemotePortForward(host.kubeConfig(), { namespace, pod: 'web', port: 9999 }, nothing, 'port-forward').then(() => undefined, (e: unknown) => e);
-    t.equal(classify(refused), 'invalid-input');
+    t.equal(providerKindOf(refused), 'invalid-input');
     t.match(String(refused), /error forwarding port 9999 to pod .*nothing listens on port 9999/, 'the remote\'s error stream, unchanged');
     const missing = await relayRemotePortForward(host.kubeConfig(), { namespace, pod: 'ghost', port: 8080 }, nothing, 'port-forward').then(() => undefined, (e: unknown) => e);
-    t.equal(classify(missing), 'not-found');
+    t.equal(providerKindOf(missing), 'not-found');
     t.match(String(missing), /pods "ghost" not found/);
     await waitFor('the kubelet API has no stream left', () => kubelet.activeStreams() === 0, { timeoutMs: 10_000 });
   });

@@ -144,7 +144,7 @@ t.test('a holder that cannot renew gives the node up before anyone else could ta
   t.teardown(() => a.locks.stop());
   await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);
   const lastRenew = clock.now();
-  store.failNext('getLease', ...Array.from({ length: 20 }, () => kubeError('unavailable')));
+  store.failNext('getLease', ...Array.from({ length: 20 }, () => kubeError('transient')));
   const lost = await advanceUntil(clock, () => !a.driving.has('vk-1'), 20_000);
   t.ok(lost >= 10_000 - 2_000 && clock.now() - lastRenew < 15_000, `gave up ${clock.now() - lastRenew} ms after the last renewal: past the renew deadline, before the lock expires`);
 });

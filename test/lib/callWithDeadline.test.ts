@@ -2,7 +2,7 @@ import t from 'tap';
 import { drain } from '../support/until.js';
 import { ManualClock } from '../support/manualClock.js';
 import { callWithDeadline } from '../../src/lib/callWithDeadline.js';
-import { classify } from '../../src/providers/errors.js';
+import { kindOf } from '../../src/lib/errorKind.js';
 import { forEachBounded } from '../../src/lib/boundedConcurrency.js';
 
 
@@ -21,7 +21,7 @@ void t.test('a call that ignores its signal is abandoned at the deadline with a 
   });
   clock.advance(1000);
   const err: unknown = await result.catch((e: unknown) => e);
-  t.equal(classify(err), 'transient');
+  t.equal(kindOf(err), 'transient');
   t.equal(signalled?.aborted, true, 'the call was told to stop');
 });
 

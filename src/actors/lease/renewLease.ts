@@ -1,6 +1,6 @@
-import { KubeApiError } from '../../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../adapters/kubernetes/model.js';
+import { isKind } from '../../lib/errorKind.js';
 import type { LeaseConfig } from './config.js';
 
 /**
@@ -23,7 +23,7 @@ export async function renewLease(
     try {
       return await api.createLease(build(undefined));
     } catch (err) {
-      if (!(err instanceof KubeApiError && err.kind === 'alreadyExists')) throw err;
+      if (!isKind(err, 'already-exists')) throw err;
       const current = await api.getLease(namespace, name);
       if (current === undefined) throw err;
       return api.updateLease(build(current));
@@ -33,8 +33,8 @@ export async function renewLease(
   try {
     return await api.updateLease(build(known));
   } catch (err) {
-    if (err instanceof KubeApiError && err.kind === 'conflict') return reread();
-    if (err instanceof KubeApiError && err.kind === 'notFound') return create();
+    if (isKind(err, 'conflict')) return reread();
+    if (isKind(err, 'not-found')) return create();
     throw err;
   }
 }

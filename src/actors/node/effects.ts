@@ -61,8 +61,8 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
           classify: apiFailure,
           done: () => ({ type: 'node.status-written' }),
           failed: (failure) => {
-            if (failure.kind !== 'notFound') deps.logger.warn('node status write failed', { node: name, error: failure.message });
-            return { type: 'node.status-write-failed', error: failure.message, gone: failure.kind === 'notFound', ...retryAfter(failure) };
+            if (failure.kind !== 'not-found') deps.logger.warn('node status write failed', { node: name, error: failure.message });
+            return { type: 'node.status-write-failed', error: failure.message, gone: failure.kind === 'not-found', ...retryAfter(failure) };
           },
         });
       case 'announce':
@@ -121,7 +121,7 @@ export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effec
         return { type: 'node.registered', node: await deps.nodeApi.createNode(desiredNode(settings, found)), facts: found, created: true };
       } catch (err) {
         const failure = apiFailure(err);
-        if (failure?.kind !== 'alreadyExists') throw err;
+        if (failure?.kind !== 'already-exists') throw err;
         // Created by someone between our get and create: adopt it below, next time round.
         return { type: 'node.register-failed', error: failure.message, ...retryAfter(failure) };
       }

@@ -4,7 +4,7 @@
  * invalid spec waits for a spec change.
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
-import type { ErrorKind } from '../../providers/errors.js';
+import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 import { createErrorAnnotation, createErrorAtAnnotation } from './annotations.js';
 import { deletionRequest, finish, onHostDeleted, startDeletion, terminate } from './deletion.js';
 import { podForProvider, specFingerprint } from './podStatusView.js';

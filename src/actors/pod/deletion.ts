@@ -9,7 +9,7 @@
  * operator's tools (docs/reliability.md).
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
-import type { ErrorKind } from '../../providers/errors.js';
+import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 import { gracePeriodSeconds, isTerminal, podForProvider } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodIn, PodMsg, PodState } from './protocol.js';

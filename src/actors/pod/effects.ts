@@ -97,7 +97,7 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
 }
 
 /** 404, or 409 on the uid every write carries: another pod holds the name now. Ours is gone. */
-const ourPodGone = (failure: Failure<string>): boolean => failure.kind === 'notFound' || failure.kind === 'conflict';
+const ourPodGone = (failure: Failure<string>): boolean => failure.kind === 'not-found' || failure.kind === 'conflict';
 
 function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> {
   return reportTo(ctx)(() => deps.pods.patchPodStatus(pod.namespace, pod.name, pod.uid, status), {

@@ -4,7 +4,7 @@
  */
 import type { Schedule } from '../../runtime/effectOutcome.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import type { ErrorKind } from '../../providers/errors.js';
+import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 
 /** The virtual node's readiness, as its node actor last announced it. */
 export interface NodeReadiness {

@@ -13,7 +13,9 @@ import { Observable } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import { callWithDeadline } from '../../lib/callWithDeadline.js';
 import { systemClock } from '../clock.js';
-import { isApiErrorKind, KubeApiError, translateErrors } from './errors.js';
+import { KubeApiError, translateErrors } from './errors.js';
+import { isKind } from '../../lib/errorKind.js';
+import { describeOperation, type Operation } from './operation.js';
 import type { Priority, RequestScheduler, ScheduleOptions } from './rateLimiter.js';
 
 /** How long one request of each class may take, in ms, from the moment it is sent. */
@@ -64,8 +66,9 @@ export function deadlineOf(caller: Caller, deadlineClass: DeadlineClass): number
   return callContext(caller).deadlines?.[deadlineClass] ?? DEFAULT_CALL_DEADLINES[deadlineClass];
 }
 
-/** The class of a request from its priority, unless the caller names one (lists do). */
-function classOf(priority: Priority): DeadlineClass {
+/** The class of a request: a list's, else by its priority, unless the caller names one. */
+function classOf(priority: Priority, op: Operation): DeadlineClass {
+  if (op.verb === 'list') return 'list';
   if (priority === 'lease') return 'lease';
   if (priority === 'status') return 'status';
   return 'other';
@@ -88,26 +91,27 @@ export function withSignal(signal: AbortSignal, base?: ConfigurationOptions): Co
 
 /** How one call is scheduled: the limiter's options, and the class whose deadline applies. */
 export interface CallOptions extends Omit<ScheduleOptions, 'signal'> {
-  /** Default: by priority (lease, status, else other). Lists say 'list'. */
+  /** Default: 'list' for a list, else by priority (lease, status, else other). */
   readonly deadline?: DeadlineClass;
 }
 
 /**
- * `operation` starts with the verb (`get pod …`, `patch status of …`): that is what is counted.
+ * The operation's verb is what is counted; its words name the call in the KubeApiError.
  * `fn` gets request options carrying the call's abort signal; passing them on is what frees the
  * socket at the deadline (the call rejects at the deadline either way).
  */
 export function call<T>(
   caller: Caller,
   priority: Priority,
-  operation: string,
+  op: Operation,
   fn: (options: ConfigurationOptions) => Promise<T>,
   options: CallOptions = {},
 ): Promise<T> {
-  const { deadline = classOf(priority), ...scheduling } = options;
+  const { deadline = classOf(priority, op), ...scheduling } = options;
   const ctx = callContext(caller);
   const { limiter } = ctx;
-  const verb = operation.split(' ', 1)[0] ?? 'call';
+  const { verb } = op;
+  const operation = describeOperation(op);
   const fence = ctx.signal?.();
   const ms = deadlineOf(ctx, deadline);
   return translateErrors(operation, () =>
@@ -133,7 +137,7 @@ export async function orUndefined<T>(pending: Promise<T>): Promise<T | undefined
   try {
     return await pending;
   } catch (err) {
-    if (isApiErrorKind(err, 'notFound')) return undefined;
+    if (isKind(err, 'not-found')) return undefined;
     throw err;
   }
 }
@@ -143,6 +147,6 @@ export async function ignoreNotFound(pending: Promise<unknown>): Promise<void> {
   try {
     await pending;
   } catch (err) {
-    if (!isApiErrorKind(err, 'notFound')) throw err;
+    if (!isKind(err, 'not-found')) throw err;
   }
 }

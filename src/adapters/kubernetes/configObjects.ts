@@ -6,7 +6,7 @@
  */
 import { CoreV1Api, type ConfigurationOptions, type KubeConfig } from '@kubernetes/client-node';
 import { boundedRead } from './boundedRead.js';
-import { isApiErrorKind } from './errors.js';
+import { isKind } from '../../lib/errorKind.js';
 
 type Data = Readonly<Record<string, string>>;
 
@@ -25,7 +25,7 @@ export function createConfigObjectReader(kubeConfig: KubeConfig, timeoutMs = 10_
     try {
       return await boundedRead(what, { timeoutMs, ...(signal ? { signal } : {}) }, fn);
     } catch (error) {
-      if (isApiErrorKind(error, 'notFound')) return undefined;
+      if (isKind(error, 'not-found')) return undefined;
       throw error;
     }
   };

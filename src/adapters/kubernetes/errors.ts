@@ -1,38 +1,33 @@
 /**
- * Kubernetes API errors, classified by what the caller should do about them.
+ * Kubernetes API errors, classified once, here, into Tether's vocabulary (lib/errorKind.ts) by
+ * what the caller should do about them: by HTTP status and error code, never by message text.
  *
  * client-node 1.4 rejects with `ApiException` (numeric `.code`, `.body` a raw JSON string of a
  * `Status`, or undefined for 401), node-fetch rejects with a `FetchError` (`type: 'system'`, an
  * errno `code`) or an `AbortError`, and the watch rejects with an Error carrying `statusCode`.
  * The adapters convert all of these into {@link KubeApiError}, so nothing above this folder
  * ever sees a client-node type; {@link classifyApiError} walks the `cause` chain, so wrapping a
- * KubeApiError keeps its class.
+ * KubeApiError keeps its class. Above this folder, code reads `kindOf(err)`.
+ *
+ * | failure                                   | kind           |
+ * |-------------------------------------------|----------------|
+ * | 404                                       | not-found      |
+ * | 409 with reason AlreadyExists             | already-exists |
+ * | 409 otherwise                             | conflict       |
+ * | 400, 422                                  | invalid-input  |
+ * | 401                                       | unauthorized   |
+ * | 403                                       | forbidden      |
+ * | 410                                       | gone           |
+ * | any other status, a network error code,   | transient      |
+ * | an abort, a timeout, a deadline           |                |
+ * | anything else (a TypeError: a bug)        | none (kindOf is undefined: a crash) |
  */
-
-/** What kind of failure, by the behaviour it calls for. */
-export type ApiErrorKind =
-  /** 404: the object (or its namespace) does not exist. */
-  | 'notFound'
-  /** 409 (not AlreadyExists): stale resourceVersion or failed precondition; re-read and retry. */
-  | 'conflict'
-  /** 409 AlreadyExists on create. */
-  | 'alreadyExists'
-  /** 400 or 422: the request itself is wrong; retrying the same request will not help. */
-  | 'invalid'
-  /** 401: credentials missing or expired. */
-  | 'unauthorized'
-  /** 403: RBAC or admission (e.g. ResourceQuota "exceeded quota"); see the message. */
-  | 'forbidden'
-  /** 410: resourceVersion too old (watch/list); re-list. */
-  | 'gone'
-  /** Network errors, timeouts, 429 and 5xx: transient, retry with backoff. */
-  | 'unavailable'
-  /** Anything else (other 4xx, programming errors). */
-  | 'unknown';
+import { KindedError, kindOf, type ErrorKind } from '../../lib/errorKind.js';
 
 /** The facts of one API failure. `message` is the server's Status message when it sent one. */
 export interface ApiErrorInfo {
-  readonly kind: ApiErrorKind;
+  /** Undefined when nothing in the error says what it is: no status, no network code (a bug). */
+  readonly kind: ErrorKind | undefined;
   /** HTTP status, when there was a response. */
   readonly status?: number;
   /** The Status `reason` (e.g. 'AlreadyExists', 'Forbidden'), when the server sent one. */
@@ -43,16 +38,14 @@ export interface ApiErrorInfo {
 }
 
 /** The error every adapter method rejects with. `cause` holds the original error. */
-export class KubeApiError extends Error implements ApiErrorInfo {
+export class KubeApiError extends KindedError implements ApiErrorInfo {
   override readonly name = 'KubeApiError';
-  readonly kind: ApiErrorKind;
   readonly status?: number;
   readonly reason?: string;
   readonly retryAfterSeconds?: number;
 
   constructor(info: ApiErrorInfo, operation: string, cause?: unknown) {
-    super(`${operation}: ${info.message}`, { cause });
-    this.kind = info.kind;
+    super(info.kind, `${operation}: ${info.message}`, { cause });
     if (info.status !== undefined) this.status = info.status;
     if (info.reason !== undefined) this.reason = info.reason;
     if (info.retryAfterSeconds !== undefined) this.retryAfterSeconds = info.retryAfterSeconds;
@@ -86,11 +79,16 @@ export function classifyApiError(err: unknown): ApiErrorInfo {
     if (found) return found;
     e = isRecord(e) ? e.cause : undefined;
   }
-  return { kind: 'unknown', message: messageOf(err) };
+  return { kind: undefined, message: messageOf(err) };
 }
 
 function classifyOne(e: unknown): ApiErrorInfo | undefined {
-  if (e instanceof KubeApiError) return e;
+  if (e instanceof KubeApiError && e.kind !== undefined) return e;
+  // Classified at another boundary (a deadline, a fence, a provider): kept, with its own words.
+  if (e instanceof KindedError && !(e instanceof KubeApiError)) {
+    const kind = kindOf(e);
+    if (kind !== undefined) return { kind, message: messageOf(e) };
+  }
   if (!isRecord(e)) return undefined;
   const status = httpStatusOf(e);
   if (status !== undefined) return fromStatus(status, e);
@@ -99,9 +97,9 @@ function classifyOne(e: unknown): ApiErrorInfo | undefined {
   if (
     (code !== undefined && NETWORK_CODES.has(code)) ||
     type === 'system' || type === 'request-timeout' || type === 'aborted' ||
-    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError' || e.name === 'DeadlineExceededError'
+    e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'FetchError'
   ) {
-    return { kind: 'unavailable', message: messageOf(e) };
+    return { kind: 'transient', message: messageOf(e) };
   }
   return undefined;
 }
@@ -118,21 +116,26 @@ function fromStatus(status: number, e: Record<string, unknown>): ApiErrorInfo {
   const reason = body?.reason;
   const message = body?.message ?? (status === 401 ? 'Unauthorized' : `HTTP ${status}`);
   const retryAfterSeconds = retryAfterOf(e.headers) ?? body?.retryAfterSeconds;
-  const info = (kind: ApiErrorKind): ApiErrorInfo => ({
-    kind,
+  return {
+    kind: kindOfStatus(status, reason),
     status,
     message,
     ...(reason !== undefined ? { reason } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-  });
-  if (status === 404) return info('notFound');
-  if (status === 409) return info(reason === 'AlreadyExists' ? 'alreadyExists' : 'conflict');
-  if (status === 400 || status === 422) return info('invalid');
-  if (status === 401) return info('unauthorized');
-  if (status === 403) return info('forbidden');
-  if (status === 410) return info('gone');
-  if (status === 429 || status === 408 || status >= 500) return info('unavailable');
-  return info('unknown');
+  };
+}
+
+/** The kind of an HTTP status (and the Status reason, which tells AlreadyExists from Conflict). */
+export function kindOfStatus(status: number, reason?: string): ErrorKind {
+  switch (status) {
+    case 404: return 'not-found';
+    case 409: return reason === 'AlreadyExists' ? 'already-exists' : 'conflict';
+    case 400: case 422: return 'invalid-input';
+    case 401: return 'unauthorized';
+    case 403: return 'forbidden';
+    case 410: return 'gone';
+    default: return 'transient';
+  }
 }
 
 interface StatusBody {
@@ -174,7 +177,7 @@ function retryAfterOf(headers: unknown): number | undefined {
 export function describeApiError(err: unknown): string {
   const info = classifyApiError(err);
   const head = [info.status !== undefined ? String(info.status) : undefined, info.reason].filter(Boolean).join(' ');
-  const text = `${head === '' ? info.kind : head}: ${info.message}`;
+  const text = `${head === '' ? labelOf(info.kind) : head}: ${info.message}`;
   return text.replace(/\s*\n\s*/g, ' ');
 }
 
@@ -184,9 +187,10 @@ export function retryAfterMsOf(err: unknown): number | undefined {
   return seconds === undefined ? undefined : seconds * 1000;
 }
 
-/** True if `err` (or a cause) is of one of the given kinds. */
-export function isApiErrorKind(err: unknown, ...kinds: ApiErrorKind[]): boolean {
-  return kinds.includes(classifyApiError(err).kind);
+/** What a failure without a status is called in a message (the words Tether has always used). */
+function labelOf(kind: ErrorKind | undefined): string {
+  if (kind === undefined) return 'unknown';
+  return kind === 'transient' ? 'unavailable' : kind;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

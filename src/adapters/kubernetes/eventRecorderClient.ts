@@ -7,6 +7,7 @@ import { describeApiError } from './errors.js';
 import type { EventRecorder, EventSubject, EventType } from './eventRecorder.js';
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
+import { operation } from './operation.js';
 
 export const REPORTING_CONTROLLER = 'tether.dev/virtual-kubelet';
 
@@ -82,7 +83,7 @@ export class EventRecorderClient implements EventRecorder {
       flushTimer: undefined,
       flushing: Promise.resolve(),
     };
-    series.created = call(this.limiter, 'other', `record event ${reason} on ${regarding.kind} ${regarding.name}`, (o) =>
+    series.created = call(this.limiter, 'other', operation('create', `event ${reason} on ${regarding.kind} ${regarding.name}`), (o) =>
       this.api.createNamespacedEvent({ namespace, body }, o),
     ).then(
       (event) => event.metadata?.name,
@@ -118,7 +119,7 @@ export class EventRecorderClient implements EventRecorder {
     const count = series.count;
     const body = { series: { count, lastObservedTime: new V1MicroTime(series.lastObserved) } };
     try {
-      await call(this.limiter, 'other', `update event series ${name}`, (o) =>
+      await call(this.limiter, 'other', operation('update', `event series ${name}`), (o) =>
         this.api.patchNamespacedEvent(
           { name, namespace: series.namespace, body },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o),

@@ -21,8 +21,8 @@ export type { EventRecorder, EventSubject, EventType } from './eventRecorder.js'
 export type { ChangeType, PodWatch, PodWatchEvent, NodeWatch, NodeWatchEvent, WatchLifecycle } from './watch.js';
 export type { KubeLog } from './log.js';
 export type { WatchTiming } from './cachedListWatch.js';
-export type { ApiErrorInfo, ApiErrorKind } from './errors.js';
-export { KubeApiError, classifyApiError, describeApiError, isApiErrorKind } from './errors.js';
+export type { ApiErrorInfo } from './errors.js';
+export { KubeApiError, classifyApiError, describeApiError } from './errors.js';
 export type { Priority, PriorityStats, RateLimiterOptions, RequestScheduler } from './rateLimiter.js';
 export { PRIORITIES, RateLimiter } from './rateLimiter.js';
 export type { KubeconfigSource } from './kubeconfig.js';

@@ -1,19 +1,18 @@
 /**
- * The factory that builds every Kubernetes adapter from one KubeConfig, sharing one rate
- * limiter and one connection pool. This is the only place the client-node API classes are made.
+ * Every Kubernetes adapter the agent's actors use for one node, built on that node's one
+ * ClusterClient (clusterClient.ts): one rate limiter, one connection pool, one write fence,
+ * shared with the node's provider when the provider is handed the same client. This is the only
+ * place the agent's client-node API classes are made.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CoordinationV1Api, CoreV1Api, EventsV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import { LifecycleControl, type Lifecycle } from '../../lib/lifecycle.js';
-import { systemClock } from '../clock.js';
 import type { WatchTiming } from './cachedListWatch.js';
-import type { CallContext, CallDeadlines } from './call.js';
-import { DEFAULT_CALL_DEADLINES } from './call.js';
+import type { CallDeadlines } from './call.js';
+import { ClusterClient } from './clusterClient.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';
-import { ConnectionPool, pooledKubeConfig } from './connectionPool.js';
 import type { EventRecorder } from './eventRecorder.js';
-import { EventRecorderClient } from './eventRecorderClient.js';
 import type { LeaseApi } from './leaseApi.js';
 import { LeaseApiClient } from './leaseApiClient.js';
 import type { KubeLog } from './log.js';
@@ -23,19 +22,22 @@ import { NodeApiClient } from './nodeApiClient.js';
 import type { PodApi } from './podApi.js';
 import { PodApiClient } from './podApiClient.js';
 import type { Priority, PriorityStats } from './rateLimiter.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter } from './rateLimiter.js';
 import type { NodeWatch, PodWatch } from './watch.js';
 import { createNodeWatch, createPodWatch } from './watchClients.js';
 
 export interface KubeClientsOptions {
   /** The virtual node's name: Event reportingInstance and the watches' selectors. */
   readonly nodeName: string;
-  /** Client-side limit shared by all requests (default qps 50, burst 100: kubelet's defaults). */
+  /**
+   * When the clients are built from a KubeConfig, the ClusterClient they make (and close on
+   * `stop()`): client-side limit shared by all requests (default qps 50, burst 100: kubelet's
+   * defaults). A ClusterClient handed in brings its own.
+   */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
-  /** Keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
+  /** As `rateLimit`: keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
   readonly connectionPool?: ConnectionPoolOptions | false;
   readonly watch?: WatchTiming;
-  /** Per-class request deadlines (lease, status, list, watch connect, other); defaults in call.ts. */
+  /** As `rateLimit`: per-class request deadlines (lease, status, list, watch connect, other); defaults in call.ts. */
   readonly deadlines?: Partial<CallDeadlines>;
   readonly events?: { readonly seriesWindowMs?: number; readonly seriesFlushMs?: number };
   readonly clock?: Clock;
@@ -44,9 +46,12 @@ export interface KubeClientsOptions {
 
 /**
  * Everything the actors need from Kubernetes, behind Tether's own interfaces. Ready at once;
- * `stop()` writes pending event series, then closes pooled connections (stop watches first).
+ * `stop()` writes pending event series, then closes pooled connections if these clients made
+ * their ClusterClient (stop watches first); a ClusterClient handed in is its creator's to stop.
  */
 export interface KubeClients extends Lifecycle {
+  /** The node's one connection to the host cluster, which these clients call through. */
+  readonly cluster: ClusterClient;
   readonly nodes: NodeApi;
   readonly leases: LeaseApi;
   /**
@@ -73,36 +78,34 @@ export interface KubeClients extends Lifecycle {
   openWrites(): void;
 }
 
-export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOptions): KubeClients {
-  const clock = options.clock ?? systemClock;
+/** Builds the clients on `host` (shared, not closed by `stop()`), or on a ClusterClient of their own made from a KubeConfig. */
+export function createKubeClients(host: ClusterClient | KubeConfig, options: KubeClientsOptions): KubeClients {
+  const owned = !(host instanceof ClusterClient);
+  const cluster = host instanceof ClusterClient ? host : new ClusterClient(host, {
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.connectionPool !== undefined ? { connectionPool: options.connectionPool } : {}),
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const { clock, core, deadlines, kubeConfig: kc } = cluster;
   const log = options.log ?? noopKubeLog;
-  const pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock, ...options.connectionPool });
-  const kc = pool ? pooledKubeConfig(kubeConfig, pool) : kubeConfig;
-  const limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock });
-  const deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
-  let fence = new AbortController();
-  const fenced: CallContext = { limiter, clock, deadlines, signal: () => fence.signal };
-  const unfenced: CallContext = { limiter, clock, deadlines };
-  const core = kc.makeApiClient(CoreV1Api);
+  const fenced = cluster.writes;
+  const unfenced = cluster.reads;
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const pods = new PodApiClient(core, fenced);
-  const events = new EventRecorderClient(kc.makeApiClient(EventsV1Api), fenced, {
-    ...options.events,
-    reportingInstance: options.nodeName,
-    clock,
-    log,
-  });
+  const events = cluster.eventRecorder({ ...options.events, reportingInstance: options.nodeName, clock, log });
   const timing: WatchTiming = { connectTimeoutMs: deadlines.watchConnect, listTimeoutMs: deadlines.list, ...options.watch };
   const watchDeps = { kubeConfig: kc, clock, log, nodeName: options.nodeName, timing };
   const life = new LifecycleControl({
     clock,
     release: async () => {
       await events.flushAll();
-      await pool?.stop();
+      if (owned) await cluster.stop();
     },
   });
   life.markReady();
   return {
+    cluster,
     nodes: new NodeApiClient(core, fenced),
     leases: new LeaseApiClient(coordination, fenced),
     lockLeases: new LeaseApiClient(coordination, unfenced),
@@ -110,14 +113,12 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientsOp
     events,
     watchPods: () => createPodWatch({ ...watchDeps, pods }),
     watchNode: () => createNodeWatch({ ...watchDeps, core, limiter: fenced }),
-    rateLimiterStats: () => limiter.stats(),
-    apiRequestCounts: () => limiter.requestCounts(),
+    rateLimiterStats: () => cluster.rateLimiterStats(),
+    apiRequestCounts: () => cluster.apiRequestCounts(),
     ready: life.ready,
     done: life.done,
     stop: (stopOptions) => life.stop(stopOptions),
-    fenceWrites: (reason) => fence.abort(new Error(`writes fenced: ${reason}`)),
-    openWrites: () => {
-      if (fence.signal.aborted) fence = new AbortController();
-    },
+    fenceWrites: (reason) => cluster.fenceWrites(reason),
+    openWrites: () => cluster.openWrites(),
   };
 }

@@ -3,6 +3,7 @@ import { V1MicroTime } from '@kubernetes/client-node';
 import { call, type Caller, orUndefined } from './call.js';
 import type { LeaseApi } from './leaseApi.js';
 import type { Lease } from './model.js';
+import { operation } from './operation.js';
 
 /**
  * {@link LeaseApi} over client-node's CoordinationV1Api, every call at 'lease' priority.
@@ -20,7 +21,7 @@ export class LeaseApiClient implements LeaseApi {
 
   async getLease(namespace: string, name: string): Promise<Lease | undefined> {
     const lease = await orUndefined(
-      call(this.limiter, 'lease', `get lease ${namespace}/${name}`, (o) =>
+      call(this.limiter, 'lease', operation('get', `lease ${namespace}/${name}`), (o) =>
         this.coordination.readNamespacedLease({ name, namespace }, o),
       ),
     );
@@ -29,7 +30,7 @@ export class LeaseApiClient implements LeaseApi {
 
   async createLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = identity(lease);
-    const created = await call(this.limiter, 'lease', `create lease ${namespace}/${name}`, (o) =>
+    const created = await call(this.limiter, 'lease', operation('create', `lease ${namespace}/${name}`), (o) =>
       this.coordination.createNamespacedLease({ namespace, body: withMicroTimes(lease) }, o),
     );
     return withMicroTimes(created);
@@ -37,7 +38,7 @@ export class LeaseApiClient implements LeaseApi {
 
   async updateLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = identity(lease);
-    const updated = await call(this.limiter, 'lease', `update lease ${namespace}/${name}`, (o) =>
+    const updated = await call(this.limiter, 'lease', operation('update', `lease ${namespace}/${name}`), (o) =>
       this.coordination.replaceNamespacedLease({ name, namespace, body: withMicroTimes(lease) }, o),
     );
     return withMicroTimes(updated);

@@ -4,6 +4,7 @@ import { call, type Caller, ignoreNotFound, orUndefined } from './call.js';
 import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
+import { operation } from './operation.js';
 
 const PAGE_SIZE = 500;
 
@@ -16,7 +17,7 @@ async function uidMismatchIsConflict(pending: Promise<Pod>): Promise<Pod> {
   try {
     return await pending;
   } catch (error) {
-    if (error instanceof KubeApiError && error.kind === 'invalid' && /metadata\.uid/.test(error.message)) {
+    if (error instanceof KubeApiError && error.kind === 'invalid-input' && /metadata\.uid/.test(error.message)) {
       throw new KubeApiError({ kind: 'conflict', status: 409, message: `another pod holds the name now (${error.message})` }, 'uid precondition', error);
     }
     throw error;
@@ -35,7 +36,7 @@ export class PodApiClient implements PodApi {
 
   getPod(namespace: string, name: string): Promise<Pod | undefined> {
     return orUndefined(
-      call(this.limiter, 'other', `get pod ${namespace}/${name}`, (o) => this.core.readNamespacedPod({ name, namespace }, o)),
+      call(this.limiter, 'other', operation('get', `pod ${namespace}/${name}`), (o) => this.core.readNamespacedPod({ name, namespace }, o)),
     );
   }
 
@@ -47,7 +48,7 @@ export class PodApiClient implements PodApi {
     return uidMismatchIsConflict(call(
       this.limiter,
       'status',
-      `patch status of pod ${namespace}/${name} (uid ${uid})`,
+      operation('patch', `status of pod ${namespace}/${name} (uid ${uid})`),
       (o) => this.core.patchNamespacedPodStatus(
         { name, namespace, body: { metadata: { uid }, status } },
         setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o),
@@ -57,7 +58,7 @@ export class PodApiClient implements PodApi {
   }
 
   patchPodAnnotations(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string | null>>): Promise<Pod> {
-    return uidMismatchIsConflict(call(this.limiter, 'other', `patch annotations of pod ${namespace}/${name} (uid ${uid})`, (o) =>
+    return uidMismatchIsConflict(call(this.limiter, 'other', operation('patch', `annotations of pod ${namespace}/${name} (uid ${uid})`), (o) =>
       this.core.patchNamespacedPod(
         { name, namespace, body: { metadata: { uid, annotations } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o),
@@ -68,7 +69,7 @@ export class PodApiClient implements PodApi {
   deletePod(namespace: string, name: string, options: DeletePodOptions): Promise<void> {
     const { uid, gracePeriodSeconds } = options;
     return ignoreNotFound(
-      call(this.limiter, 'delete', `delete pod ${namespace}/${name} (uid ${uid})`, (o) =>
+      call(this.limiter, 'delete', operation('delete', `pod ${namespace}/${name} (uid ${uid})`), (o) =>
         this.core.deleteNamespacedPod({
           name,
           namespace,
@@ -101,7 +102,7 @@ export class PodApiClient implements PodApi {
       ...(labelSelector !== undefined ? { labelSelector } : {}),
     };
     const where = namespace ?? 'all namespaces';
-    return call(this.limiter, 'other', `list pods in ${where}`, (o) =>
+    return call(this.limiter, 'other', operation('list', `pods in ${where}`), (o) =>
       namespace !== undefined
         ? this.core.listNamespacedPod({ namespace, ...query }, o)
         : this.core.listPodForAllNamespaces(query, o),

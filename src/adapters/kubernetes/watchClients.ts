@@ -15,6 +15,7 @@ import type { Node, Pod } from './model.js';
 import type { PodApi } from './podApi.js';
 import type { NodeWatch, NodeWatchEvent, PodWatch, PodWatchEvent, WatchLifecycle } from './watch.js';
 import { withoutManagedFields } from './withoutManagedFields.js';
+import { operation } from './operation.js';
 
 export interface WatchDeps {
   readonly kubeConfig: KubeConfig;
@@ -54,7 +55,7 @@ export function createNodeWatch(
 ): NodeWatch {
   const fieldSelector = `metadata.name=${deps.nodeName}`;
   const list = async (): Promise<ListResult<Node>> => {
-    const result = await call(deps.limiter, 'other', `list node ${deps.nodeName}`, (o) =>
+    const result = await call(deps.limiter, 'other', operation('list', `node ${deps.nodeName}`), (o) =>
       deps.core.listNode({ fieldSelector }, o),
     { deadline: 'list' });
     return { items: result.items, resourceVersion: result.metadata?.resourceVersion ?? '' };

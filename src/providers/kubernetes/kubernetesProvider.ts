@@ -69,6 +69,7 @@ export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, Lifecycle {
   readonly name = 'kubernetes';
   private readonly clock: Clock;
+  private readonly ownsHost: boolean;
   private readonly log: KubeLog;
   private readonly remote: ClusterClient;
   private readonly host: ClusterClient;
@@ -100,7 +101,9 @@ export class KubernetesProvider
     this.log = o.log ?? noopKubeLog;
     const clientOptions = { clock: this.clock, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}), ...(o.deadlines ? { deadlines: o.deadlines } : {}) };
     this.remote = new ClusterClient(o.remote, clientOptions);
-    this.host = new ClusterClient(o.host, clientOptions);
+    // An injected host connection is the agent's (one per node) and stays open; a source gets our own.
+    this.ownsHost = !(o.host instanceof ClusterClient);
+    this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
     this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
@@ -192,7 +195,7 @@ export class KubernetesProvider
     this.reflector.stop();
     this.services.stop();
     await this.hostEvents.flushAll();
-    await Promise.all([this.remote.stop(), this.host.stop()]);
+    await Promise.all([this.remote.stop(), this.ownsHost ? this.host.stop() : 'clean']);
   }
 
   /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */

@@ -8,7 +8,7 @@ import type { WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { CallDeadlines } from '../../adapters/kubernetes/call.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ProviderNodeInfo, ResourceList } from '../provider.js';
-import type { ClusterSource } from './clusterClient.js';
+import type { ClusterClient, ClusterSource } from './clusterClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
 import type { PodPolicy } from './pods/podPolicy.js';
 import type { OffloadingPatch } from './pods/podTranslation.js';
@@ -22,8 +22,13 @@ export interface KubernetesProviderOptions {
   readonly hostClusterId: string;
   /** Where pods run: a kubeconfig file or string (a Secret's content is read by the caller), or a loaded KubeConfig. */
   readonly remote: ClusterSource;
-  /** Where the host pods' ConfigMaps and Secrets are read from. */
-  readonly host: ClusterSource;
+  /**
+   * The host cluster, where the host pods' ConfigMaps, Secrets and Services are read from and
+   * Events written: the node's one host ClusterClient, shared with the agent (one rate limiter,
+   * pool and fence; `tether run` passes it, and stops it after the provider), or a source to
+   * build one of the provider's own from (closed with the provider).
+   */
+  readonly host: ClusterClient | ClusterSource;
   /** Default 'suffix': `<namespace>-<hostClusterId>`. */
   readonly namespaceStrategy?: NamespaceStrategy;
   /** Pod Security level of the namespaces Tether creates, and what is refused before sending (podPolicy.ts). */
@@ -48,7 +53,7 @@ export interface KubernetesProviderOptions {
   readonly onRemoteEvent?: RemoteEventCallback;
   /** `/readyz` timeout for `ping` (default 5000 ms). */
   readonly pingTimeoutMs?: number;
-  /** Client-side limit per cluster (default qps 50, burst 100). */
+  /** Client-side limit of the remote cluster, and of the host one when built from a source (default qps 50, burst 100). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
   readonly watch?: WatchTiming;
   /** Per-class deadlines of every call to either cluster (defaults in adapters/kubernetes/call.ts). */

@@ -26,7 +26,7 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       nodeName: context.nodeName,
       hostClusterId,
       remote,
-      host: context.host,
+      host: context.hostClient ?? context.host,
       log: context.logger.child({ provider: 'kubernetes' }),
       ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
       ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),

@@ -12,11 +12,16 @@
  * | 403 exceeded quota, RBAC                     | transient (clears when pods end / an admin acts), the server's message kept |
  * | 409, 401, 410, 429, 5xx, network, timeouts   | transient      |
  *
+ * The kind comes from the adapters (adapters/kubernetes/errors.ts: by status code and error code).
+ * What a 403 means for the pod is the one thing the API server says only in words: admission
+ * plugins and quota answer with the same Status (403, reason Forbidden, no structured cause), so
+ * `isAdmissionRejection` reads the server's message of a 'forbidden' failure, and nothing else.
+ *
  * The message is `<operation>: <status> <reason>: <server message>` on one line. An error that is
  * no API failure at all (a TypeError: a bug) is passed through unclassified, so it crashes the
  * calling actor as it should.
  */
-import { classifyApiError, describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
+import { classifyApiError, describeApiError } from '../../adapters/kubernetes/errors.js';
 import { invalidInput, notFound, ProviderError, transient } from '../errors.js';
 
 /**
@@ -38,21 +43,20 @@ export function isAdmissionRejection(message: string): boolean {
 export function toProviderError(err: unknown, operation: string): unknown {
   if (err instanceof ProviderError) return err;
   const info = classifyApiError(err);
-  if (info.kind === 'unknown' && !(err instanceof KubeApiError)) return err;
+  if (info.kind === undefined) return err;
   const message = `${operation}: ${describeApiError(err)}`;
   switch (info.kind) {
-    case 'notFound':
+    case 'not-found':
       return notFound(message, { cause: err });
-    case 'invalid':
+    case 'invalid-input':
       return invalidInput(message, { cause: err });
     case 'forbidden':
       return isAdmissionRejection(info.message) ? invalidInput(message, { cause: err }) : transient(message, { cause: err });
     case 'conflict':
-    case 'alreadyExists':
+    case 'already-exists':
     case 'unauthorized':
     case 'gone':
-    case 'unavailable':
-    case 'unknown':
+    case 'transient':
       return transient(message, { cause: err });
   }
 }

@@ -44,7 +44,7 @@ export class FakeLeaseApi implements LeaseApi {
   async createLease(lease: Lease): Promise<Lease> {
     this.enter('createLease', lease);
     const key = keyOf(lease);
-    if (this.leases.has(key)) throw kubeError('alreadyExists', `create lease ${key}`);
+    if (this.leases.has(key)) throw kubeError('already-exists', `create lease ${key}`);
     return this.store(key, lease);
   }
 
@@ -52,7 +52,7 @@ export class FakeLeaseApi implements LeaseApi {
     this.enter('updateLease', lease);
     const key = keyOf(lease);
     const current = this.leases.get(key);
-    if (!current) throw kubeError('notFound', `update lease ${key}`);
+    if (!current) throw kubeError('not-found', `update lease ${key}`);
     if (current.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw kubeError('conflict', `update lease ${key}`);
     return this.store(key, lease);
   }

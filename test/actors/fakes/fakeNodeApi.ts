@@ -40,7 +40,7 @@ export class FakeNodeApi implements NodeApi {
   async createNode(node: Node): Promise<Node> {
     const name = node.metadata?.name ?? '';
     this.enter('createNode', name, node);
-    if (this.nodes.has(name)) throw kubeError('alreadyExists', `create node ${name}`);
+    if (this.nodes.has(name)) throw kubeError('already-exists', `create node ${name}`);
     const stored: Node = { ...copy(node), metadata: { ...node.metadata, uid: `uid-${++this.seq}`, resourceVersion: String(this.seq) } };
     this.nodes.set(name, stored);
     return copy(stored);
@@ -80,7 +80,7 @@ export class FakeNodeApi implements NodeApi {
 
   private existing(name: string): Node {
     const node = this.nodes.get(name);
-    if (!node) throw kubeError('notFound', `node ${name}`);
+    if (!node) throw kubeError('not-found', `node ${name}`);
     return node;
   }
 

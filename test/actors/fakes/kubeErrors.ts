@@ -1,9 +1,12 @@
 /** KubeApiErrors as the adapters would reject with them, for the fakes and the tests. */
-import { KubeApiError, type ApiErrorKind } from '../../../src/adapters/kubernetes/errors.js';
+import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
+import type { ErrorKind } from '../../../src/lib/errorKind.js';
 
-const statusOf: Partial<Record<ApiErrorKind, number>> = { notFound: 404, conflict: 409, alreadyExists: 409, invalid: 422, forbidden: 403, unavailable: 503 };
+const statusOf: Partial<Record<ErrorKind, number>> = {
+  'not-found': 404, conflict: 409, 'already-exists': 409, 'invalid-input': 422, forbidden: 403, transient: 503,
+};
 
-export function kubeError(kind: ApiErrorKind, operation = 'fake call', message = kind): KubeApiError {
+export function kubeError(kind: ErrorKind, operation = 'fake call', message = kind): KubeApiError {
   const status = statusOf[kind];
   return new KubeApiError({ kind, message, ...(status !== undefined ? { status } : {}) }, operation);
 }

@@ -75,7 +75,7 @@ t.test('transient failures retry quickly, then the normal cadence resumes', asyn
   const { clock, api, renewedAt, summary } = setup(t);
   await until('created', () => summary()?.renewals === 1);
   const due = clock.now() + 10_000;
-  api.failNext('updateLease', kubeError('unavailable'), kubeError('unavailable'));
+  api.failNext('updateLease', kubeError('transient'), kubeError('transient'));
   clock.advance(10_000);
   await until('first failure', () => summary()?.failures === 1);
   clock.advance(199);

@@ -188,7 +188,7 @@ t.test('a failed status write is retried with backoff', async (t) => {
   const { clock, api, ready, provider } = setup(t, { ping: { failureThreshold: 1 } });
   await until('Ready', () => ready()?.status === 'True');
   const writes = api.count('patchNodeStatus');
-  api.failNext('patchNodeStatus', kubeError('unavailable'));
+  api.failNext('patchNodeStatus', kubeError('transient'));
   provider.mode = 'fail';
   await pingRounds(clock, 1);
   await until('the write was attempted', () => api.count('patchNodeStatus') === writes + 1);

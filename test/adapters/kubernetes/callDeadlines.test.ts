@@ -21,7 +21,7 @@ t.test('a read the API server never answers fails as unavailable at its deadline
   const pods = new PodApiClient(server.kubeConfig().makeApiClient(CoreV1Api), { limiter, deadlines: { other: 100 } });
   const err = await pods.getPod('ns', 'p').then(() => undefined, (e: unknown) => e);
   t.ok(err instanceof KubeApiError, 'rejects with a KubeApiError');
-  t.equal((err as KubeApiError).kind, 'unavailable', 'a deadline is a transient failure');
+  t.equal((err as KubeApiError).kind, 'transient', 'a deadline is a transient failure');
   t.match((err as KubeApiError).message, /get pod ns\/p: .*timed out after 100 ms/);
   t.same(limiter.requestCounts().get('get network'), 1, 'counted as a request without an answer');
 });

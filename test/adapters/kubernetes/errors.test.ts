@@ -1,13 +1,15 @@
 import t from 'tap';
 import { ApiException } from '@kubernetes/client-node';
-import type { ApiErrorKind } from '../../../src/adapters/kubernetes/errors.js';
+import fc from 'fast-check';
 import {
   KubeApiError,
   classifyApiError,
   describeApiError,
-  isApiErrorKind,
+  kindOfStatus,
   toKubeApiError,
 } from '../../../src/adapters/kubernetes/errors.js';
+import { isKind, kindOf, KindedError, type ErrorKind } from '../../../src/lib/errorKind.js';
+import { DeadlineExceededError } from '../../../src/lib/callWithDeadline.js';
 import { status } from './mockApiServer.js';
 
 const api = (code: number, reason?: string, message = 'msg'): ApiException<string> =>
@@ -15,26 +17,29 @@ const api = (code: number, reason?: string, message = 'msg'): ApiException<strin
 
 const netErr = (code: string): Error => Object.assign(new Error(`request failed, reason: connect ${code}`), { type: 'system', code, name: 'FetchError' });
 
-const table: [string, unknown, ApiErrorKind][] = [
-  ['404', api(404, 'NotFound'), 'notFound'],
+const table: [string, unknown, ErrorKind | undefined][] = [
+  ['404', api(404, 'NotFound'), 'not-found'],
   ['409 Conflict', api(409, 'Conflict'), 'conflict'],
-  ['409 AlreadyExists', api(409, 'AlreadyExists'), 'alreadyExists'],
-  ['400', api(400, 'BadRequest'), 'invalid'],
-  ['422', api(422, 'Invalid'), 'invalid'],
+  ['409 AlreadyExists', api(409, 'AlreadyExists'), 'already-exists'],
+  ['400', api(400, 'BadRequest'), 'invalid-input'],
+  ['422', api(422, 'Invalid'), 'invalid-input'],
   ['401 (client-node sends no body)', new ApiException(401, 'Unauthorized', undefined, {}), 'unauthorized'],
   ['403', api(403, 'Forbidden'), 'forbidden'],
   ['410', api(410, 'Expired'), 'gone'],
-  ['429', api(429, 'TooManyRequests'), 'unavailable'],
-  ['500', api(500, 'InternalError'), 'unavailable'],
-  ['503 with no body', api(503), 'unavailable'],
-  ['504', api(504, 'Timeout'), 'unavailable'],
-  ['ECONNREFUSED', netErr('ECONNREFUSED'), 'unavailable'],
-  ['ECONNRESET', netErr('ECONNRESET'), 'unavailable'],
-  ['AbortError', Object.assign(new Error('The user aborted a request.'), { name: 'AbortError', type: 'aborted' }), 'unavailable'],
+  ['429', api(429, 'TooManyRequests'), 'transient'],
+  ['500', api(500, 'InternalError'), 'transient'],
+  ['503 with no body', api(503), 'transient'],
+  ['504', api(504, 'Timeout'), 'transient'],
+  ['ECONNREFUSED', netErr('ECONNREFUSED'), 'transient'],
+  ['ECONNRESET', netErr('ECONNRESET'), 'transient'],
+  ['AbortError', Object.assign(new Error('The user aborted a request.'), { name: 'AbortError', type: 'aborted' }), 'transient'],
   ['watch HTTP error (statusCode)', Object.assign(new Error('Gone'), { statusCode: 410 }), 'gone'],
-  ['a plain Error', new Error('bug'), 'unknown'],
-  ['a string', 'what', 'unknown'],
-  ['a KubeApiError wrapped as a cause', new Error('outer', { cause: toKubeApiError(api(404, 'NotFound'), 'get pod') }), 'notFound'],
+  ['a plain Error', new Error('bug'), undefined],
+  ['a string', 'what', undefined],
+  ['a deadline', new DeadlineExceededError(5000), 'transient'],
+  ['a fence (classified where it was raised)', new KindedError('transient', 'writes fenced: lock lost'), 'transient'],
+  ['405 (no kind of its own)', api(405, 'MethodNotAllowed'), 'transient'],
+  ['a KubeApiError wrapped as a cause', new Error('outer', { cause: toKubeApiError(api(404, 'NotFound'), 'get pod') }), 'not-found'],
   ['an ApiException as a cause', new Error('outer', { cause: api(409, 'Conflict') }), 'conflict'],
 ];
 
@@ -65,11 +70,38 @@ t.test('KubeApiError names the operation and keeps the cause', async (t) => {
   const cause = api(404, 'NotFound', 'pods "p" not found');
   const err = toKubeApiError(cause, 'get pod ns/p');
   t.equal(err.message, 'get pod ns/p: pods "p" not found');
-  t.equal(err.kind, 'notFound');
+  t.equal(err.kind, 'not-found');
   t.equal(err.reason, 'NotFound');
   t.equal(err.cause, cause);
   t.equal(toKubeApiError(err, 'again'), err, 'not wrapped twice');
-  t.ok(isApiErrorKind(err, 'notFound', 'gone'));
-  t.notOk(isApiErrorKind(err, 'conflict'));
+  t.ok(isKind(err, 'not-found', 'gone'));
+  t.notOk(isKind(err, 'conflict'));
   t.ok(err instanceof KubeApiError);
+});
+
+t.test('a bug wrapped at the boundary stays unclassified: kindOf is undefined, so callers crash', async (t) => {
+  const err = toKubeApiError(new TypeError('cannot read properties of undefined'), 'get pod ns/p');
+  t.ok(err instanceof KubeApiError, 'still the adapters\' error type');
+  t.equal(err.kind, undefined);
+  t.equal(kindOf(err), undefined);
+  t.equal(kindOf(new Error('outer', { cause: err })), undefined);
+  t.equal(describeApiError(err), 'unknown: get pod ns/p: cannot read properties of undefined');
+});
+
+t.test('the kind of an API failure is decided by its status code and Status reason, never by its message text', async (t) => {
+  const statuses = fc.integer({ min: 100, max: 599 });
+  const reasons = fc.constantFrom(undefined, 'NotFound', 'AlreadyExists', 'Conflict', 'Invalid', 'Forbidden', 'Expired');
+  fc.assert(fc.property(statuses, reasons, fc.string(), fc.string(), (code, reason, message, exceptionText) => {
+    const body = reason === undefined ? message : JSON.stringify(status(code, reason, message));
+    const thrown = new ApiException(code, exceptionText, body, {});
+    const expected = kindOfStatus(code, reason);
+    return classifyApiError(thrown).kind === expected && kindOf(toKubeApiError(thrown, 'op')) === expected;
+  }));
+  // A message that names another class does not change the class.
+  t.equal(kindOf(toKubeApiError(api(503, 'ServiceUnavailable', 'pods "x" not found'), 'op')), 'transient');
+  t.equal(kindOf(toKubeApiError(api(404, 'NotFound', 'exceeded quota; try again later'), 'op')), 'not-found');
+});
+
+t.test('a plain error is never classified by what its message says', async () => {
+  fc.assert(fc.property(fc.string(), (message) => kindOf(toKubeApiError(new Error(message), 'op')) === undefined));
 });

@@ -14,6 +14,7 @@ import { callWithDeadline } from '../../../src/lib/callWithDeadline.js';
 import { sleep } from '../../../src/lib/clock.js';
 import { ManualClock } from '../../support/manualClock.js';
 import { drain } from '../../support/until.js';
+import { operation } from '../../../src/adapters/kubernetes/operation.js';
 
 const N = 100;
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
@@ -28,7 +29,7 @@ t.test(`${N} calls queued behind the rate limiter under one fence hold one abort
   process.on('warning', onWarning);
   t.teardown(() => process.off('warning', onWarning));
   const ctx = { limiter, clock, signal: () => fence.signal };
-  const calls = Array.from({ length: N }, (_, i) => call(ctx, 'other', `get pod ns/p${i}`, () => Promise.resolve(i)));
+  const calls = Array.from({ length: N }, (_, i) => call(ctx, 'other', operation('get', `pod ns/p${i}`), () => Promise.resolve(i)));
   await drain();
   t.equal(limiter.stats().other.queued, N - 1, 'all but the first wait for a token');
   t.ok(listeners(fence.signal) <= baseline + 1, `at most one listener on the fence (${listeners(fence.signal)})`);
@@ -47,7 +48,7 @@ t.test(`the fence still drops all ${N} queued calls when it aborts`, async (t) =
   const fence = new AbortController();
   const ctx = { limiter, clock, signal: () => fence.signal };
   let ran = 0;
-  const calls = Array.from({ length: N }, () => call(ctx, 'other', 'get pod ns/p', () => Promise.resolve(++ran)).then(() => 'ran', (e: unknown) => String(e)));
+  const calls = Array.from({ length: N }, () => call(ctx, 'other', operation('get', 'pod ns/p'), () => Promise.resolve(++ran)).then(() => 'ran', (e: unknown) => String(e)));
   await drain();
   fence.abort(new Error('node lock lost'));
   const results = await Promise.all(calls);

@@ -47,7 +47,7 @@ t.test('NodeApi and LeaseApi wire format', async (t) => {
   t.test('createNode that exists is alreadyExists', async (t) => {
     server.route((r) => (r.method === 'POST' && r.url.pathname === '/api/v1/nodes' ? { status: 409, body: status(409, 'AlreadyExists', 'nodes "vk-1" already exists') } : undefined));
     const err: unknown = await clients.nodes.createNode({ metadata: { name: 'vk-1' } }).catch((e: unknown) => e);
-    t.equal((err as KubeApiError).kind, 'alreadyExists');
+    t.equal((err as KubeApiError).kind, 'already-exists');
   });
 
   t.test('leases: reads give V1MicroTime, writes send microsecond times, 409 is conflict', async (t) => {

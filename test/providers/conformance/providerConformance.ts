@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { withDeepCopies } from '../../../src/providers/deepCopy.js';
-import { classify, isClassified } from '../../../src/providers/errors.js';
+import { providerKindOf } from '../../../src/providers/errors.js';
 import { routingUid } from '../../../src/providers/identityChecks.js';
 import { hostUidMark, tetherMarkPrefix } from '../../../src/providers/podMarks.js';
 import type { PodNotification, Provider } from '../../../src/providers/provider.js';
@@ -98,7 +98,7 @@ async function harness(t: Test, factory: ConformanceFactory): Promise<Harness> {
           await call;
           return true;
         } catch (error) {
-          if (isClassified(error) && classify(error) === 'transient') return false;
+          if (providerKindOf(error) === 'transient') return false;
           throw error;
         }
       });
@@ -145,7 +145,7 @@ export function providerConformance(name: string, factory: ConformanceFactory): 
       await h.create(pod);
       await h.provider.deletePod(structuredClone(pod));
       const second = await rejection(h.provider.deletePod(structuredClone(pod)));
-      t.ok(second === undefined || (isClassified(second) && classify(second) === 'not-found'), `second delete: ${String(second)}`);
+      t.ok(second === undefined || (providerKindOf(second) === 'not-found'), `second delete: ${String(second)}`);
       // Accepted: the end is still to be reported. notFound: that is the report (the caller takes the pod as deleted).
       if (second === undefined) {
         await h.until('the end is reported', () => h.statusesOf(uidOf(pod)).some((p) => terminal(p.status?.phase))
@@ -192,7 +192,7 @@ export function providerConformance(name: string, factory: ConformanceFactory): 
           await h.provider.createPod(passed);
           return true;
         } catch (error) {
-          if (isClassified(error) && classify(error) === 'transient') return false;
+          if (providerKindOf(error) === 'transient') return false;
           throw error;
         }
       });
@@ -241,11 +241,11 @@ export function providerConformance(name: string, factory: ConformanceFactory): 
         ['deletePod', () => h.provider.deletePod(structuredClone(unknown))],
       ] as const) {
         const error = await rejection(call());
-        t.ok(isClassified(error) && classify(error) === 'not-found', `${method} of an unknown pod: notFound (${String(error)})`);
+        t.ok(providerKindOf(error) === 'not-found', `${method} of an unknown pod: notFound (${String(error)})`);
       }
       t.equal(await h.provider.getPod(h.subject.namespace, 'never-created'), undefined, 'getPod of an unknown pod: undefined');
       const invalid = await rejection(h.provider.createPod(h.subject.invalidPod(h.pod())));
-      t.ok(isClassified(invalid) && classify(invalid) === 'invalid-input', `createPod of an invalid spec: invalidInput (${String(invalid)})`);
+      t.ok(providerKindOf(invalid) === 'invalid-input', `createPod of an invalid spec: invalidInput (${String(invalid)})`);
     });
   });
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { CoreV1Api, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { classify } from '../../../src/providers/errors.js';
+import { providerKindOf } from '../../../src/providers/errors.js';
 import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
 import type { KubernetesProviderOptions } from '../../../src/providers/kubernetes/options.js';
 import type { PodNotification } from '../../../src/providers/provider.js';
@@ -98,7 +98,7 @@ t.test('offloads a pod with its ConfigMap and Secret; copies follow the host; de
   const missing = hostPod(namespace, 'no-config');
   missing.spec!.volumes = [{ name: 'other', configMap: { name: 'absent' } }];
   const rejected = await provider.createPod(missing).then(() => undefined, (err: unknown) => err);
-  t.equal(classify(rejected), 'transient', 'a missing ConfigMap is a transient creation failure');
+  t.equal(providerKindOf(rejected), 'transient', 'a missing ConfigMap is a transient creation failure');
   t.equal((rejected as Error).message, `configmap ${namespace}/absent not found (referenced by volume "other")`);
 
   const pod = hostPod(namespace, 'web-1');
@@ -154,7 +154,7 @@ t.test('offloads a pod with its ConfigMap and Secret; copies follow the host; de
   t.equal(ended.type === 'status' ? ended.pod.status?.reason : undefined, 'Terminated');
   t.notOk(notifications.some((n) => n.type === 'gone'), 'a deletion Tether asked for is not reported as gone');
   const again = await provider.deletePod(structuredClone(pod)).then(() => undefined, (e: unknown) => e);
-  t.equal(classify(again), 'not-found', 'deleting again: notFound');
+  t.equal(providerKindOf(again), 'not-found', 'deleting again: notFound');
 
   await waitFor('the unused ConfigMap copy to be removed', gone(() => readRemoteConfigMap(remoteNamespace, 'app-config')), { timeoutMs: 30_000 });
   await waitFor('the unused Secret copy to be removed', gone(() => readRemoteSecret(remoteNamespace, 'app-secret')), { timeoutMs: 30_000 });
@@ -244,7 +244,7 @@ t.test('a remote ResourceQuota rejection is transient and names the quota', asyn
     const err = await provider.createPod(hostPod(namespace, 'over')).then(() => undefined, (e: unknown) => e as Error);
     return err && /exceeded quota/.test(err.message) ? err : undefined;
   }, { timeoutMs: 60_000, intervalMs: 300 });
-  t.equal(classify(error), 'transient');
+  t.equal(providerKindOf(error), 'transient');
   t.match(error.message, /403 Forbidden: .*exceeded quota: tight/);
 });
 
@@ -258,7 +258,7 @@ t.test('pod policy: the remote namespace carries Pod Security baseline; a hostPa
   const risky = hostPod(namespace, 'rooted');
   risky.spec!.volumes = [...risky.spec!.volumes!, { name: 'host', hostPath: { path: '/etc' } }];
   const error = await provider.createPod(risky).then(() => undefined, (e: unknown) => e as Error);
-  t.equal(classify(error), 'invalid-input', 'rejected for good: annotation and Event on the host pod');
+  t.equal(providerKindOf(error), 'invalid-input', 'rejected for good: annotation and Event on the host pod');
   t.match(error?.message, /refused by the pod policy of node .*spec\.volumes\[host\]\.hostPath \(\/etc\)/);
   t.equal(await remoteApi.readNamespacedPod({ name: 'rooted', namespace: remoteNamespace }).then(() => 'exists', () => 'absent'), 'absent', 'nothing was sent');
 });
@@ -273,7 +273,7 @@ t.test('pod policy: with same-name, a pod of kube-system or default is refused, 
   t.teardown(() => provider.stop());
   for (const ns of ['kube-system', 'default']) {
     const error = await provider.createPod(hostPod(ns, 'sneaky')).then(() => undefined, (e: unknown) => e as Error);
-    t.equal(classify(error), 'invalid-input', ns);
+    t.equal(providerKindOf(error), 'invalid-input', ns);
     t.match(error?.message, ns === 'default' ? /allowDefaultNamespace/ : /system namespace/);
     t.equal(await remoteApi.readNamespacedPod({ name: 'sneaky', namespace: ns }).then(() => 'exists', () => 'absent'), 'absent');
   }
@@ -298,7 +298,7 @@ t.test('ping follows the remote API server down and up', async (t) => {
   await provider.ping();
   await remote.stopApiServer();
   const err = await waitFor('ping to reject', () => provider.ping().then(() => undefined, (e: unknown) => e as Error), { timeoutMs: 20_000 });
-  t.equal(classify(err), 'transient');
+  t.equal(providerKindOf(err), 'transient');
   t.match(err.message, /remote API server https:\/\/127\.0\.0\.1:\d+ (is unreachable|is not ready|did not answer)/);
   await remote.startApiServer();
   await waitFor('ping to resolve again', () => provider.ping().then(() => true, () => false), { timeoutMs: 30_000 });

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
-import { classify, isClassified } from '../../../src/providers/errors.js';
+import { providerKindOf } from '../../../src/providers/errors.js';
 import { asProviderCall, toProviderError, untilAborted } from '../../../src/providers/kubernetes/remoteErrors.js';
 
 function apiException(code: number, reason: string, message: string): Error {
@@ -29,20 +29,20 @@ t.test('status codes map to provider error kinds', async (t) => {
   ];
   for (const [err, kind] of table) {
     const mapped = toProviderError(err, 'create remote pod shop-home/web-1');
-    t.equal(classify(mapped), kind, (err as Error).message.split('\n')[0] ?? '');
-    t.ok(isClassified(mapped), 'classified on purpose');
+    t.equal(providerKindOf(mapped), kind, (err as Error).message.split('\n')[0] ?? '');
+    t.ok(providerKindOf(mapped) !== undefined, 'classified on purpose');
   }
 });
 
 t.test('a quota rejection keeps the server message, naming the quota', async (t) => {
   const mapped = toProviderError(apiException(403, 'Forbidden', quotaMessage), 'create remote pod shop-home/web-1') as Error;
   t.equal(mapped.message, `create remote pod shop-home/web-1: 403 Forbidden: ${quotaMessage}`);
-  t.equal(classify(mapped), 'transient');
+  t.equal(providerKindOf(mapped), 'transient');
 });
 
 t.test('errors already wrapped as KubeApiError keep their class', async (t) => {
-  const wrapped = new KubeApiError({ kind: 'notFound', status: 404, message: 'gone' }, 'read pod');
-  t.equal(classify(toProviderError(wrapped, 'read remote pod')), 'not-found');
+  const wrapped = new KubeApiError({ kind: 'not-found', status: 404, message: 'gone' }, 'read pod');
+  t.equal(providerKindOf(toProviderError(wrapped, 'read remote pod')), 'not-found');
 });
 
 t.test('a bug (no API failure) is passed through unclassified', async (t) => {

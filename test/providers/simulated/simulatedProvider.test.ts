@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ManualClock } from '../../support/manualClock.js';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { classify, isClassified } from '../../../src/providers/errors.js';
+import { providerKindOf } from '../../../src/providers/errors.js';
 import type { PodNotification } from '../../../src/providers/provider.js';
 import { isLogsProvider, isStatsProvider } from '../../../src/providers/provider.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
@@ -84,7 +84,7 @@ void t.test('init containers are shown initializing, then completed', async (t) 
 void t.test('pods get distinct IPs from the configured CIDR, and an IP is released on delete', async (t) => {
   const { clock, sim } = setup({ podCIDR: '192.168.5.0/30' }); // room for exactly one pod
   await sim.createPod(podFixture('a'));
-  t.equal(classify(await caught(sim.createPod(podFixture('b')))), 'transient', 'the CIDR is exhausted');
+  t.equal(providerKindOf(await caught(sim.createPod(podFixture('b')))), 'transient', 'the CIDR is exhausted');
   clock.advance(1000);
   t.equal((await sim.getPodStatus('ns', 'a'))?.podIP, '192.168.5.2');
   await sim.deletePod(deleting(podFixture('a'), 30));
@@ -102,7 +102,7 @@ void t.test('createPod is idempotent for the same uid, transient for another uid
   t.equal(seen.length, 1);
   t.equal(sim.podCount, 1);
   const err = await caught(sim.createPod(podFixture('web', { uid: 'other' })));
-  t.equal(classify(err), 'transient');
+  t.equal(providerKindOf(err), 'transient');
 });
 
 void t.test('deletePod: containers exit 0 after the stop latency, Succeeded, then the pod is forgotten', async (t) => {
@@ -176,9 +176,9 @@ void t.test('deleting a pod that never started ends it at once as Failed', async
 
 void t.test('deletePod of a pod the provider does not have is not-found', async (t) => {
   const { sim } = setup();
-  t.equal(classify(await caught(sim.deletePod(podFixture('ghost')))), 'not-found');
+  t.equal(providerKindOf(await caught(sim.deletePod(podFixture('ghost')))), 'not-found');
   await sim.createPod(podFixture('web'));
-  t.equal(classify(await caught(sim.deletePod(podFixture('web', { uid: 'other-uid' })))), 'not-found', 'another uid is another pod');
+  t.equal(providerKindOf(await caught(sim.deletePod(podFixture('web', { uid: 'other-uid' })))), 'not-found', 'another uid is another pod');
 });
 
 void t.test('a restartPolicy Never pod with exitAfter completes, stays until deleted, and delete re-reports it', async (t) => {
@@ -198,7 +198,7 @@ void t.test('a restartPolicy Never pod with exitAfter completes, stays until del
 void t.test('fault injection: invalid pods are rejected as invalid input', async (t) => {
   const { sim } = setup({ faults: { rejectInvalid: (pod) => (pod.spec?.containers[0]?.image?.startsWith('bad/') ? 'image not allowed' : undefined) } });
   const err = await caught(sim.createPod(podFixture('x', { containers: [{ name: 'c', image: 'bad/app' }] })));
-  t.equal(classify(err), 'invalid-input');
+  t.equal(providerKindOf(err), 'invalid-input');
   t.match(err, { message: 'image not allowed' });
   await sim.createPod(podFixture('y'));
   sim.faults.setRejectInvalid(undefined);
@@ -208,7 +208,7 @@ void t.test('fault injection: invalid pods are rejected as invalid input', async
 
 void t.test('fault injection: failCreateFor fails transiently until cleared', async (t) => {
   const { sim } = setup({ faults: { failCreateFor: ['ns/web'] } });
-  t.equal(classify(await caught(sim.createPod(podFixture('web')))), 'transient');
+  t.equal(providerKindOf(await caught(sim.createPod(podFixture('web')))), 'transient');
   t.equal(sim.podCount, 0);
   sim.faults.failCreate('ns/web', false);
   await sim.createPod(podFixture('web'));
@@ -218,7 +218,7 @@ void t.test('fault injection: failCreateFor fails transiently until cleared', as
 void t.test('fault injection: createErrorRate uses the injected random source', async (t) => {
   const draws = [0.05, 0.5];
   const { sim } = setup({ faults: { createErrorRate: 0.1, random: () => draws.shift() ?? 1 } });
-  t.equal(classify(await caught(sim.createPod(podFixture('a')))), 'transient');
+  t.equal(providerKindOf(await caught(sim.createPod(podFixture('a')))), 'transient');
   await sim.createPod(podFixture('a'));
   t.equal(sim.podCount, 1);
   t.throws(() => sim.faults.setCreateErrorRate(2));
@@ -229,11 +229,11 @@ void t.test('fault injection: crashOnce throws one unclassified error about that
   await sim.createPod(podFixture('web'));
   sim.faults.crashOnce('ns/web');
   const err = await caught(sim.getPod('ns', 'web'));
-  t.equal(isClassified(err), false);
+  t.equal(providerKindOf(err), undefined);
   t.match(err, { message: /simulated crash/ });
   t.ok(await sim.getPod('ns', 'web'), 'only once');
   sim.faults.crashOnce('ns/web');
-  t.equal(isClassified(await caught(sim.deletePod(podFixture('web')))), false);
+  t.equal(providerKindOf(await caught(sim.deletePod(podFixture('web')))), undefined);
 });
 
 void t.test('fault injection: ping fails while toggled on', async (t) => {
@@ -252,7 +252,7 @@ void t.test('capacity defaults to a node that holds 10k pods, and is enforced an
   t.same(await sim.capacity(), { capacity: { cpu: '20', memory: '100Gi', pods: '10000' }, allocatable: { cpu: '20', memory: '100Gi', pods: '10000' } });
   sim.setResources({ capacity: { pods: '1' }, allocatable: { pods: '1' } });
   await sim.createPod(podFixture('a'));
-  t.equal(classify(await caught(sim.createPod(podFixture('b')))), 'transient');
+  t.equal(providerKindOf(await caught(sim.createPod(podFixture('b')))), 'transient');
   t.match(await sim.nodeInfo(), { operatingSystem: 'linux', architecture: 'amd64' });
   t.equal(sim.name, 'simulated');
 });
@@ -280,7 +280,7 @@ void t.test('updatePod with a new image restarts that container', async (t) => {
   await sim.updatePod(podFixture('web', { containers: [{ name: 'main', image: 'nginx:1.28' }] }));
   await drain(1);
   t.equal(seen.length, 3, 'no change, no notification');
-  t.equal(classify(await caught(sim.updatePod(podFixture('ghost')))), 'not-found');
+  t.equal(providerKindOf(await caught(sim.updatePod(podFixture('ghost')))), 'not-found');
 });
 
 void t.test('losePod reports the pod gone and forgets it', async (t) => {
@@ -333,11 +333,11 @@ void t.test('logs: deterministic lines with tail, since, timestamps and limitByt
 void t.test('logs: errors come before any output', async (t) => {
   const { clock, sim } = setup();
   await sim.createPod(podFixture('web'));
-  t.equal(classify(await caught(sim.getContainerLogs('ns', 'web', 'main', {}))), 'invalid-input', 'waiting to start');
+  t.equal(providerKindOf(await caught(sim.getContainerLogs('ns', 'web', 'main', {}))), 'invalid-input', 'waiting to start');
   clock.advance(1000);
-  t.equal(classify(await caught(sim.getContainerLogs('ns', 'ghost', 'main', {}))), 'not-found');
-  t.equal(classify(await caught(sim.getContainerLogs('ns', 'web', 'nope', {}))), 'invalid-input');
-  t.equal(classify(await caught(sim.getContainerLogs('ns', 'web', 'main', { previous: true }))), 'invalid-input', 'no previous instance');
+  t.equal(providerKindOf(await caught(sim.getContainerLogs('ns', 'ghost', 'main', {}))), 'not-found');
+  t.equal(providerKindOf(await caught(sim.getContainerLogs('ns', 'web', 'nope', {}))), 'invalid-input');
+  t.equal(providerKindOf(await caught(sim.getContainerLogs('ns', 'web', 'main', { previous: true }))), 'invalid-input', 'no previous instance');
 });
 
 void t.test('logs: previous shows the instance before a restart', async (t) => {

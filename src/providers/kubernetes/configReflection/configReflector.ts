@@ -31,6 +31,7 @@
  * with backoff and the resync; this file only judges one key. What Tether last wrote is the
  * ledger's (copyLedger.ts), the calls are the writer's (copyWriter.ts).
  */
+import { operation } from '../../../adapters/kubernetes/operation.js';
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../../../lib/clock.js';
@@ -39,7 +40,7 @@ import { done, reconcileError, reconcileTrigger, type ReconcileResult, type Reco
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import { classify, invalidInput, transient } from '../../errors.js';
+import { invalidInput, providerKindOf, transient } from '../../errors.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
@@ -238,7 +239,7 @@ export class Reflector {
     } catch (err) {
       const failure = toProviderError(err, `reflect ${kindWord(kind)} ${hostNamespace}/${name}`);
       this.o.log.warn('writing a reflected copy failed; retried with backoff', { kind, namespace: remoteNamespace, name, error: errorMessage(failure) });
-      return reconcileError(classify(failure) === 'invalid-input' ? 'permanent' : 'transient', errorMessage(failure));
+      return reconcileError(providerKindOf(failure) === 'invalid-input' ? 'permanent' : 'transient', errorMessage(failure));
     }
   }
 
@@ -293,7 +294,7 @@ export class Reflector {
       kubeConfig: this.o.host.kubeConfig,
       path: `/api/v1/namespaces/${namespace}/${plural}`,
       list: async () => {
-        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', `list host ${plural} in ${namespace}`, (core, options) =>
+        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', operation('list', `host ${plural} in ${namespace}`), (core, options) =>
           kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }, options) : core.listNamespacedSecret({ namespace }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
@@ -314,7 +315,7 @@ export class Reflector {
       path: `/api/v1/${plural}`,
       labelSelector,
       list: async () => {
-        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', `list reflected ${plural}`, (core, options) =>
+        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', operation('list', `reflected ${plural}`), (core, options) =>
           kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }, options) : core.listSecretForAllNamespaces({ labelSelector }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };

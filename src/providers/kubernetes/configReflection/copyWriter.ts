@@ -4,7 +4,8 @@
  * ClusterClient's request options to the request (so its deadline aborts the request itself) and
  * rejects with the API's error; configReflector.ts classifies.
  */
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
+import { isKind } from '../../../lib/errorKind.js';
 import { transient } from '../../errors.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { isOwned } from '../marks.js';
@@ -19,13 +20,13 @@ export class CopyWriter {
   /** The host object, or undefined when it is not found (the caller decides what that means). */
   async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     try {
-      return await this.o.host.call<HostObject>('other', `read ${kindWord(ref.kind)} ${namespace}/${ref.name} from the host cluster`, (core, options) =>
+      return await this.o.host.call<HostObject>('other', operation('get', `${kindWord(ref.kind)} ${namespace}/${ref.name} from the host cluster`), (core, options) =>
         ref.kind === 'ConfigMap'
           ? core.readNamespacedConfigMap({ name: ref.name, namespace }, options)
           : core.readNamespacedSecret({ name: ref.name, namespace }, options),
       );
     } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) return undefined;
+      if (isKind(err, 'not-found')) return undefined;
       throw err;
     }
   }
@@ -43,15 +44,15 @@ export class CopyWriter {
         return await this.replaceAt(kind, copy, cached.metadata?.resourceVersion, what);
       } catch (err) {
         // The watch was behind (changed or deleted since): do it the long way.
-        if (!isApiErrorKind(err, 'conflict') && !isApiErrorKind(err, 'notFound')) throw err;
+        if (!isKind(err, 'conflict') && !isKind(err, 'not-found')) throw err;
       }
     }
     try {
-      return await this.o.remote.call<HostObject>('other', `create ${what}`, (core, options) =>
+      return await this.o.remote.call<HostObject>('other', operation('create', `${what}`), (core, options) =>
         kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
       );
     } catch (err) {
-      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+      if (!isKind(err, 'already-exists')) throw err;
       return this.replaceRemote(kind, copy, what);
     }
   }
@@ -59,18 +60,18 @@ export class CopyWriter {
   /** Deletes the remote copy; one already gone is not an error. */
   async delete(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
     try {
-      await this.o.remote.call('delete', `delete remote ${kindWord(kind)} ${namespace}/${name}`, (core, options) =>
+      await this.o.remote.call('delete', operation('delete', `remote ${kindWord(kind)} ${namespace}/${name}`), (core, options) =>
         kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
       );
     } catch (err) {
-      if (!isApiErrorKind(err, 'notFound')) throw err;
+      if (!isKind(err, 'not-found')) throw err;
     }
   }
 
   private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
-    const current = await this.o.remote.call<HostObject>('other', `read ${what}`, (core, options) =>
+    const current = await this.o.remote.call<HostObject>('other', operation('get', `${what}`), (core, options) =>
       kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }, options) : core.readNamespacedSecret({ name, namespace }, options),
     );
     if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
@@ -83,7 +84,7 @@ export class CopyWriter {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
     const body = { ...copy, metadata: { ...copy.metadata, resourceVersion } };
-    return this.o.remote.call<HostObject>('other', `replace ${what}`, (core, options) =>
+    return this.o.remote.call<HostObject>('other', operation('update', `${what}`), (core, options) =>
       kind === 'ConfigMap'
         ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
         : core.replaceNamespacedSecret({ name, namespace, body }, options),

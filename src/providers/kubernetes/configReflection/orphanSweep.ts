@@ -6,6 +6,7 @@
  * create its pod). configReflector.ts runs it as a reconcile of one key: after start-up, shortly
  * after one of this node's remote pods goes, and at every resync.
  */
+import { operation } from '../../../adapters/kubernetes/operation.js';
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock } from '../../../lib/clock.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
@@ -45,8 +46,8 @@ export class OrphanSweep {
   async run(signal: AbortSignal, deleteCopy: DeleteCopy): Promise<void> {
     const selector = hostClusterSelector(this.o.hostClusterId);
     const [configMaps, secrets] = await Promise.all([
-      this.o.remote.call<V1ConfigMapList>('other', 'list reflected configmaps', (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
-      this.o.remote.call<V1SecretList>('other', 'list reflected secrets', (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
+      this.o.remote.call<V1ConfigMapList>('other', operation('list', 'reflected configmaps'), (core, options) => core.listConfigMapForAllNamespaces({ labelSelector: selector }, options)),
+      this.o.remote.call<V1SecretList>('other', operation('list', 'reflected secrets'), (core, options) => core.listSecretForAllNamespaces({ labelSelector: selector }, options)),
     ]);
     const candidates = [
       ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
@@ -73,7 +74,7 @@ export class OrphanSweep {
 
   /** Keys referenced by any Tether pod in a remote namespace, or held by pods this node is creating. */
   private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
-    const pods = await this.o.remote.call('other', `list tether pods in ${remoteNamespace}`, (core, options) =>
+    const pods = await this.o.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
       core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }, options),
     );
     const used = new Set<string>();

@@ -10,6 +10,7 @@ import { transient } from '../../errors.js';
 import { isUsableNode, remoteCapacity } from './capacity.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { asProviderCall, untilAborted } from '../remoteErrors.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
 
 export interface RemoteNodeOptions {
   readonly remote: ClusterClient;
@@ -66,14 +67,14 @@ export class RemoteNode {
   }
 
   private async nodes(): Promise<Node[]> {
-    const list = await asProviderCall('list remote nodes', () => this.o.remote.call('other', 'list remote nodes', (core, options) => core.listNode({}, options)));
+    const list = await asProviderCall('list remote nodes', () => this.o.remote.call('other', operation('list', 'remote nodes'), (core, options) => core.listNode({}, options)));
     return list.items;
   }
 
   /** One list of every non-terminal pod in the remote cluster (a cost paid once per capacity poll). */
   private async nonTerminalPods(): Promise<Pod[]> {
     const list = await asProviderCall('list remote pods', () =>
-      this.o.remote.call('other', 'list remote pods', (core, options) => core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL }, options)),
+      this.o.remote.call('other', operation('list', 'remote pods'), (core, options) => core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL }, options)),
     );
     return list.items;
   }

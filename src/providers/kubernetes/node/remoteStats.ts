@@ -17,6 +17,7 @@ import type { PodStats, StatsSummary, UsageStats } from '../../provider.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { ownershipOf, type OwnershipRule } from '../pods/ownership.js';
 import { toProviderError, untilAborted } from '../remoteErrors.js';
+import { describeOperation, operation } from '../../../adapters/kubernetes/operation.js';
 
 /** What the node's cumulative CPU carries from one summary to the next. */
 export interface NodeCpuCounter {
@@ -134,13 +135,13 @@ export class RemoteStats {
   }
 
   private async nodeSummary(node: string, signal?: AbortSignal): Promise<PodStats[]> {
-    const operation = `get stats summary of remote node ${node}`;
+    const op = operation('get', `stats summary of remote node ${node}`);
     let body: unknown;
     try {
-      body = await untilAborted(this.o.remote.call('other', operation, (core, options) =>
+      body = await untilAborted(this.o.remote.call('other', op, (core, options) =>
         core.connectGetNodeProxyWithPath({ name: node, path: 'stats/summary' }, options)), signal);
     } catch (err) {
-      throw toProviderError(err, operation);
+      throw toProviderError(err, describeOperation(op));
     }
     // client-node types the proxy's answer as a string but hands back parsed JSON for application/json.
     return podStatsOfKubeletSummary(typeof body === 'string' ? parseJson(body, `remote node ${node}`) : body, `remote node ${node}`);

@@ -16,6 +16,7 @@
  * the namespaces and passes on what was missed, and repeats nothing). Changes of one Event that
  * pile up while a reconcile runs are passed on once, as the latest.
  */
+import { operation } from '../../../adapters/kubernetes/operation.js';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { Clock } from '../../../lib/clock.js';
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
@@ -120,7 +121,7 @@ export class RemoteEvents {
       path: `/api/v1/namespaces/${namespace}/events`,
       fieldSelector: FIELD_SELECTOR,
       list: async () => {
-        const list = await this.o.remote.call('other', `list pod events in remote namespace ${namespace}`, (core, options) =>
+        const list = await this.o.remote.call('other', operation('list', `pod events in remote namespace ${namespace}`), (core, options) =>
           core.listNamespacedEvent({ namespace, fieldSelector: FIELD_SELECTOR }, options),
         );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };

@@ -3,9 +3,10 @@
  * (whoever created it). Namespaces are never deleted by Tether: other virtual nodes, or the
  * remote cluster's owner, may use them, and deleting one deletes everything in it.
  */
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { isKind } from '../../../lib/errorKind.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { ownershipLabels } from '../marks.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
 
 export class RemoteNamespaces {
   private readonly known = new Set<string>();
@@ -36,11 +37,11 @@ export class RemoteNamespaces {
 
   private async create(name: string): Promise<void> {
     try {
-      await this.remote.call('other', `create remote namespace ${name}`, (core, options) =>
+      await this.remote.call('other', operation('create', `remote namespace ${name}`), (core, options) =>
         core.createNamespace({ body: { metadata: { name, labels: { ...this.labels, ...ownershipLabels(this.hostClusterId) } } } }, options),
       );
     } catch (err) {
-      if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+      if (!isKind(err, 'already-exists')) throw err;
     }
     this.known.add(name);
   }

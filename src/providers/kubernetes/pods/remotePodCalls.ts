@@ -4,7 +4,8 @@
  * uid), update (what a running pod may change), delete (only a pod that is Tether's, with a uid
  * precondition) and one read. Every rejection is a classified provider error (remoteErrors.ts).
  */
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
+import { isKind } from '../../../lib/errorKind.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
 import type { ClusterClient } from '../clusterClient.js';
@@ -62,10 +63,10 @@ export class RemotePodCalls {
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
     const held = await this.reflector.reflectFor(pod, remoteNamespace);
     try {
-      await this.remote.call('other', `create ${what}`, (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
+      await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
     } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
-      if (!isApiErrorKind(err, 'alreadyExists')) throw toProviderError(err, `create ${what}`);
+      if (isKind(err, 'not-found')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
+      if (!isKind(err, 'already-exists')) throw toProviderError(err, `create ${what}`);
       await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
     } finally {
       held.done();
@@ -76,7 +77,7 @@ export class RemotePodCalls {
   private async adoptExisting(remoteNamespace: string, name: string, hostUid: string | undefined): Promise<void> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     const existing = await asProviderCall(`read ${what}`, () =>
-      this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
+      this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts)),
     );
     const theirs = existing.metadata?.annotations?.[hostUidAnnotation];
     if (theirs !== hostUid) {
@@ -91,7 +92,7 @@ export class RemotePodCalls {
     const name = desired.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     await asProviderCall(`update ${what}`, async () => {
-      const current = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
+      const current = await this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
       const spec = current.spec ?? { containers: [] };
       const body: Pod = {
@@ -104,7 +105,7 @@ export class RemotePodCalls {
           ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
         },
       };
-      await this.remote.call('other', `update ${what}`, (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
+      await this.remote.call('other', operation('update', `${what}`), (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
     });
   }
 
@@ -122,7 +123,7 @@ export class RemotePodCalls {
     const uid = remote.metadata?.uid;
     this.pods.markDeleting(remoteNamespace, name, uid);
     try {
-      await this.remote.call('delete', `delete ${what}`, (core, opts) =>
+      await this.remote.call('delete', operation('delete', `${what}`), (core, opts) =>
         core.deleteNamespacedPod({
           name, namespace: remoteNamespace,
           ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
@@ -131,7 +132,7 @@ export class RemotePodCalls {
       );
     } catch (err) {
       // A failed uid precondition means another pod holds the name now: ours is gone.
-      if (isApiErrorKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
+      if (isKind(err, 'conflict')) throw notFound(`${what} is gone (another pod holds the name)`, { cause: err });
       throw toProviderError(err, `delete ${what}`);
     }
   }
@@ -140,10 +141,10 @@ export class RemotePodCalls {
   async readRemote(remoteNamespace: string, name: string): Promise<Pod | undefined> {
     const what = `remote pod ${remoteNamespace}/${name}`;
     try {
-      const pod = await this.remote.call('other', `read ${what}`, (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
+      const pod = await this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
       return ownershipOf(pod, this.rule).owned ? pod : undefined;
     } catch (err) {
-      if (isApiErrorKind(err, 'notFound')) return undefined;
+      if (isKind(err, 'not-found')) return undefined;
       throw toProviderError(err, `read ${what}`);
     }
   }

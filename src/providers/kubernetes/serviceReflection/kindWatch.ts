@@ -9,6 +9,7 @@ import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
 import type { ClusterClient } from '../clusterClient.js';
 import type { ReflectedKind } from './servicePlan.js';
+import { operation } from '../../../adapters/kubernetes/operation.js';
 
 export type KindScope = { readonly namespace: string } | { readonly labelSelector: string };
 
@@ -23,12 +24,12 @@ export function kindWatch(cluster: ClusterClient, kind: ReflectedKind, scope: Ki
   const labelSelector = 'labelSelector' in scope ? scope.labelSelector : undefined;
   const within = namespace !== undefined ? `/namespaces/${namespace}` : '';
   const path = kind === 'Service' ? `/api/v1${within}/services` : `/apis/discovery.k8s.io/v1${within}/endpointslices`;
-  const operation = `list ${description}`;
+  const op = operation('list', description);
   const list = async (): Promise<{ items: (Service | EndpointSlice)[]; resourceVersion: string }> => {
     const result = kind === 'Service'
-      ? await cluster.call('other', operation, (core, o) =>
+      ? await cluster.call('other', op, (core, o) =>
         namespace !== undefined ? core.listNamespacedService({ namespace }, o) : core.listServiceForAllNamespaces({ labelSelector }, o))
-      : await cluster.callDiscovery('other', operation, (d, o) =>
+      : await cluster.callDiscovery('other', op, (d, o) =>
         namespace !== undefined ? d.listNamespacedEndpointSlice({ namespace }, o) : d.listEndpointSliceForAllNamespaces({ labelSelector }, o));
     return { items: result.items, resourceVersion: result.metadata?.resourceVersion ?? '' };
   };

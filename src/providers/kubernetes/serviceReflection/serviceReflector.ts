@@ -25,7 +25,7 @@ import type { Backoff } from '../../../lib/backoff.js';
 import type { Clock, Timer } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errorMessage.js';
 import { done, reconcileError, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { isKind } from '../../../lib/errorKind.js';
 import { isOlder } from '../../../adapters/kubernetes/watchCache.js';
 import type { CachedListWatch, EngineEvent, WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { EventRecorder } from '../../../adapters/kubernetes/eventRecorder.js';
@@ -274,7 +274,7 @@ export class ServiceReflector {
           await this.write(namespace, remoteNamespace, step.desired, services);
         }
       } catch (err) {
-        if (step.type === 'write' && isApiErrorKind(err, 'invalid')) this.rejected(namespace, remoteNamespace, step.desired, services, err);
+        if (step.type === 'write' && isKind(err, 'invalid-input')) this.rejected(namespace, remoteNamespace, step.desired, services, err);
         else retry ??= err;
       }
     }

@@ -6,11 +6,13 @@
  * copy it means as a precondition, so an object that took the name since is left alone.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import { isApiErrorKind } from '../../../adapters/kubernetes/errors.js';
+import { isKind } from '../../../lib/errorKind.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
 import type { ClusterClient } from '../clusterClient.js';
 import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import type { DesiredObject, ReflectedKind } from './servicePlan.js';
+import { operation, type Operation } from '../../../adapters/kubernetes/operation.js';
+import type { Priority } from '../../../adapters/kubernetes/rateLimiter.js';
 
 /** `stored`: the object as the remote API server stored it (after its admission chain), when it answered with one. */
 export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' };
@@ -28,23 +30,24 @@ interface KindApi {
 const preconditions = (uid: string | undefined): { body?: { preconditions: { uid: string } } } => (uid ? { body: { preconditions: { uid } } } : {});
 
 function kindApis(remote: ClusterClient): Record<ReflectedKind, KindApi> {
-  const core = <T>(op: string, fn: Parameters<ClusterClient['call']>[2]): Promise<T> => remote.call(op.startsWith('delete') ? 'delete' : 'other', op, fn) as Promise<T>;
-  const discovery = <T>(op: string, fn: (d: ClusterClient['discovery'], o: ConfigurationOptions) => Promise<T>): Promise<T> =>
-    remote.callDiscovery(op.startsWith('delete') ? 'delete' : 'other', op, fn);
+  const priority = (op: Operation): Priority => (op.verb === 'delete' ? 'delete' : 'other');
+  const core = <T>(op: Operation, fn: Parameters<ClusterClient['call']>[2]): Promise<T> => remote.call(priority(op), op, fn) as Promise<T>;
+  const discovery = <T>(op: Operation, fn: (d: ClusterClient['discovery'], o: ConfigurationOptions) => Promise<T>): Promise<T> =>
+    remote.callDiscovery(priority(op), op, fn);
   return {
     Service: {
       word: 'service',
-      create: (namespace, body, what) => core(`create ${what}`, (c, o) => c.createNamespacedService({ namespace, body: body as Service }, o)),
-      read: (namespace, name, what) => core(`read ${what}`, (c, o) => c.readNamespacedService({ namespace, name }, o)),
-      replace: (namespace, name, body, what) => core(`replace ${what}`, (c, o) => c.replaceNamespacedService({ namespace, name, body: body as Service }, o)),
-      delete: (namespace, name, uid, what) => core(`delete ${what}`, (c, o) => c.deleteNamespacedService({ namespace, name, ...preconditions(uid) }, o)),
+      create: (namespace, body, what) => core(operation('create', what), (c, o) => c.createNamespacedService({ namespace, body: body as Service }, o)),
+      read: (namespace, name, what) => core(operation('get', what), (c, o) => c.readNamespacedService({ namespace, name }, o)),
+      replace: (namespace, name, body, what) => core(operation('update', what), (c, o) => c.replaceNamespacedService({ namespace, name, body: body as Service }, o)),
+      delete: (namespace, name, uid, what) => core(operation('delete', what), (c, o) => c.deleteNamespacedService({ namespace, name, ...preconditions(uid) }, o)),
     },
     EndpointSlice: {
       word: 'endpointslice',
-      create: (namespace, body, what) => discovery(`create ${what}`, (d, o) => d.createNamespacedEndpointSlice({ namespace, body: body as EndpointSlice }, o)),
-      read: (namespace, name, what) => discovery(`read ${what}`, (d, o) => d.readNamespacedEndpointSlice({ namespace, name }, o)),
-      replace: (namespace, name, body, what) => discovery(`replace ${what}`, (d, o) => d.replaceNamespacedEndpointSlice({ namespace, name, body: body as EndpointSlice }, o)),
-      delete: (namespace, name, uid, what) => discovery(`delete ${what}`, (d, o) => d.deleteNamespacedEndpointSlice({ namespace, name, ...preconditions(uid) }, o)),
+      create: (namespace, body, what) => discovery(operation('create', what), (d, o) => d.createNamespacedEndpointSlice({ namespace, body: body as EndpointSlice }, o)),
+      read: (namespace, name, what) => discovery(operation('get', what), (d, o) => d.readNamespacedEndpointSlice({ namespace, name }, o)),
+      replace: (namespace, name, body, what) => discovery(operation('update', what), (d, o) => d.replaceNamespacedEndpointSlice({ namespace, name, body: body as EndpointSlice }, o)),
+      delete: (namespace, name, uid, what) => discovery(operation('delete', what), (d, o) => d.deleteNamespacedEndpointSlice({ namespace, name, ...preconditions(uid) }, o)),
     },
   };
 }
@@ -66,7 +69,7 @@ export class ReflectionWriter {
       try {
         return { type: 'written', stored: await api.create(namespace, desired.object, what) };
       } catch (err) {
-        if (!isApiErrorKind(err, 'alreadyExists')) throw err;
+        if (!isKind(err, 'already-exists')) throw err;
       }
       current = await api.read(namespace, desired.name, what);
       if (!isReflectedBy(current.metadata?.labels, this.marks)) return { type: 'taken' };
@@ -85,7 +88,7 @@ export class ReflectionWriter {
     try {
       await api.delete(namespace, name, uid, `remote ${api.word} ${namespace}/${name}`);
     } catch (err) {
-      if (!isApiErrorKind(err, 'notFound') && !isApiErrorKind(err, 'conflict')) throw err;
+      if (!isKind(err, 'not-found') && !isKind(err, 'conflict')) throw err;
     }
   }
 }

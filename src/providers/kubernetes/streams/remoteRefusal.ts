@@ -1,13 +1,15 @@
 /**
  * An HTTP refusal from the remote API server (a log request, a stream upgrade it will not make)
- * as a classified provider error carrying the remote's own message: 404 notFound; 400, 403 and
- * 422 invalidInput (the request can never pass as written); anything else transient. The body
+ * as a classified provider error carrying the remote's own message. The status is classified by
+ * the adapters (`kindOfStatus`); for a stream, not-found is notFound, invalid-input and forbidden
+ * are invalidInput (the request can never pass as written), anything else transient. The body
  * is read up to a bound and a deadline (REFUSAL_BODY_DEADLINE_MS, 10 s) and stops when the
  * caller's signal aborts, so a remote that answers with an endless or trickling body costs that
  * bound only.
  */
 import type { IncomingMessage } from 'node:http';
 import { onAbort } from '../../../lib/abortFanOut.js';
+import { KubeApiError, kindOfStatus } from '../../../adapters/kubernetes/errors.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
 
 /** The most of a refusal's body read for its message. */
@@ -69,6 +71,10 @@ function messageOf(body: string): string {
 }
 
 export function refusal(code: number, body: string, operation: string): Error {
-  const text = `${operation}: ${messageOf(body) || `HTTP ${code}`}`;
-  return code === 404 ? notFound(text) : code === 400 || code === 403 || code === 422 ? invalidInput(text) : transient(text);
+  const message = messageOf(body) || `HTTP ${code}`;
+  const kind = kindOfStatus(code);
+  const cause = new KubeApiError({ kind, status: code, message }, operation);
+  const text = `${operation}: ${message}`;
+  if (kind === 'not-found') return notFound(text, { cause });
+  return kind === 'invalid-input' || kind === 'forbidden' ? invalidInput(text, { cause }) : transient(text, { cause });
 }

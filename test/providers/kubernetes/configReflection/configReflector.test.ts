@@ -7,7 +7,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import t, { type Test as Tap } from 'tap';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
-import { classify, eventReasonOf } from '../../../../src/providers/errors.js';
+import { eventReasonOf, providerKindOf } from '../../../../src/providers/errors.js';
 import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
 import { audited, configMapWorld, offloaded, silentLog, type ConfigMapWorld, type FakeWatch } from './configMapWorld.js';
@@ -46,7 +46,7 @@ void t.test('a pod referencing a ServiceAccount token Secret is refused as inval
   });
   const error = await reflector.reflectFor(podWithSecretVolume('builder-token'), 'shop-home').then(() => undefined, (e: unknown) => e);
   t.ok(error, 'refused');
-  t.equal(classify(error), 'invalid-input', 'permanent: the pod is rejected with an annotation and an Event');
+  t.equal(providerKindOf(error), 'invalid-input', 'permanent: the pod is rejected with an annotation and an Event');
   t.match((error as Error).message, /secret shop\/builder-token .* is a ServiceAccount token/);
   t.notMatch((error as Error).message, /c2VjcmV0/, 'the token is not in the message');
   t.same(writes, [], 'nothing written to the remote');
@@ -235,7 +235,7 @@ void t.test('missing Secrets get virtual-kubelet\'s Event reasons: a mandatory o
     onOptionalMissing: (pod, reason, note) => warned.push(`${pod.metadata?.name}: ${reason}: ${note}`),
   });
   const error = await reflector.reflectFor(podWithSecretVolume('db-password'), 'shop-home').then(() => undefined, (e: unknown) => e);
-  t.equal(classify(error), 'transient', 'retried: the Secret may be created later');
+  t.equal(providerKindOf(error), 'transient', 'retried: the Secret may be created later');
   t.equal(eventReasonOf(error), 'MandatorySecretNotFound');
   t.match((error as Error).message, 'secret shop/db-password not found (referenced by volume "v")');
 

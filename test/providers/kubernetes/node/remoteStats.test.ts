@@ -10,7 +10,7 @@ import { remoteNamespaceFor } from '../../../../src/providers/kubernetes/namespa
 import type { OwnershipRule } from '../../../../src/providers/kubernetes/pods/ownership.js';
 import { toRemotePod } from '../../../../src/providers/kubernetes/pods/podTranslation.js';
 import type { Clock } from '../../../../src/lib/clock.js';
-import { classify } from '../../../../src/providers/errors.js';
+import { providerKindOf } from '../../../../src/providers/errors.js';
 import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
 import { EMPTY_COUNTER, hostPodStats, RemoteStats, remoteNodesOf, virtualNodeSummary } from '../../../../src/providers/kubernetes/node/remoteStats.js';
 import type { PodStats } from '../../../../src/providers/provider.js';
@@ -136,6 +136,6 @@ t.test('RemoteStats asks each remote node through the node proxy; a failing node
 
   const broken = fakeRemote({ 'worker-1': new Error('connection refused'), 'worker-2': 'not json' });
   const error = await new RemoteStats(options(broken.client)).summary().then(() => undefined, (e: unknown) => e);
-  t.equal(classify(error), 'transient');
+  t.equal(providerKindOf(error), 'transient');
   t.match(String(error), /no remote node's stats could be read/);
 });

@@ -12,7 +12,7 @@ import { ReflectionWriter } from '../../../../src/providers/kubernetes/serviceRe
 import { KubeApiError } from '../../../../src/adapters/kubernetes/errors.js';
 
 const marks = { hostClusterId: 'home', nodeName: 'vk-1' };
-const apiError = (kind: 'alreadyExists' | 'notFound' | 'conflict'): KubeApiError => new KubeApiError({ kind, message: kind }, 'test');
+const apiError = (kind: 'already-exists' | 'not-found' | 'conflict'): KubeApiError => new KubeApiError({ kind, message: kind }, 'test');
 
 function fakeRemote(current: Service | undefined, createError?: KubeApiError): { remote: ClusterClient; calls: string[]; bodies: Service[] } {
   const calls: string[] = [];
@@ -55,7 +55,7 @@ const ours = (spec: Service['spec']): Service => ({
 
 t.test('a name held by a foreign object: taken, nothing overwritten', async (t) => {
   const foreign: Service = { metadata: { name: 'db', namespace: 'shop-home', uid: 'x', labels: { owner: 'them' } }, spec: { ports: [{ port: 1 }] } };
-  const { remote, calls } = fakeRemote(foreign, apiError('alreadyExists'));
+  const { remote, calls } = fakeRemote(foreign, apiError('already-exists'));
   const outcome = await new ReflectionWriter(remote, marks).write(desired({ ports: [{ port: 5432 }] }), undefined);
   t.same(outcome, { type: 'taken' });
   t.same(calls, ['create', 'read'], 'no replace, no delete');
@@ -64,13 +64,13 @@ t.test('a name held by a foreign object: taken, nothing overwritten', async (t) 
 t.test('another virtual node\'s copy of the same host cluster is taken too', async (t) => {
   const sibling = ours({ ports: [{ port: 1 }] });
   sibling.metadata!.labels!['tether.dev/virtual-node'] = 'vk-2';
-  const { remote, calls } = fakeRemote(sibling, apiError('alreadyExists'));
+  const { remote, calls } = fakeRemote(sibling, apiError('already-exists'));
   t.same(await new ReflectionWriter(remote, marks).write(desired({ ports: [{ port: 5432 }] }), undefined), { type: 'taken' });
   t.same(calls, ['create', 'read']);
 });
 
 t.test('this node\'s copy the watch had not seen yet: replaced at its resourceVersion, keeping the allocated clusterIP', async (t) => {
-  const { remote, calls, bodies } = fakeRemote(ours({ type: 'ClusterIP', clusterIP: '10.1.0.9', clusterIPs: ['10.1.0.9'] }), apiError('alreadyExists'));
+  const { remote, calls, bodies } = fakeRemote(ours({ type: 'ClusterIP', clusterIP: '10.1.0.9', clusterIPs: ['10.1.0.9'] }), apiError('already-exists'));
   t.match(await new ReflectionWriter(remote, marks).write(desired({ type: 'ClusterIP', ports: [{ port: 5432 }] }), undefined), { type: 'written', stored: { metadata: { name: 'db' } } }, 'with what the remote stored');
   t.same(calls, ['create', 'read', 'replace']);
   t.match(bodies[1], { metadata: { resourceVersion: '5' }, spec: { clusterIP: '10.1.0.9', clusterIPs: ['10.1.0.9'], ports: [{ port: 5432 }] } });
@@ -85,7 +85,7 @@ t.test('a Service turning headless is deleted (by uid) and recreated: clusterIP 
 });
 
 t.test('deleting a copy that is gone, or whose name another object took since (uid precondition fails), is done', async (t) => {
-  for (const kind of ['notFound', 'conflict'] as const) {
+  for (const kind of ['not-found', 'conflict'] as const) {
     const remote = { call: () => Promise.reject(apiError(kind)) } as unknown as ClusterClient;
     await t.resolves(new ReflectionWriter(remote, marks).delete('Service', 'shop-home', 'db', 'r-1'), kind);
   }

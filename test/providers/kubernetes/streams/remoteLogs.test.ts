@@ -8,7 +8,7 @@ import { request } from 'node:https';
 import t, { type Test } from 'tap';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startKubeletServer } from '../../../../src/kubelet/kubeletServer.js';
-import { classify } from '../../../../src/providers/errors.js';
+import { providerKindOf } from '../../../../src/providers/errors.js';
 import { SimulatedProvider } from '../../../../src/providers/simulated/simulatedProvider.js';
 import { FakeAccessReviewer } from '../../../support/fakeAccessReviewer.js';
 import { MAX_PARTIAL_LINE_BYTES, streamRemoteLogs, wholeLines } from '../../../../src/providers/kubernetes/streams/remoteLogs.js';
@@ -50,7 +50,7 @@ async function collect(lines: AsyncIterable<string>): Promise<string[]> {
 t.test('a remote that never answers the log request fails the open as transient at its deadline, and the request is abandoned', async (t) => {
   const remote = await fakeRemote(t);
   const error: unknown = await streamRemoteLogs(remote, target, {}, undefined, { openTimeoutMs: 100 }).catch((e: unknown) => e);
-  t.equal(classify(error), 'transient', 'the kubelet route answers 503');
+  t.equal(providerKindOf(error), 'transient', 'the kubelet route answers 503');
   t.match(String(error), /logs of container app of remote pod shop-remote\/web: the remote API server did not answer within 100 ms/);
   await until('the remote request is closed', () => remote.requests[0]?.abandoned === true);
 });
@@ -104,7 +104,7 @@ t.test('a refusal rejects with the remote\'s message and class: 404 notFound, 40
       res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code, message: `container "app" in pod "web" is waiting to start (${code})` }));
     });
     const error: unknown = await streamRemoteLogs(remote, target, {}).catch((e: unknown) => e);
-    t.equal(classify(error), kind, `HTTP ${code}`);
+    t.equal(providerKindOf(error), kind, `HTTP ${code}`);
     t.match(String(error), new RegExp(`is waiting to start \\(${code}\\)`));
   }
 });
@@ -119,7 +119,7 @@ t.test('a refusal with an endless body is read only up to a bound', async (t) =>
     flood();
   });
   const error: unknown = await streamRemoteLogs(remote, target, {}).catch((e: unknown) => e);
-  t.equal(classify(error), 'transient');
+  t.equal(providerKindOf(error), 'transient');
   t.ok(String(error).length < 2_000, 'the message quotes a bounded part of the body');
   await until('the remote request is closed', () => remote.requests[0]?.abandoned === true);
 });

@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { SpdyConnection, type SpdyStream } from '../../../../src/adapters/spdy/connection.js';
 import { headerValue } from '../../../../src/adapters/spdy/headerBlock.js';
 import { answerWithTunnelProtocol, openTunnelSocket, prepareTunnelRequest } from '../../../../src/adapters/spdy/tunnelProtocol.js';
-import { classify } from '../../../../src/providers/errors.js';
+import { providerKindOf } from '../../../../src/providers/errors.js';
 import type { PortConnection } from '../../../../src/providers/provider.js';
 import { MAX_ERROR_STREAM_BYTES, remotePortForwardRelay } from '../../../../src/providers/kubernetes/streams/remotePortForward.js';
 import { REMOTE_MAX_PAYLOAD_BYTES } from '../../../../src/providers/kubernetes/streams/remoteSocketFlow.js';
@@ -139,7 +139,7 @@ t.test('an endless error stream from the remote is kept to its bound, and reject
   });
   const connection: PortConnection = { input: (async function* (): AsyncGenerator<Buffer> {})(), write: async () => undefined };
   const error: unknown = await remote.relay(remote.kubeConfig, target, connection, 'port-forward').catch((e: unknown) => e);
-  t.equal(classify(error), 'invalid-input');
+  t.equal(providerKindOf(error), 'invalid-input');
   t.match(String(error), /port-forward: error forwarding port 8080: connection refused/);
   t.ok(String(error).length <= MAX_ERROR_STREAM_BYTES + 100, `the message is bounded (${String(error).length} characters)`);
 });

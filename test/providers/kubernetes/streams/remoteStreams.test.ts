@@ -13,7 +13,7 @@ import { remoteStreamRelay, type OpenSocket } from '../../../../src/providers/ku
 import {
   REMOTE_MAX_PAYLOAD_BYTES, REMOTE_RECEIVE_HIGH_WATER_BYTES, REMOTE_SEND_HIGH_WATER_BYTES,
 } from '../../../../src/providers/kubernetes/streams/remoteSocketFlow.js';
-import { classify } from '../../../../src/providers/errors.js';
+import { providerKindOf } from '../../../../src/providers/errors.js';
 import { boundedBody, MAX_REFUSAL_BODY_BYTES } from '../../../../src/providers/kubernetes/streams/remoteRefusal.js';
 import { countedSource, loopbackKubeConfig, silentRemote } from '../../../support/streamFlow.js';
 import { drain, until } from '../../../support/until.js';
@@ -174,7 +174,7 @@ t.test('a refused upgrade rejects with the remote\'s message and class, its body
   t.teardown(() => server.close());
   const kubeConfig = loopbackKubeConfig(server);
   const error: unknown = await remoteStreamRelay()(kubeConfig, path, { tty: false }, 'exec in remote pod').catch((e: unknown) => e);
-  t.equal(classify(error), 'not-found');
+  t.equal(providerKindOf(error), 'not-found');
   t.match(String(error), /exec in remote pod: pods "web" not found/);
 });
 

@@ -1,8 +1,9 @@
-/** The provider's cluster client: writes of a node whose lock is lost are fenced off, reads go on. */
+/** The one cluster client: writes of a node whose lock is lost are fenced off, reads go on. */
 import { V1Status } from '@kubernetes/client-node';
 import t from 'tap';
-import { ClusterClient } from '../../../src/providers/kubernetes/clusterClient.js';
-import { MockApiServer, pod } from '../../adapters/kubernetes/mockApiServer.js';
+import { ClusterClient } from '../../../src/adapters/kubernetes/clusterClient.js';
+import { operation } from '../../../src/adapters/kubernetes/operation.js';
+import { MockApiServer, pod } from './mockApiServer.js';
 import { ManualClock } from '../../support/manualClock.js';
 
 t.test('writes still queued when the provider is fenced are dropped, never sent; reads still go out', { timeout: 20_000 }, async (t) => {
@@ -13,19 +14,19 @@ t.test('writes still queued when the provider is fenced are dropped, never sent;
   const clock = new ManualClock();
   const client = new ClusterClient(server.kubeConfig(), { clock, rateLimit: { qps: 1, burst: 1 } });
   t.teardown(() => client.stop());
-  const first = client.call('delete', 'delete pod ns/a', (core, o) => core.deleteNamespacedPod({ name: 'a', namespace: 'ns' }, o));
-  const queued = client.call('delete', 'delete pod ns/b', (core, o) => core.deleteNamespacedPod({ name: 'b', namespace: 'ns' }, o));
+  const first = client.call('delete', operation('delete', 'pod ns/a'), (core, o) => core.deleteNamespacedPod({ name: 'a', namespace: 'ns' }, o));
+  const queued = client.call('delete', operation('delete', 'pod ns/b'), (core, o) => core.deleteNamespacedPod({ name: 'b', namespace: 'ns' }, o));
   await first;
   t.equal(client.limiter.stats().delete.queued, 1, 'the second delete waits for a token');
   client.fenceWrites('the lock of node vk-1 was lost');
   await t.rejects(queued, /lock of node vk-1 was lost/);
-  await t.rejects(client.call('delete', 'delete pod ns/c', (core, o) => core.deleteNamespacedPod({ name: 'c', namespace: 'ns' }, o)), /was lost/, 'new writes are refused');
+  await t.rejects(client.call('delete', operation('delete', 'pod ns/c'), (core, o) => core.deleteNamespacedPod({ name: 'c', namespace: 'ns' }, o)), /was lost/, 'new writes are refused');
   t.equal(server.requests.filter((r) => r.method === 'DELETE').length, 1, 'only the delete sent before the fence reached the server');
-  const read = client.call('other', 'get pod ns/p', (core, o) => core.readNamespacedPod({ name: 'p', namespace: 'ns' }, o));
+  const read = client.call('other', operation('get', 'pod ns/p'), (core, o) => core.readNamespacedPod({ name: 'p', namespace: 'ns' }, o));
   clock.advance(1_000);
   t.match(await read, { metadata: { name: 'p' } }, 'a read is not fenced');
   client.openWrites();
-  const after = client.call('delete', 'delete pod ns/d', (core, o) => core.deleteNamespacedPod({ name: 'd', namespace: 'ns' }, o));
+  const after = client.call('delete', operation('delete', 'pod ns/d'), (core, o) => core.deleteNamespacedPod({ name: 'd', namespace: 'ns' }, o));
   clock.advance(1_000);
   await after;
   t.equal(server.requests.filter((r) => r.method === 'DELETE').length, 2, 'writes flow again once the lock is held again');

@@ -1,0 +1,124 @@
+/**
+ * One connection to one cluster, the one type every part of Tether reaches a cluster through: a
+ * keep-alive connection pool, a priority rate limiter shared by every request, per-class
+ * deadlines, a write fence, and calls as typed operations (operation.ts). The agent builds its
+ * node's clients on one (kubeClients.ts) and hands the same one to the node's provider, so a
+ * node has one host client: one limiter, one pool, one fence. The Kubernetes provider holds a
+ * second for its remote cluster.
+ *
+ * Whoever creates a ClusterClient stops it (closing its pooled connections), after everything
+ * that calls through it has stopped.
+ */
+import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { Clock } from '../../lib/clock.js';
+import { KindedError } from '../../lib/errorKind.js';
+import type { StopOutcome } from '../../lib/lifecycle.js';
+import { systemClock } from '../clock.js';
+import { call, type CallContext, type CallDeadlines, type DeadlineClass, DEFAULT_CALL_DEADLINES } from './call.js';
+import { ConnectionPool, pooledKubeConfig, type ConnectionPoolOptions } from './connectionPool.js';
+import { EventRecorderClient, type EventRecorderOptions } from './eventRecorderClient.js';
+import { loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
+import { isRead, type Operation } from './operation.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type Priority, type PriorityStats } from './rateLimiter.js';
+
+/** A kubeconfig to load (file or string; a Secret is read by the caller), or one already loaded. */
+export type ClusterSource = KubeconfigSource | KubeConfig;
+
+export interface ClusterClientOptions {
+  /** Client-side limit shared by all requests (default qps 50, burst 100: kubelet's defaults). */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** Keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
+  readonly connectionPool?: ConnectionPoolOptions | false;
+  /** Per-class request deadlines (defaults in call.ts): every call to this cluster is bounded. */
+  readonly deadlines?: Partial<CallDeadlines>;
+  readonly clock?: Clock;
+}
+
+export class ClusterClient {
+  readonly kubeConfig: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly discovery: DiscoveryV1Api;
+  readonly limiter: RateLimiter;
+  readonly server: string;
+  readonly deadlines: CallDeadlines;
+  readonly clock: Clock;
+  /** Calls that read: never fenced. */
+  readonly reads: CallContext;
+  /** Calls that write: dropped or abandoned while the fence is up. */
+  readonly writes: CallContext;
+  private fence = new AbortController();
+  private readonly pool: ConnectionPool | undefined;
+
+  /** Throws KubeconfigError (a configuration mistake, at construction) if the source is unusable. */
+  constructor(source: ClusterSource, options: ClusterClientOptions = {}) {
+    const loaded = source instanceof KubeConfig ? source : loadKubeConfig(source);
+    this.clock = options.clock ?? systemClock;
+    this.pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock: this.clock, ...options.connectionPool });
+    this.kubeConfig = this.pool ? pooledKubeConfig(loaded, this.pool) : loaded;
+    this.core = this.kubeConfig.makeApiClient(CoreV1Api);
+    this.discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
+    this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock: this.clock });
+    this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
+    this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
+    this.reads = { limiter: this.limiter, deadlines: this.deadlines, clock: this.clock };
+    this.writes = { ...this.reads, signal: () => this.fence.signal };
+  }
+
+  /**
+   * Fences this cluster's writes off (the node's lock is lost): writes still queued in the rate
+   * limiter are dropped unsent, those in flight abandoned, new ones refused until `openWrites`,
+   * each with a transient error. Reads go on, so the informers stay warm for when the lock comes back.
+   */
+  fenceWrites(reason: string): void {
+    this.fence.abort(new KindedError('transient', `writes fenced: ${reason}`));
+  }
+
+  /** Lets writes through again, under a fresh fence (the lock was acquired). Idempotent. */
+  openWrites(): void {
+    if (this.fence.signal.aborted) this.fence = new AbortController();
+  }
+
+  /** The context of one operation: a write is fenced, a read is not. */
+  contextOf(op: Operation): CallContext {
+    return isRead(op) ? this.reads : this.writes;
+  }
+
+  /**
+   * Calls the API through the rate limiter, under the deadline of its class (a list's, else by
+   * priority); rejects with KubeApiError naming the operation. Passing `options` on to
+   * client-node also aborts the request itself at the deadline.
+   */
+  call<T>(priority: Priority, op: Operation, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    return this.callApi(this.core, priority, op, fn, deadlineClass);
+  }
+
+  /** {@link call} for discovery.k8s.io/v1 (EndpointSlices): same limiter, deadlines and fence. */
+  callDiscovery<T>(priority: Priority, op: Operation, fn: (discovery: DiscoveryV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    return this.callApi(this.discovery, priority, op, fn, deadlineClass);
+  }
+
+  /** An events.k8s.io/v1 recorder whose writes go through this cluster's limiter and fence. */
+  eventRecorder(options: EventRecorderOptions): EventRecorderClient {
+    return new EventRecorderClient(this.kubeConfig.makeApiClient(EventsV1Api), this.writes, options);
+  }
+
+  /** Rate limiter counters per priority (queue depth, started, cumulative wait). */
+  rateLimiterStats(): Record<Priority, PriorityStats> {
+    return this.limiter.stats();
+  }
+
+  /** Finished requests keyed `<verb> <code>`. */
+  apiRequestCounts(): ReadonlyMap<string, number> {
+    return this.limiter.requestCounts();
+  }
+
+  private callApi<A, T>(api: A, priority: Priority, op: Operation, fn: (api: A, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    return call(this.contextOf(op), priority, op, (options) => fn(api, options), deadlineClass ? { deadline: deadlineClass } : {});
+  }
+
+  /** Closes pooled connections (watches included). */
+  async stop(): Promise<StopOutcome> {
+    return this.pool ? this.pool.stop() : 'clean';
+  }
+}
