@@ -1,5 +1,5 @@
 /** An EventRecorder that remembers what was recorded. */
-import type { EventRecorder, EventSubject, EventType } from '../../../src/adapters/kubernetes/eventRecorder.js';
+import type { EventRecorder, EventSubject, EventType } from '../../src/adapters/kubernetes/eventRecorder.js';
 
 export interface RecordedEvent {
   readonly regarding: EventSubject;

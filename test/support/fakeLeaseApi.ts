@@ -2,23 +2,30 @@
  * An in-memory LeaseApi with the apiserver's optimistic concurrency: every write bumps the
  * resourceVersion, an update with a stale one is a 409 conflict. Stored Leases come back with
  * `renewTime` as a string, as client-node sometimes hands it over, so the actor must parse it.
+ * Faults are injected per method (`failNext`, or `faults` for slow calls, timeouts and hangs).
  */
-import type { LeaseApi } from '../../../src/adapters/kubernetes/leaseApi.js';
-import type { Lease } from '../../../src/adapters/kubernetes/model.js';
+import type { Clock } from '../../src/lib/clock.js';
+import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
+import type { Lease } from '../../src/adapters/kubernetes/model.js';
+import { ApiFaults } from './apiFaults.js';
 import { kubeError } from './kubeErrors.js';
-import { ScriptedFailures } from './scriptedFailures.js';
 
 type Method = keyof LeaseApi;
 
 export class FakeLeaseApi implements LeaseApi {
   readonly leases = new Map<string, Lease>();
   readonly calls: Array<{ method: Method; lease?: Lease }> = [];
-  private readonly failures = new ScriptedFailures<Method>();
+  readonly faults: ApiFaults<Method>;
   private seq = 0;
+
+  /** `clock`: where delayed faults wait (needed only for those). */
+  constructor(clock?: Clock) {
+    this.faults = new ApiFaults<Method>(clock);
+  }
 
   /** The next call(s) of `method` reject with these errors, in order. */
   failNext(method: Method, ...errors: Error[]): void {
-    this.failures.failNext(method, ...errors);
+    this.faults.failNext(method, ...errors);
   }
 
   count(method: Method): number {
@@ -35,31 +42,38 @@ export class FakeLeaseApi implements LeaseApi {
     if (lease) lease.metadata = { ...lease.metadata, resourceVersion: String(++this.seq) };
   }
 
-  async getLease(namespace: string, name: string): Promise<Lease | undefined> {
-    this.enter('getLease');
-    const lease = this.get(namespace, name);
-    return lease && stored(lease);
+  getLease(namespace: string, name: string): Promise<Lease | undefined> {
+    return this.serve('getLease', `${namespace}/${name}`, undefined, () => {
+      const lease = this.get(namespace, name);
+      return lease && stored(lease);
+    });
   }
 
-  async createLease(lease: Lease): Promise<Lease> {
-    this.enter('createLease', lease);
+  createLease(lease: Lease): Promise<Lease> {
     const key = keyOf(lease);
-    if (this.leases.has(key)) throw kubeError('alreadyExists', `create lease ${key}`);
-    return this.store(key, lease);
+    return this.serve('createLease', key, lease, () => {
+      if (this.leases.has(key)) throw kubeError('alreadyExists', `create lease ${key}`);
+      return this.store(key, lease);
+    });
   }
 
-  async updateLease(lease: Lease): Promise<Lease> {
-    this.enter('updateLease', lease);
+  updateLease(lease: Lease): Promise<Lease> {
     const key = keyOf(lease);
-    const current = this.leases.get(key);
-    if (!current) throw kubeError('notFound', `update lease ${key}`);
-    if (current.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw kubeError('conflict', `update lease ${key}`);
-    return this.store(key, lease);
+    return this.serve('updateLease', key, lease, () => {
+      const current = this.leases.get(key);
+      if (!current) throw kubeError('notFound', `update lease ${key}`);
+      if (current.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw kubeError('conflict', `update lease ${key}`);
+      return this.store(key, lease);
+    });
   }
 
-  private enter(method: Method, lease?: Lease): void {
+  /** Records the call, plays out its fault (if any), then runs it against the store. */
+  private async serve<T>(method: Method, key: string, lease: Lease | undefined, run: () => T): Promise<T> {
     this.calls.push({ method, ...(lease ? { lease: stored(lease) } : {}) });
-    this.failures.throwIfScripted(method);
+    const settle = await this.faults.enter(method, `${method} ${key}`);
+    const result = run();
+    settle();
+    return result;
   }
 
   private store(key: string, lease: Lease): Lease {

@@ -1,24 +1,32 @@
 /**
  * An in-memory NodeApi that behaves like the apiserver where the node actor cares: uids and
  * resourceVersions, 404/409 answers, and a strategic merge of status that merges `conditions`
- * and `addresses` by type (so other writers' conditions survive). Failures are injected per method.
+ * and `addresses` by type (so other writers' conditions survive). Faults are injected per method
+ * (`failNext`, or `faults` for slow calls, timeouts and hangs).
  */
-import type { Node, NodeStatus } from '../../../src/adapters/kubernetes/model.js';
-import type { NodeApi, NodeMetadataPatch } from '../../../src/adapters/kubernetes/nodeApi.js';
+import type { Clock } from '../../src/lib/clock.js';
+import type { Node, NodeStatus } from '../../src/adapters/kubernetes/model.js';
+import type { NodeApi, NodeMetadataPatch } from '../../src/adapters/kubernetes/nodeApi.js';
+import { ApiFaults } from './apiFaults.js';
 import { kubeError } from './kubeErrors.js';
-import { ScriptedFailures } from './scriptedFailures.js';
+import { mergeBy, mergeMap } from './mergePatch.js';
 
 type Method = keyof NodeApi;
 
 export class FakeNodeApi implements NodeApi {
   readonly nodes = new Map<string, Node>();
   readonly calls: Array<{ method: Method; name: string; body?: unknown }> = [];
-  private readonly failures = new ScriptedFailures<Method>();
+  readonly faults: ApiFaults<Method>;
   private seq = 0;
+
+  /** `clock`: where delayed faults wait (needed only for those). */
+  constructor(clock?: Clock) {
+    this.faults = new ApiFaults<Method>(clock);
+  }
 
   /** The next call(s) of `method` reject with these errors, in order. */
   failNext(method: Method, ...errors: Error[]): void {
-    this.failures.failNext(method, ...errors);
+    this.faults.failNext(method, ...errors);
   }
 
   count(method: Method): number {
@@ -32,50 +40,55 @@ export class FakeNodeApi implements NodeApi {
     return node;
   }
 
-  async getNode(name: string): Promise<Node | undefined> {
-    this.enter('getNode', name);
-    return copy(this.nodes.get(name));
+  getNode(name: string): Promise<Node | undefined> {
+    return this.serve('getNode', name, undefined, () => copy(this.nodes.get(name)));
   }
 
-  async createNode(node: Node): Promise<Node> {
+  createNode(node: Node): Promise<Node> {
     const name = node.metadata?.name ?? '';
-    this.enter('createNode', name, node);
-    if (this.nodes.has(name)) throw kubeError('alreadyExists', `create node ${name}`);
-    const stored: Node = { ...copy(node), metadata: { ...node.metadata, uid: `uid-${++this.seq}`, resourceVersion: String(this.seq) } };
-    this.nodes.set(name, stored);
-    return copy(stored);
+    return this.serve('createNode', name, node, () => {
+      if (this.nodes.has(name)) throw kubeError('alreadyExists', `create node ${name}`);
+      const stored: Node = { ...copy(node), metadata: { ...node.metadata, uid: `uid-${++this.seq}`, resourceVersion: String(this.seq) } };
+      this.nodes.set(name, stored);
+      return copy(stored);
+    });
   }
 
-  async patchNodeStatus(name: string, status: Partial<NodeStatus>): Promise<Node> {
-    this.enter('patchNodeStatus', name, status);
-    const node = this.existing(name);
-    const before = node.status ?? {};
-    node.status = {
-      ...before,
-      ...copy(status),
-      conditions: mergeByType(before.conditions, status.conditions),
-      addresses: mergeByType(before.addresses, status.addresses),
-    };
-    return this.bump(node);
+  patchNodeStatus(name: string, status: Partial<NodeStatus>): Promise<Node> {
+    return this.serve('patchNodeStatus', name, status, () => {
+      const node = this.existing(name);
+      const before = node.status ?? {};
+      node.status = {
+        ...before,
+        ...copy(status),
+        conditions: mergeBy(before.conditions, status.conditions, (c) => c.type),
+        addresses: mergeBy(before.addresses, status.addresses, (a) => a.type),
+      };
+      return this.bump(node);
+    });
   }
 
-  async patchNodeMetadata(name: string, patch: NodeMetadataPatch): Promise<Node> {
-    this.enter('patchNodeMetadata', name, patch);
-    const node = this.existing(name);
-    const meta = (node.metadata ??= {});
-    meta.labels = applyMerge(meta.labels, patch.labels);
-    meta.annotations = applyMerge(meta.annotations, patch.annotations);
-    return this.bump(node);
+  patchNodeMetadata(name: string, patch: NodeMetadataPatch): Promise<Node> {
+    return this.serve('patchNodeMetadata', name, patch, () => {
+      const node = this.existing(name);
+      const meta = (node.metadata ??= {});
+      meta.labels = mergeMap(meta.labels, patch.labels);
+      meta.annotations = mergeMap(meta.annotations, patch.annotations);
+      return this.bump(node);
+    });
   }
 
-  async deleteNode(name: string): Promise<void> {
-    this.enter('deleteNode', name);
-    this.nodes.delete(name);
+  deleteNode(name: string): Promise<void> {
+    return this.serve('deleteNode', name, undefined, () => void this.nodes.delete(name));
   }
 
-  private enter(method: Method, name: string, body?: unknown): void {
+  /** Records the call, plays out its fault (if any), then runs it against the store. */
+  private async serve<T>(method: Method, name: string, body: unknown, run: () => T): Promise<T> {
     this.calls.push({ method, name, ...(body !== undefined ? { body } : {}) });
-    this.failures.throwIfScripted(method);
+    const settle = await this.faults.enter(method, `${method} ${name}`);
+    const result = run();
+    settle();
+    return result;
   }
 
   private existing(name: string): Node {
@@ -88,30 +101,6 @@ export class FakeNodeApi implements NodeApi {
     node.metadata = { ...node.metadata, resourceVersion: String(++this.seq) };
     return copy(node);
   }
-}
-
-function mergeByType<T extends { type: string }>(before: T[] | undefined, patch: T[] | undefined): T[] | undefined {
-  if (!patch) return before;
-  const out = [...(before ?? [])];
-  for (const item of patch) {
-    const i = out.findIndex((o) => o.type === item.type);
-    if (i >= 0) out[i] = item;
-    else out.push(item);
-  }
-  return out;
-}
-
-function applyMerge(
-  before: Record<string, string> | undefined,
-  patch: Readonly<Record<string, string | null>> | undefined,
-): Record<string, string> | undefined {
-  if (!patch) return before;
-  const out = { ...before };
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  return out;
 }
 
 function copy<T>(value: T): T {
