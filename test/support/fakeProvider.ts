@@ -19,6 +19,9 @@ export interface ProviderCall {
   readonly op: ProviderOperation;
   readonly namespace: string;
   readonly name: string;
+  readonly uid?: string;
+  /** When the call came, on the provider's clock. */
+  readonly at: number;
   /** deletePod: the grace period it was given. */
   readonly graceSeconds?: number;
 }
@@ -93,7 +96,7 @@ export class FakeProvider implements Provider {
 
   async createPod(pod: Pod): Promise<void> {
     const { namespace = '', name = '' } = pod.metadata ?? {};
-    await this.enter({ op: 'createPod', namespace, name });
+    await this.enter({ op: 'createPod', namespace, name, ...uidOf(pod) });
     const key = `${namespace}/${name}`;
     if (this.pods.get(key)?.metadata?.uid === pod.metadata?.uid) return;
     this.pods.set(key, { ...structuredClone(pod), status: { phase: 'Pending' } });
@@ -102,7 +105,7 @@ export class FakeProvider implements Provider {
 
   async updatePod(pod: Pod): Promise<void> {
     const { namespace = '', name = '' } = pod.metadata ?? {};
-    await this.enter({ op: 'updatePod', namespace, name });
+    await this.enter({ op: 'updatePod', namespace, name, ...uidOf(pod) });
     const old = this.pods.get(`${namespace}/${name}`);
     if (!old) throw notFound(`pod ${namespace}/${name} not found`);
     this.pods.set(`${namespace}/${name}`, { ...structuredClone(pod), status: old.status ?? {} });
@@ -111,7 +114,7 @@ export class FakeProvider implements Provider {
   async deletePod(pod: Pod): Promise<void> {
     const { namespace = '', name = '' } = pod.metadata ?? {};
     const graceSeconds = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-    await this.enter({ op: 'deletePod', namespace, name, graceSeconds });
+    await this.enter({ op: 'deletePod', namespace, name, ...uidOf(pod), graceSeconds });
     if (!this.pods.has(`${namespace}/${name}`)) throw notFound(`pod ${namespace}/${name} not found`);
   }
 
@@ -142,8 +145,8 @@ export class FakeProvider implements Provider {
     return { operatingSystem: 'linux', architecture: 'amd64', kernelVersion: '6.6', osImage: 'Fake', containerRuntimeVersion: 'fake://1' };
   }
 
-  private async enter(call: ProviderCall): Promise<void> {
-    this.calls.push(call);
+  private async enter(call: Omit<ProviderCall, 'at'>): Promise<void> {
+    this.calls.push({ ...call, at: this.clock.now() });
     const settle = await this.faults.enter(call.op, `${call.op} ${call.namespace}/${call.name}`);
     settle();
   }
@@ -156,4 +159,9 @@ export class FakeProvider implements Provider {
     const copy = structuredClone(pod);
     queueMicrotask(() => this.callback({ type: 'status', pod: copy }));
   }
+}
+
+function uidOf(pod: Pod): { uid?: string } {
+  const uid = pod.metadata?.uid;
+  return uid === undefined ? {} : { uid };
 }
