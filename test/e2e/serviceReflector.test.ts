@@ -7,13 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { silentLogger } from '../../../src/adapters/logger.js';
-import { TetherAgent } from '../../../src/app/tetherAgent.js';
-import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
-import { SimulatedProvider } from '../../../src/providers/simulated/simulatedProvider.js';
-import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
-import { waitFor } from '../../harness/waitFor.js';
-import { getJson, type KubeObject } from '../../support/kubectlJson.js';
+import { silentLogger } from '../../src/adapters/logger.js';
+import { TetherAgent } from '../../src/app/tetherAgent.js';
+import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
+import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { waitFor } from '../harness/waitFor.js';
+import { getJson, type KubeObject } from '../support/kubectlJson.js';
 
 interface List<T> {
   items: T[];
