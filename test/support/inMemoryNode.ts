@@ -11,7 +11,7 @@
 import type { Test } from 'tap';
 import { virtualNodeConfig, type VirtualNodeSettings } from '../../src/actors/virtualNodeConfig.js';
 import { startVirtualNode, type VirtualNode } from '../../src/actors/virtualNode.js';
-import type { Pod, PodCondition } from '../../src/adapters/kubernetes/model.js';
+import type { PodCondition } from '../../src/adapters/kubernetes/model.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import { FakeEvents, type RecordedEvent } from './fakeEvents.js';
@@ -48,8 +48,9 @@ export interface InMemoryNode {
   readonly provider: FakeProvider;
   readonly vnode: VirtualNode;
   /**
-   * Lets the actors work and moves simulated time on, a step at a time, until `condition` holds;
-   * fails with `description` once `withinMs` of simulated time have passed without it.
+   * Lets the actors work and moves simulated time on, a step at a time, until `condition` holds
+   * (a passing assertion named `description`); fails once `withinMs` of simulated time have
+   * passed without it.
    */
   eventually(description: string, condition: () => boolean, options?: EventuallyOptions): Promise<void>;
   /** Moves simulated time on by `ms`, a step at a time, letting the actors work in between. */
@@ -95,7 +96,10 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
     for (;;) {
       await drain();
       if (fatal !== undefined) throw new Error(`the actor system failed while waiting for: ${description}`, { cause: fatal });
-      if (condition()) return;
+      if (condition()) {
+        t.pass(description);
+        return;
+      }
       if (clock.now() >= deadline) throw new Error(`not within ${withinMs} ms of simulated time: ${description}`);
       clock.advance(stepMs);
     }
