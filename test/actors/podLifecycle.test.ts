@@ -26,6 +26,28 @@ t.test('a pod bound to the node is created at the provider, and the status it re
   t.same(node.provider.callsOf('createPod', 'web').length, 1, 'mirroring the status created nothing more');
 });
 
+t.test('a status another writer changed on the host pod is put back to the provider\'s', async (t) => {
+  const node = await startInMemoryNode(t);
+  node.host.bind(podFixture('web'));
+  await node.eventually('created', () => node.provider.has('ns', 'web'));
+  node.provider.run('ns', 'web');
+  await node.eventually('Running on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Running');
+  node.host.overwriteStatus('ns', 'web', { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] });
+  await node.eventually('Running and Ready again', () => node.host.pod('ns', 'web')?.status?.phase === 'Running' && node.podCondition('ns', 'web', 'Ready')?.status === 'True');
+});
+
+t.test('a pod the provider lost without being asked ends Failed on the host, saying why', async (t) => {
+  const node = await startInMemoryNode(t);
+  node.host.bind(podFixture('web'));
+  await node.eventually('created', () => node.provider.has('ns', 'web'));
+  node.provider.run('ns', 'web');
+  await node.eventually('Running on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Running');
+  node.provider.lose('ns', 'web', 'Evicted');
+  await node.eventually('Failed on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Failed');
+  t.match(node.host.pod('ns', 'web')?.status, { reason: 'Evicted' }, "with the provider's reason");
+  t.equal(node.podCondition('ns', 'web', 'Ready')?.status, 'False');
+});
+
 t.test('a deleted pod is stopped at the provider with its grace period, and leaves the host only once the provider reports it ended', async (t) => {
   const node = await startInMemoryNode(t);
   node.host.bind(podFixture('web', { terminationGracePeriodSeconds: 20 }));

@@ -48,19 +48,6 @@ export class ApiFaults<Op extends string> {
     return release;
   }
 
-  /** Faults still waiting for a call of `op`. */
-  pending(op: Op): number {
-    return this.queued.get(op)?.length ?? 0;
-  }
-
-  /** For synchronous fakes: throws the next scripted failure of `op`, if any (only 'fail' faults). */
-  throwIfScripted(op: Op): void {
-    const next = this.queued.get(op)?.[0];
-    if (next?.kind !== 'fail') return;
-    this.queued.get(op)?.shift();
-    throw next.error;
-  }
-
   /**
    * Plays out the next fault of `op` before a call is served: waits, or rejects. Resolves to a
    * function the fake calls once the call has run, which rejects a timed-out-but-applied call.

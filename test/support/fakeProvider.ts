@@ -1,8 +1,9 @@
 /**
  * A provider the test drives by hand, for whole-node scenarios: it keeps the pods it is given,
- * reports a pod Running only when told (`run`, or at once with `startOnCreate`), ends it only when
+ * reports a pod Running only when told (`run`), ends it only when
  * told (`finish`, `lose`), and records every call. Faults per operation (`faults`: a failed
- * create, a slow delete, a hang); `pingFails` turns its health checks down. It keeps the
+ * create, a slow delete, a hang; script failures as a provider classifies them, `transient(...)`,
+ * since an unclassified one is a provider bug); `pingFails` turns its health checks down. It keeps the
  * contract (src/providers/provider.ts): create and delete are idempotent, a delete of an unknown
  * pod is `notFound`, notifications are asynchronous and carry copies.
  */
@@ -28,8 +29,6 @@ export interface ProviderCall {
 
 export interface FakeProviderOptions {
   readonly clock: Clock;
-  /** Report a created pod Running at once (default: only when `run` is called). */
-  readonly startOnCreate?: boolean;
 }
 
 export class FakeProvider implements Provider {
@@ -41,11 +40,9 @@ export class FakeProvider implements Provider {
   private readonly pods = new Map<string, Pod>();
   private callback: PodNotificationCallback = () => undefined;
   private readonly clock: Clock;
-  private readonly startOnCreate: boolean;
 
   constructor(options: FakeProviderOptions) {
     this.clock = options.clock;
-    this.startOnCreate = options.startOnCreate ?? false;
     this.faults = new ApiFaults<ProviderOperation>(options.clock);
   }
 
@@ -100,7 +97,6 @@ export class FakeProvider implements Provider {
     const key = `${namespace}/${name}`;
     if (this.pods.get(key)?.metadata?.uid === pod.metadata?.uid) return;
     this.pods.set(key, { ...structuredClone(pod), status: { phase: 'Pending' } });
-    if (this.startOnCreate) this.run(namespace, name);
   }
 
   async updatePod(pod: Pod): Promise<void> {

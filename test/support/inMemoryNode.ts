@@ -19,7 +19,7 @@ import { FakeHostPods } from './fakeHostPods.js';
 import { FakeLeaseApi } from './fakeLeaseApi.js';
 import { FakeNodeApi } from './fakeNodeApi.js';
 import { fakeNodeWatch } from './fakeNodeWatch.js';
-import { FakeProvider, type FakeProviderOptions } from './fakeProvider.js';
+import { FakeProvider } from './fakeProvider.js';
 import { ManualClock } from './manualClock.js';
 import { drain } from './until.js';
 
@@ -29,7 +29,6 @@ export const IN_MEMORY_NODE = 'tether-node';
 export interface InMemoryNodeOptions {
   /** Settings beyond the name and address (ping, pod retries, ...). */
   readonly settings?: Partial<Omit<VirtualNodeSettings, 'name' | 'internalIP'>>;
-  readonly provider?: Omit<FakeProviderOptions, 'clock'>;
 }
 
 export interface EventuallyOptions {
@@ -74,7 +73,7 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
   const nodeApi = new FakeNodeApi(clock);
   const leaseApi = new FakeLeaseApi(clock);
   const events = new FakeEvents();
-  const provider = new FakeProvider({ clock, ...options.provider });
+  const provider = new FakeProvider({ clock });
   const vnode = startVirtualNode(system.root, virtualNodeConfig({ name: IN_MEMORY_NODE, internalIP: '10.0.0.10', shards: 2, ...options.settings }), {
     provider,
     nodeApi,
