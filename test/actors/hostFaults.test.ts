@@ -5,18 +5,11 @@
  */
 import t from 'tap';
 import { podFixture } from '../providers/helpers.js';
-import { startInMemoryNode, type InMemoryNode } from '../support/inMemoryNode.js';
-
-async function runningPod(node: InMemoryNode, name: string, grace = 30): Promise<void> {
-  node.host.bind(podFixture(name, { terminationGracePeriodSeconds: grace }));
-  await node.eventually('created', () => node.provider.has('ns', name));
-  node.provider.run('ns', name);
-  await node.eventually('Running on the host', () => node.host.pod('ns', name)?.status?.phase === 'Running');
-}
+import { startInMemoryNode } from '../support/inMemoryNode.js';
 
 t.test('409: a namesake re-created while the old pod\'s final delete was on its way is spared by the uid precondition, and runs', async (t) => {
   const node = await startInMemoryNode(t);
-  await runningPod(node, 'db-0');
+  await node.runPod(podFixture('db-0'));
   const release = node.host.faults.hangNext('deletePod');
   node.host.requestDelete('ns', 'db-0', 30);
   await node.eventually('stopped at the provider', () => node.provider.callsOf('deletePod', 'db-0').length > 0);
@@ -35,7 +28,7 @@ t.test('409: a namesake re-created while the old pod\'s final delete was on its 
 
 t.test('410: changes the watch missed while its resourceVersion was expired are acted on after the relist', async (t) => {
   const node = await startInMemoryNode(t);
-  await runningPod(node, 'web');
+  await node.runPod(podFixture('web'));
   node.host.watchFaults.expire();
   node.host.requestDelete('ns', 'web', 30);
   node.host.bind(podFixture('api'));
@@ -52,7 +45,7 @@ t.test('410: changes the watch missed while its resourceVersion was expired are 
 
 t.test('a broken watch (an error, then a relist) loses no deletion', async (t) => {
   const node = await startInMemoryNode(t);
-  await runningPod(node, 'web');
+  await node.runPod(podFixture('web'));
   node.host.watchFaults.fail(new Error('watch stream reset'));
   node.host.requestDelete('ns', 'web', 30);
   await node.advance(2_000);

@@ -9,9 +9,7 @@ import { podFixture } from '../providers/helpers.js';
 import { startInMemoryNode, type InMemoryNode } from '../support/inMemoryNode.js';
 
 async function runningPods(node: InMemoryNode, names: readonly string[]): Promise<void> {
-  for (const name of names) node.host.bind(podFixture(name));
-  await node.eventually('all created', () => names.every((n) => node.provider.has('ns', n)));
-  for (const name of names) node.provider.run('ns', name);
+  for (const name of names) await node.runPod(podFixture(name));
   await node.eventually('all Ready on the host', () => names.every((n) => node.podCondition('ns', n, 'Ready')?.status === 'True'));
 }
 

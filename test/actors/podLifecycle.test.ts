@@ -28,20 +28,14 @@ t.test('a pod bound to the node is created at the provider, and the status it re
 
 t.test('a status another writer changed on the host pod is put back to the provider\'s', async (t) => {
   const node = await startInMemoryNode(t);
-  node.host.bind(podFixture('web'));
-  await node.eventually('created', () => node.provider.has('ns', 'web'));
-  node.provider.run('ns', 'web');
-  await node.eventually('Running on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Running');
+  await node.runPod(podFixture('web'));
   node.host.overwriteStatus('ns', 'web', { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] });
   await node.eventually('Running and Ready again', () => node.host.pod('ns', 'web')?.status?.phase === 'Running' && node.podCondition('ns', 'web', 'Ready')?.status === 'True');
 });
 
 t.test('a pod the provider lost without being asked ends Failed on the host, saying why', async (t) => {
   const node = await startInMemoryNode(t);
-  node.host.bind(podFixture('web'));
-  await node.eventually('created', () => node.provider.has('ns', 'web'));
-  node.provider.run('ns', 'web');
-  await node.eventually('Running on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Running');
+  await node.runPod(podFixture('web'));
   node.provider.lose('ns', 'web', 'Evicted');
   await node.eventually('Failed on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Failed');
   t.match(node.host.pod('ns', 'web')?.status, { reason: 'Evicted' }, "with the provider's reason");
@@ -50,10 +44,7 @@ t.test('a pod the provider lost without being asked ends Failed on the host, say
 
 t.test('a deleted pod is stopped at the provider with its grace period, and leaves the host only once the provider reports it ended', async (t) => {
   const node = await startInMemoryNode(t);
-  node.host.bind(podFixture('web', { terminationGracePeriodSeconds: 20 }));
-  await node.eventually('created', () => node.provider.has('ns', 'web'));
-  node.provider.run('ns', 'web');
-  await node.eventually('Running on the host', () => node.host.pod('ns', 'web')?.status?.phase === 'Running');
+  await node.runPod(podFixture('web', { terminationGracePeriodSeconds: 20 }));
 
   node.host.requestDelete('ns', 'web', 20);
   await node.eventually('deleted at the provider', () => node.provider.callsOf('deletePod', 'web').length > 0);
@@ -74,10 +65,7 @@ t.test('a deleted pod is stopped at the provider with its grace period, and leav
 
 t.test('a provider that never reports the end keeps the pod Terminating: past the grace period and margin Tether escalates to grace 0, and keeps asking', async (t) => {
   const node = await startInMemoryNode(t);
-  node.host.bind(podFixture('stuck', { terminationGracePeriodSeconds: 5 }));
-  await node.eventually('created', () => node.provider.has('ns', 'stuck'));
-  node.provider.run('ns', 'stuck');
-  await node.eventually('Running on the host', () => node.host.pod('ns', 'stuck')?.status?.phase === 'Running');
+  await node.runPod(podFixture('stuck', { terminationGracePeriodSeconds: 5 }));
 
   node.host.requestDelete('ns', 'stuck', 5);
   await node.eventually('escalated to grace 0', () => node.provider.callsOf('deletePod', 'stuck').some((c) => c.graceSeconds === 0));

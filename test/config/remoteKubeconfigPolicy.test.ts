@@ -6,21 +6,12 @@
  */
 import t from 'tap';
 import { credentialFields, refusedCredentials } from '../../src/config/remoteKubeconfigPolicy.js';
+import { EXEC_USER, kubeconfigForUser } from '../support/kubeconfigText.js';
 
-const kubeconfig = (user: string): string => `apiVersion: v1
-kind: Config
-clusters: [{ name: r, cluster: { server: "https://127.0.0.1:1" } }]
-contexts: [{ name: r, context: { cluster: r, user: u } }]
-current-context: r
-users:
-  - name: u
-    user: ${user}
-`;
-
-const EXEC = kubeconfig('{ exec: { apiVersion: client.authentication.k8s.io/v1, command: /bin/true } }');
-const AUTH_PROVIDER = kubeconfig('{ auth-provider: { name: oidc, config: { idp-issuer-url: "https://evil.example" } } }');
-const TOKEN_FILE = kubeconfig('{ tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token }');
-const PLAIN = kubeconfig('{ token: abc }');
+const EXEC = kubeconfigForUser(EXEC_USER);
+const AUTH_PROVIDER = kubeconfigForUser('{ auth-provider: { name: oidc, config: { idp-issuer-url: "https://evil.example" } } }');
+const TOKEN_FILE = kubeconfigForUser('{ tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token }');
+const PLAIN = kubeconfigForUser('{ token: abc }');
 
 void t.test('exec, auth-provider and tokenFile are found, by user name', async (t) => {
   t.match(credentialFields(EXEC), [{ path: 'users[name=u].user.exec', field: 'exec' }]);

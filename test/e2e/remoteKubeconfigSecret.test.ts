@@ -8,16 +8,9 @@ import { silentLogger } from '../../src/adapters/logger.js';
 import { createProvider, ProviderSetupError } from '../../src/app/providerFactory.js';
 import type { KubernetesProviderConfig } from '../../src/config/index.js';
 import { testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { EXEC_USER, kubeconfigForUser } from '../support/kubeconfigText.js';
 
-const EXEC = `apiVersion: v1
-kind: Config
-clusters: [{ name: r, cluster: { server: "https://127.0.0.1:1" } }]
-contexts: [{ name: r, context: { cluster: r, user: u } }]
-current-context: r
-users:
-  - name: u
-    user: { exec: { apiVersion: client.authentication.k8s.io/v1, command: /bin/true } }
-`;
+const EXEC = kubeconfigForUser(EXEC_USER);
 
 void t.test('createProvider refuses a Secret\'s kubeconfig with an exec plugin, and accepts it when the node allows exec', async (t) => {
   const { host } = await useSharedClusters(t);

@@ -4,33 +4,21 @@
  * `renewTime` as a string, as client-node sometimes hands it over, so the actor must parse it.
  * Faults are injected per method (`failNext`, or `faults` for slow calls, timeouts and hangs).
  */
-import type { Clock } from '../../src/lib/clock.js';
 import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
-import { ApiFaults } from './apiFaults.js';
 import { kubeError } from './kubeErrors.js';
+import { RecordingApi } from './recordingApi.js';
 
 type Method = keyof LeaseApi;
 
-export class FakeLeaseApi implements LeaseApi {
+export interface LeaseCall {
+  readonly method: Method;
+  readonly lease?: Lease;
+}
+
+export class FakeLeaseApi extends RecordingApi<Method, LeaseCall> implements LeaseApi {
   readonly leases = new Map<string, Lease>();
-  readonly calls: Array<{ method: Method; lease?: Lease }> = [];
-  readonly faults: ApiFaults<Method>;
   private seq = 0;
-
-  /** `clock`: where delayed faults wait (needed only for those). */
-  constructor(clock?: Clock) {
-    this.faults = new ApiFaults<Method>(clock);
-  }
-
-  /** The next call(s) of `method` reject with these errors, in order. */
-  failNext(method: Method, ...errors: Error[]): void {
-    this.faults.failNext(method, ...errors);
-  }
-
-  count(method: Method): number {
-    return this.calls.filter((c) => c.method === method).length;
-  }
 
   get(namespace: string, name: string): Lease | undefined {
     return this.leases.get(`${namespace}/${name}`);
@@ -43,7 +31,7 @@ export class FakeLeaseApi implements LeaseApi {
   }
 
   getLease(namespace: string, name: string): Promise<Lease | undefined> {
-    return this.serve('getLease', `${namespace}/${name}`, undefined, () => {
+    return this.call('getLease', `${namespace}/${name}`, undefined, () => {
       const lease = this.get(namespace, name);
       return lease && stored(lease);
     });
@@ -51,7 +39,7 @@ export class FakeLeaseApi implements LeaseApi {
 
   createLease(lease: Lease): Promise<Lease> {
     const key = keyOf(lease);
-    return this.serve('createLease', key, lease, () => {
+    return this.call('createLease', key, lease, () => {
       if (this.leases.has(key)) throw kubeError('alreadyExists', `create lease ${key}`);
       return this.store(key, lease);
     });
@@ -59,7 +47,7 @@ export class FakeLeaseApi implements LeaseApi {
 
   updateLease(lease: Lease): Promise<Lease> {
     const key = keyOf(lease);
-    return this.serve('updateLease', key, lease, () => {
+    return this.call('updateLease', key, lease, () => {
       const current = this.leases.get(key);
       if (!current) throw kubeError('notFound', `update lease ${key}`);
       if (current.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw kubeError('conflict', `update lease ${key}`);
@@ -67,13 +55,8 @@ export class FakeLeaseApi implements LeaseApi {
     });
   }
 
-  /** Records the call, plays out its fault (if any), then runs it against the store. */
-  private async serve<T>(method: Method, key: string, lease: Lease | undefined, run: () => T): Promise<T> {
-    this.calls.push({ method, ...(lease ? { lease: stored(lease) } : {}) });
-    const settle = await this.faults.enter(method, `${method} ${key}`);
-    const result = run();
-    settle();
-    return result;
+  private call<T>(method: Method, key: string, lease: Lease | undefined, run: () => T): Promise<T> {
+    return this.serve({ method, ...(lease ? { lease: stored(lease) } : {}) }, `${method} ${key}`, run);
   }
 
   private store(key: string, lease: Lease): Lease {

@@ -4,34 +4,23 @@
  * and `addresses` by type (so other writers' conditions survive). Faults are injected per method
  * (`failNext`, or `faults` for slow calls, timeouts and hangs).
  */
-import type { Clock } from '../../src/lib/clock.js';
 import type { Node, NodeStatus } from '../../src/adapters/kubernetes/model.js';
 import type { NodeApi, NodeMetadataPatch } from '../../src/adapters/kubernetes/nodeApi.js';
-import { ApiFaults } from './apiFaults.js';
 import { kubeError } from './kubeErrors.js';
 import { mergeBy, mergeMap } from './mergePatch.js';
+import { RecordingApi } from './recordingApi.js';
 
 type Method = keyof NodeApi;
 
-export class FakeNodeApi implements NodeApi {
+export interface NodeCall {
+  readonly method: Method;
+  readonly name: string;
+  readonly body?: unknown;
+}
+
+export class FakeNodeApi extends RecordingApi<Method, NodeCall> implements NodeApi {
   readonly nodes = new Map<string, Node>();
-  readonly calls: Array<{ method: Method; name: string; body?: unknown }> = [];
-  readonly faults: ApiFaults<Method>;
   private seq = 0;
-
-  /** `clock`: where delayed faults wait (needed only for those). */
-  constructor(clock?: Clock) {
-    this.faults = new ApiFaults<Method>(clock);
-  }
-
-  /** The next call(s) of `method` reject with these errors, in order. */
-  failNext(method: Method, ...errors: Error[]): void {
-    this.faults.failNext(method, ...errors);
-  }
-
-  count(method: Method): number {
-    return this.calls.filter((c) => c.method === method).length;
-  }
 
   /** Another writer deletes the Node. */
   remove(name: string): Node | undefined {
@@ -41,12 +30,12 @@ export class FakeNodeApi implements NodeApi {
   }
 
   getNode(name: string): Promise<Node | undefined> {
-    return this.serve('getNode', name, undefined, () => copy(this.nodes.get(name)));
+    return this.call('getNode', name, undefined, () => copy(this.nodes.get(name)));
   }
 
   createNode(node: Node): Promise<Node> {
     const name = node.metadata?.name ?? '';
-    return this.serve('createNode', name, node, () => {
+    return this.call('createNode', name, node, () => {
       if (this.nodes.has(name)) throw kubeError('alreadyExists', `create node ${name}`);
       const stored: Node = { ...copy(node), metadata: { ...node.metadata, uid: `uid-${++this.seq}`, resourceVersion: String(this.seq) } };
       this.nodes.set(name, stored);
@@ -55,7 +44,7 @@ export class FakeNodeApi implements NodeApi {
   }
 
   patchNodeStatus(name: string, status: Partial<NodeStatus>): Promise<Node> {
-    return this.serve('patchNodeStatus', name, status, () => {
+    return this.call('patchNodeStatus', name, status, () => {
       const node = this.existing(name);
       const before = node.status ?? {};
       node.status = {
@@ -69,7 +58,7 @@ export class FakeNodeApi implements NodeApi {
   }
 
   patchNodeMetadata(name: string, patch: NodeMetadataPatch): Promise<Node> {
-    return this.serve('patchNodeMetadata', name, patch, () => {
+    return this.call('patchNodeMetadata', name, patch, () => {
       const node = this.existing(name);
       const meta = (node.metadata ??= {});
       meta.labels = mergeMap(meta.labels, patch.labels);
@@ -79,16 +68,11 @@ export class FakeNodeApi implements NodeApi {
   }
 
   deleteNode(name: string): Promise<void> {
-    return this.serve('deleteNode', name, undefined, () => void this.nodes.delete(name));
+    return this.call('deleteNode', name, undefined, () => void this.nodes.delete(name));
   }
 
-  /** Records the call, plays out its fault (if any), then runs it against the store. */
-  private async serve<T>(method: Method, name: string, body: unknown, run: () => T): Promise<T> {
-    this.calls.push({ method, name, ...(body !== undefined ? { body } : {}) });
-    const settle = await this.faults.enter(method, `${method} ${name}`);
-    const result = run();
-    settle();
-    return result;
+  private call<T>(method: Method, name: string, body: unknown, run: () => T): Promise<T> {
+    return this.serve({ method, name, ...(body !== undefined ? { body } : {}) }, `${method} ${name}`, run);
   }
 
   private existing(name: string): Node {

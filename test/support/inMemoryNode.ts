@@ -11,7 +11,7 @@
 import type { Test } from 'tap';
 import { virtualNodeConfig, type VirtualNodeSettings } from '../../src/actors/virtualNodeConfig.js';
 import { startVirtualNode, type VirtualNode } from '../../src/actors/virtualNode.js';
-import type { PodCondition } from '../../src/adapters/kubernetes/model.js';
+import type { Pod, PodCondition } from '../../src/adapters/kubernetes/model.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { ActorSystem } from '../../src/supervisors/actorSystem.js';
 import { FakeEvents, type RecordedEvent } from './fakeEvents.js';
@@ -52,6 +52,8 @@ export interface InMemoryNode {
    * passed without it.
    */
   eventually(description: string, condition: () => boolean, options?: EventuallyOptions): Promise<void>;
+  /** Binds `pod`, waits for its create at the provider, has it run, and waits until the host pod shows Running. */
+  runPod(pod: Pod): Promise<void>;
   /** Moves simulated time on by `ms`, a step at a time, letting the actors work in between. */
   advance(ms: number, stepMs?: number): Promise<void>;
   /** Simulated time now, in ms since this node started. */
@@ -111,6 +113,13 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
     }
     await drain();
   };
+  const runPod = async (pod: Pod): Promise<void> => {
+    const { namespace = '', name = '' } = pod.metadata ?? {};
+    host.bind(pod);
+    await eventually(`${name} created at the provider`, () => provider.has(namespace, name));
+    provider.run(namespace, name);
+    await eventually(`${name} Running on the host`, () => host.pod(namespace, name)?.status?.phase === 'Running');
+  };
   const node: InMemoryNode = {
     clock,
     host,
@@ -120,6 +129,7 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
     provider,
     vnode,
     eventually,
+    runPod,
     advance,
     elapsedMs: () => clock.now() - started,
     eventsOf: (name) => events.recorded.filter((e) => e.regarding.name === name),
