@@ -1,7 +1,7 @@
 /**
  * Pod storm benchmark: one virtual node, the real runtime and actors (lease, node, pod controller,
  * sharded pod actors), the simulated provider on real timers, and an in-memory host API
- * (bench/fakes) in place of the apiserver.
+ * (test/support/fakeHostPods.ts) in place of the apiserver.
  *
  * Each scenario binds N pods to the node at once, waits until every one is Running with its
  * status written on the host, idles, then deletes them all at once (kubectl-style: a
@@ -34,19 +34,18 @@ import { withNodeDefaults } from '../src/actors/node/config.js';
 import { defaultPodActorConfig } from '../src/actors/pod/config.js';
 import { startVirtualNode, type VirtualNode } from '../src/actors/virtualNode.js';
 import type { Node, Pod } from '../src/adapters/kubernetes/model.js';
-import type { NodeApi } from '../src/adapters/kubernetes/nodeApi.js';
 import { RateLimiter, type Priority, type PriorityStats } from '../src/adapters/kubernetes/rateLimiter.js';
 import { jsonLogger } from '../src/adapters/logger.js';
 import { systemClock } from '../src/adapters/clock.js';
 import { withDeepCopies } from '../src/providers/deepCopy.js';
 import { SimulatedProvider } from '../src/providers/simulated/simulatedProvider.js';
 import { ActorSystem } from '../src/supervisors/actorSystem.js';
-import { FakeEvents } from '../test/actors/fakes/fakeEvents.js';
-import { FakeLeaseApi } from '../test/actors/fakes/fakeLeaseApi.js';
-import { FakeNodeApi } from '../test/actors/fakes/fakeNodeApi.js';
-import { FakeHostPods } from './fakes/fakeHostPods.js';
-import { fakeNodeWatch } from './fakes/fakeNodeWatch.js';
-import { limitedPodApi, recordedLeaseApi } from './fakes/instrumented.js';
+import { FakeEvents } from '../test/support/fakeEvents.js';
+import { FakeLeaseApi } from '../test/support/fakeLeaseApi.js';
+import { FakeNodeApi } from '../test/support/fakeNodeApi.js';
+import { FakeHostPods } from '../test/support/fakeHostPods.js';
+import { fakeNodeWatch } from '../test/support/fakeNodeWatch.js';
+import { limitedNodeApi, limitedPodApi, recordedLeaseApi } from '../test/support/instrumentedApis.js';
 
 const NODE = 'storm-node';
 const RENEW_MS = 1_000;
@@ -181,23 +180,6 @@ function stormPod(i: number): Pod {
       qosClass: 'Burstable',
       conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date() }],
     },
-  };
-}
-
-/** NodeApi calls at the priorities NodeApiClient uses; patchNodeStatus's queue wait recorded. */
-function limitedNodeApi(api: NodeApi, limiter: RateLimiter, waits: number[]): NodeApi {
-  return {
-    getNode: (name) => limiter.schedule('other', () => api.getNode(name)),
-    createNode: (node) => limiter.schedule('other', () => api.createNode(node)),
-    patchNodeStatus: (name, status) => {
-      const asked = Date.now();
-      return limiter.schedule('status', () => {
-        waits.push(Date.now() - asked);
-        return api.patchNodeStatus(name, status);
-      });
-    },
-    patchNodeMetadata: (name, patch) => limiter.schedule('other', () => api.patchNodeMetadata(name, patch)),
-    deleteNode: (name) => limiter.schedule('delete', () => api.deleteNode(name)),
   };
 }
 

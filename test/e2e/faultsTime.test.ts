@@ -9,12 +9,12 @@ import t from 'tap';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClients } from '../../src/adapters/kubernetes/kubeClients.js';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { reportLogsOnFailure, startDedicatedCluster, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { bothReady, startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
 
 interface List<T> {
   items: T[];
@@ -26,50 +26,32 @@ t.test('the remote API server frozen (SIGSTOP): deadlines fire, the node goes No
   const remote = await startDedicatedCluster(t, { name: 'frozen-remote' });
   reportLogsOnFailure(t, [host]);
   const clusterId = 'host1';
-  const remoteNodeName = uniqueNamespace('frozen-worker');
-  const workerProvider = new SimulatedProvider({ startLatencyMs: 200, podCIDR: '10.89.0.0/16' });
-  const remoteTether = TetherAgent.start({
-    host: { kind: 'file', path: remote.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: remoteNodeName, internalIP: '127.0.0.1', provider: workerProvider, taints: [], statusIntervalMs: 5_000 }],
-  });
-  const virtualNodeName = uniqueNamespace('frozen');
-  const offload = new KubernetesProvider({
-    nodeName: virtualNodeName,
+  const worker = startRemoteWorker(t, remote, { name: uniqueNamespace('frozen-worker'), podCIDR: '10.89.0.0/16' });
+  const offloading = startOffloadingNode(t, host, remote, {
+    name: uniqueNamespace('frozen'),
     hostClusterId: clusterId,
-    remote: { kind: 'file', path: remote.kubeconfigPath },
-    host: { kind: 'file', path: host.kubeconfigPath },
-    pingTimeoutMs: 1_000,
-    countVirtualNodes: true,
-    // Short deadlines, so the test sees them fire; the defaults are in adapters/kubernetes/call.ts.
-    deadlines: { other: 3_000, list: 5_000, status: 3_000 },
-    watch: { connectTimeoutMs: 3_000, listTimeoutMs: 5_000, watchdogMs: 20_000 },
-  });
-  const hostTether = TetherAgent.start({
-    host: { kind: 'file', path: host.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{
-      name: virtualNodeName,
-      internalIP: '127.0.0.1',
-      provider: offload,
+    provider: {
+      pingTimeoutMs: 1_000,
+      // Short deadlines, so the test sees them fire; the defaults are in adapters/kubernetes/call.ts.
+      deadlines: { other: 3_000, list: 5_000, status: 3_000 },
+      watch: { connectTimeoutMs: 3_000, listTimeoutMs: 5_000, watchdogMs: 20_000 },
+    },
+    node: {
       ping: { intervalMs: 1_000, timeoutMs: 2_000, failureThreshold: 2, successThreshold: 2 },
-      statusIntervalMs: 5_000,
       lease: { renewIntervalMs: 2_000 },
       pod: { retry: { minMs: 500, maxMs: 3_000, factor: 2, jitter: 0.2 }, refetchMs: 500 },
-    }],
+    },
   });
+  const virtualNodeName = offloading.name;
   let frozen = false;
   const apiserverPid = (): number => remote.describe().pids['kube-apiserver'];
   const signal = (sig: NodeJS.Signals): void => {
     process.kill(apiserverPid(), sig);
     frozen = sig === 'SIGSTOP';
   };
-  t.teardown(async () => {
+  // Before the Tethers stop (teardowns run last-in first-out): they could not reach a frozen remote.
+  t.teardown(() => {
     if (frozen) signal('SIGCONT');
-    await hostTether.stop({ deleteNodes: true });
-    await offload.stop();
-    await remoteTether.stop();
-    void workerProvider.stop();
   });
 
   const ns = await testNamespace(t, host, 'frozen');
@@ -78,10 +60,7 @@ t.test('the remote API server frozen (SIGSTOP): deadlines fire, the node goes No
   const leaseRenewTime = async (): Promise<string | undefined> =>
     (await getJson<{ spec?: { renewTime?: string } }>(host, ['lease', virtualNodeName, '-n', 'kube-node-lease']))?.spec?.renewTime;
 
-  await waitFor('both nodes Ready', async () => {
-    const w = condition(await getJson<KubeObject>(remote, ['node', remoteNodeName]), 'Ready')?.status;
-    return (await nodeReady()) === 'True' && w === 'True';
-  }, { timeoutMs: 90_000 });
+  await bothReady(host, offloading, remote, worker);
   const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: ns }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: (JSON.parse(podManifest('web', ns, virtualNodeName)) as { spec: unknown }).spec } } };
   await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify(deployment) });
   await waitFor('2 pods Running and Ready with remote IPs', async () => {

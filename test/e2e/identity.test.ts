@@ -8,15 +8,13 @@
  * second host cluster is started for the two-hosts case.
  */
 import t, { type Test } from 'tap';
-import { silentLogger } from '../../src/adapters/logger.js';
-import { TetherAgent } from '../../src/app/tetherAgent.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { hostClusterIdFromUid, KubernetesProvider } from '../../src/providers/kubernetes/index.js';
 import type { NamespaceStrategy } from '../../src/providers/kubernetes/index.js';
-import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { reportLogsOnFailure, startDedicatedCluster, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, type KubeObject } from '../support/kubectlJson.js';
+import { nodeIsReady, startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
 
 interface List<T> { items: T[] }
 interface EndpointSlice { endpoints?: Array<{ conditions?: { ready?: boolean } }> }
@@ -25,16 +23,11 @@ const WORKER_TAINT = 'tether.test/identity-worker';
 const { host, remote } = await useSharedClusters(t);
 reportLogsOnFailure(t, [host, remote]);
 
-const workerName = uniqueNamespace('identity-worker');
-const workerProvider = new SimulatedProvider({ startLatencyMs: 200, podCIDR: '10.77.0.0/16' });
-const worker = TetherAgent.start({
-  host: { kind: 'file', path: remote.kubeconfigPath },
-  logger: silentLogger,
-  nodes: [{ name: workerName, internalIP: '127.0.0.1', provider: workerProvider, taints: [{ key: WORKER_TAINT, value: 'yes', effect: 'NoSchedule' }], statusIntervalMs: 5_000 }],
-});
-t.teardown(async () => {
-  await worker.stop({ deleteNodes: true });
-  void workerProvider.stop();
+startRemoteWorker(t, remote, {
+  name: uniqueNamespace('identity-worker'),
+  podCIDR: '10.77.0.0/16',
+  taints: [{ key: WORKER_TAINT, value: 'yes', effect: 'NoSchedule' }],
+  deleteNodeOnStop: true,
 });
 
 const clusterIdOf = async (cluster: ClusterAccess): Promise<string> =>
@@ -42,26 +35,13 @@ const clusterIdOf = async (cluster: ClusterAccess): Promise<string> =>
 
 /** A host Tether whose one virtual node offloads to the shared remote cluster's worker. */
 async function offloadingTether(t: Test, cluster: ClusterAccess, nodeName: string, namespaceStrategy: NamespaceStrategy): Promise<KubernetesProvider> {
-  const provider = new KubernetesProvider({
-    nodeName,
+  const { provider } = startOffloadingNode(t, cluster, remote, {
+    name: nodeName,
     hostClusterId: await clusterIdOf(cluster),
-    namespaceStrategy,
-    remote: { kind: 'file', path: remote.kubeconfigPath },
-    host: { kind: 'file', path: cluster.kubeconfigPath },
-    countVirtualNodes: true,
-    offloadingPatch: { tolerations: [{ key: WORKER_TAINT, operator: 'Exists', effect: 'NoSchedule' }] },
-    reflection: { minAgeMs: 0, sweepDelayMs: 200 },
+    provider: { namespaceStrategy, offloadingPatch: { tolerations: [{ key: WORKER_TAINT, operator: 'Exists', effect: 'NoSchedule' }] } },
+    node: { sweepIntervalMs: 2_000, pod: { retry: { minMs: 300, maxMs: 2_000, factor: 2, jitter: 0.2 } } },
   });
-  const agent = TetherAgent.start({
-    host: { kind: 'file', path: cluster.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: nodeName, internalIP: '127.0.0.1', provider, statusIntervalMs: 5_000, sweepIntervalMs: 2_000, pod: { retry: { minMs: 300, maxMs: 2_000, factor: 2, jitter: 0.2 } } }],
-  });
-  t.teardown(async () => {
-    await agent.stop({ deleteNodes: true });
-    await provider.stop();
-  });
-  await waitFor(`virtual node ${nodeName} Ready`, async () => condition(await getJson<KubeObject>(cluster, ['node', nodeName]), 'Ready')?.status === 'True', { timeoutMs: 90_000 });
+  await waitFor(`virtual node ${nodeName} Ready`, () => nodeIsReady(cluster, nodeName), { timeoutMs: 90_000 });
   return provider;
 }
 

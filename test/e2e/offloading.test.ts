@@ -4,15 +4,11 @@
  * with the simulated provider, so remote pods really reach Running.
  */
 import t from 'tap';
-import { silentLogger } from '../../src/adapters/logger.js';
-import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
-import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { createErrorAnnotation } from '../../src/actors/pod/annotations.js';
-import { PodEventForwarder } from '../../src/app/podEventForwarder.js';
-import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { reportLogsOnFailure, startDedicatedCluster, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { bothReady, startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
 
 interface List<T> {
   items: T[];
@@ -28,51 +24,23 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
   reportLogsOnFailure(t, [host]);
 
   const clusterId = 'host1';
-  const remoteNodeName = uniqueNamespace('remote-worker');
-  const workerProvider = new SimulatedProvider({ startLatencyMs: 200, podCIDR: '10.88.0.0/16' });
-  const remoteTether = TetherAgent.start({
-    host: { kind: 'file', path: remote.kubeconfigPath },
-    logger: silentLogger,
-    // No taint: offloaded pods drop Tether's toleration, and this "node" is the remote's only worker.
-    nodes: [{ name: remoteNodeName, internalIP: '127.0.0.1', provider: workerProvider, taints: [], statusIntervalMs: 5_000 }],
-  });
-  const virtualNodeName = uniqueNamespace('offload');
-  // As `tether run` wires it: the provider's Events about pods go to the node's host recorder.
-  const podEvents = new PodEventForwarder();
-  const offload = new KubernetesProvider({
-    onRemoteEvent: podEvents.record,
-    nodeName: virtualNodeName,
+  const worker = startRemoteWorker(t, remote, { name: uniqueNamespace('remote-worker'), podCIDR: '10.88.0.0/16' });
+  const remoteNodeName = worker.name;
+  const offloading = startOffloadingNode(t, host, remote, {
+    name: uniqueNamespace('offload'),
     hostClusterId: clusterId,
-    remote: { kind: 'file', path: remote.kubeconfigPath },
-    host: { kind: 'file', path: host.kubeconfigPath },
-    pingTimeoutMs: 1_000,
-    // The remote's only worker is itself a (simulated) Tether node.
-    countVirtualNodes: true,
-    reflection: { minAgeMs: 0, sweepDelayMs: 200 },
-  });
-  const hostTether = TetherAgent.start({
-    host: { kind: 'file', path: host.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{
-      name: virtualNodeName,
-      internalIP: '127.0.0.1',
-      provider: offload,
+    forwardRemoteEvents: true,
+    provider: { pingTimeoutMs: 1_000 },
+    node: {
       ping: { intervalMs: 1_000, timeoutMs: 2_000, failureThreshold: 2, successThreshold: 2 },
-      statusIntervalMs: 5_000,
       pod: { retry: { minMs: 500, maxMs: 3_000, factor: 2, jitter: 0.2 } },
-    }],
-  });
-  podEvents.bind(hostTether.eventsOf(virtualNodeName));
-  t.teardown(async () => {
-    if (!t.passing()) {
-      const unusual = hostTether.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
+    },
+    onFailure: ({ agent }) => {
+      const unusual = agent.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
       console.error('host actors:', JSON.stringify(unusual, null, 1));
-    }
-    await hostTether.stop({ deleteNodes: true });
-    await offload.stop();
-    await remoteTether.stop();
-    void workerProvider.stop();
+    },
   });
+  const virtualNodeName = offloading.name;
 
   const ns = await testNamespace(t, host, 'shop');
   const remoteNs = `${ns}-${clusterId}`;
@@ -84,11 +52,7 @@ t.test('offloading a Deployment to a remote cluster', async (t) => {
       .flatMap((s) => s.endpoints ?? [])
       .filter((e) => e.conditions?.ready === true).length;
 
-  await waitFor('both nodes Ready', async () => {
-    const v = condition(await getJson<KubeObject>(host, ['node', virtualNodeName]), 'Ready')?.status;
-    const w = condition(await getJson<KubeObject>(remote, ['node', remoteNodeName]), 'Ready')?.status;
-    return v === 'True' && w === 'True';
-  }, { timeoutMs: 90_000 });
+  await bothReady(host, offloading, remote, worker);
 
   await t.test('a Deployment with a ConfigMap volume and a Secret in envFrom runs remotely', async (t) => {
     const template = JSON.parse(podManifest('shop', ns, virtualNodeName, {

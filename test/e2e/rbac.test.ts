@@ -7,7 +7,7 @@
  *
  * Not exercised here: tokenreviews/subjectaccessreviews (the kubelet API; test/e2e/kubectlLogs.test.ts)
  * configmaps/secrets (the Kubernetes provider's reflection; test/e2e/offloading.test.ts) and
- * services/endpointslices (its Service reflection; test/providers/kubernetes/serviceReflector.e2e.test.ts).
+ * services/endpointslices (its Service reflection; test/e2e/serviceReflector.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,14 +11,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { silentLogger } from '../../src/adapters/logger.js';
-import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { hostUidAnnotation } from '../../src/providers/kubernetes/marks.js';
-import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { startCli, type CliProcess } from '../cli/cli.js';
 import { reportLogsOnFailure, startDedicatedCluster, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { startRemoteWorker } from '../support/offloadingTopology.js';
 
 interface List<T> {
   items: T[];
@@ -38,16 +36,7 @@ t.test('remote outages, a Tether killed during one, and a StatefulSet pod delete
   reportLogsOnFailure(t, [host]);
 
   const clusterId = 'outage';
-  const workerProvider = new SimulatedProvider({ startLatencyMs: 200, stopLatencyMs: 200, podCIDR: '10.77.0.0/16' });
-  const remoteWorker = TetherAgent.start({
-    host: { kind: 'file', path: remote.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: uniqueNamespace('outage-worker'), internalIP: '127.0.0.1', provider: workerProvider, taints: [], statusIntervalMs: 5_000 }],
-  });
-  t.teardown(async () => {
-    await remoteWorker.stop();
-    void workerProvider.stop();
-  });
+  startRemoteWorker(t, remote, { name: uniqueNamespace('outage-worker'), podCIDR: '10.77.0.0/16', stopLatencyMs: 200 });
 
   const nodeName = uniqueNamespace('outage');
   const ns = await testNamespace(t, host, 'outage');

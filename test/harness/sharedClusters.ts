@@ -6,6 +6,8 @@
  * State and logs live in .tether/test-clusters/run-<tap pid>/ (state.json, host/, remote/).
  * Run outside tap's `before` (e.g. one file under plain node), a test starts its own pair instead.
  * Tests that stop an API server must start a dedicated cluster with `startCluster`.
+ * Only files under test/e2e/ may ask for a cluster: `npm run test:unit` runs everything else with
+ * no cluster at all, and sets {@link NO_CLUSTERS_ENV} so that a test asking for one fails at once.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -64,7 +66,18 @@ export function isLive(state: SharedClustersState, alive: (pid: number) => boole
   return SHARED_CLUSTER_NAMES.every((name) => Object.values(state.clusters[name].pids).every((pid) => pid > 0 && alive(pid)));
 }
 
+/** Set to `1` by `npm run test:unit`, the layer of tests that run without a cluster. */
+export const NO_CLUSTERS_ENV = 'TETHER_TEST_NO_CLUSTERS';
+
+/** Throws in the unit run: a test that needs a cluster belongs in test/e2e/. */
+export function refuseClustersInUnitRun(env: NodeJS.ProcessEnv = process.env): void {
+  if (env[NO_CLUSTERS_ENV] === '1') {
+    throw new Error(`this test asks for a cluster, but the unit run (npm run test:unit, ${NO_CLUSTERS_ENV}=1) starts none: a test that needs one belongs in test/e2e/`);
+  }
+}
+
 export async function useSharedClusters(t: TeardownHost): Promise<SharedClusters> {
+  refuseClustersInUnitRun();
   const state = readState();
   if (state && isLive(state)) return { host: attachCluster(state.clusters.host), remote: attachCluster(state.clusters.remote) };
   const [host, remote] = await Promise.all([
@@ -80,6 +93,7 @@ export async function useSharedClusters(t: TeardownHost): Promise<SharedClusters
  * teardown, after its component logs are printed if the test failed.
  */
 export async function startDedicatedCluster(t: ReportingHost, options: StartClusterOptions): Promise<Cluster> {
+  refuseClustersInUnitRun();
   const cluster = await startCluster({ ...options, name: `${options.name}-${process.pid}` });
   t.teardown(async () => {
     if (!t.passing()) console.error(cluster.logReport());

@@ -8,15 +8,15 @@
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { CoreV1Api, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
-import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { providerKindOf } from '../../../src/providers/errors.js';
-import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
-import type { KubernetesProviderOptions } from '../../../src/providers/kubernetes/options.js';
-import type { PodNotification } from '../../../src/providers/provider.js';
-import type { ClusterAccess } from '../../../src/harness/clusterAccess.js';
-import { reportLogsOnFailure, startDedicatedCluster, testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
-import { waitFor } from '../../harness/waitFor.js';
-import { runReconcilers } from '../../support/reconcilers.js';
+import type { Pod } from '../../src/adapters/kubernetes/model.js';
+import { providerKindOf } from '../../src/providers/errors.js';
+import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
+import type { KubernetesProviderOptions } from '../../src/providers/kubernetes/options.js';
+import type { PodNotification } from '../../src/providers/provider.js';
+import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
+import { reportLogsOnFailure, startDedicatedCluster, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { waitFor } from '../harness/waitFor.js';
+import { runReconcilers } from '../support/reconcilers.js';
 
 const shared = await useSharedClusters(t);
 reportLogsOnFailure(t, [shared.host, shared.remote]);

@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
 import t from 'tap';
-import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
-import { providerConformance } from '../conformance/providerConformance.js';
-import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
+import type { Pod } from '../../src/adapters/kubernetes/model.js';
+import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
+import { providerConformance } from '../providers/conformance/providerConformance.js';
+import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 
 const shared = await useSharedClusters(t);
 reportLogsOnFailure(t, [shared.host, shared.remote]);

@@ -5,10 +5,10 @@
  */
 import t from 'tap';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
-import { PodApiClient } from '../../../src/adapters/kubernetes/podApiClient.js';
-import type { RequestScheduler } from '../../../src/adapters/kubernetes/rateLimiter.js';
-import { testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
+import { KubeApiError } from '../../src/adapters/kubernetes/errors.js';
+import { PodApiClient } from '../../src/adapters/kubernetes/podApiClient.js';
+import type { RequestScheduler } from '../../src/adapters/kubernetes/rateLimiter.js';
+import { testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 
 const immediate: RequestScheduler = { schedule: (_p, fn) => fn() };
 

@@ -7,13 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { silentLogger } from '../../../src/adapters/logger.js';
-import { TetherAgent } from '../../../src/app/tetherAgent.js';
-import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
-import { SimulatedProvider } from '../../../src/providers/simulated/simulatedProvider.js';
-import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
-import { waitFor } from '../../harness/waitFor.js';
-import { getJson, type KubeObject } from '../../support/kubectlJson.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
+import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { waitFor } from '../harness/waitFor.js';
+import { getJson, type KubeObject } from '../support/kubectlJson.js';
+import { startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
 
 interface List<T> {
   items: T[];
@@ -34,44 +32,19 @@ t.test('Services and EndpointSlices follow offloaded pods into the remote namesp
   const id = randomBytes(3).toString('hex');
   const hostClusterId = `s${id}`;
   const hostWorkerName = uniqueNamespace('svc-host-worker');
-  const remoteWorkerName = uniqueNamespace('svc-remote-worker');
-  const virtualNodeName = uniqueNamespace('svc-offload');
   const taint = { key: 'tether.dev/e2e', value: id, effect: 'NoSchedule' as const };
 
-  const remoteWorker = new SimulatedProvider({ startLatencyMs: 100, podCIDR: '10.89.0.0/16' });
-  const remoteTether = TetherAgent.start({
-    host: { kind: 'file', path: remote.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [{ name: remoteWorkerName, internalIP: '127.0.0.1', provider: remoteWorker, taints: [taint], statusIntervalMs: 5_000 }],
-  });
+  const remoteWorker = startRemoteWorker(t, remote, { name: uniqueNamespace('svc-remote-worker'), podCIDR: '10.89.0.0/16', startLatencyMs: 100, taints: [taint], deleteNodeOnStop: true });
+  const remoteWorkerName = remoteWorker.name;
   const hostWorker = new SimulatedProvider({ startLatencyMs: 100, podCIDR: '10.77.0.0/16' });
-  const offload = new KubernetesProvider({
-    nodeName: virtualNodeName,
+  t.teardown(() => void hostWorker.stop());
+  const { name: virtualNodeName, provider: offload, agent: hostTether } = startOffloadingNode(t, host, remote, {
+    name: uniqueNamespace('svc-offload'),
     hostClusterId,
-    remote: { kind: 'file', path: remote.kubeconfigPath },
-    host: { kind: 'file', path: host.kubeconfigPath },
-    countVirtualNodes: true,
-    offloadingPatch: {
-      nodeSelector: { 'kubernetes.io/hostname': remoteWorkerName },
-      tolerations: [{ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect }],
-    },
-    reflection: { minAgeMs: 0, sweepDelayMs: 200 },
-  });
-  const hostTether = TetherAgent.start({
-    host: { kind: 'file', path: host.kubeconfigPath },
-    logger: silentLogger,
-    nodes: [
-      { name: hostWorkerName, internalIP: '127.0.0.1', provider: hostWorker, statusIntervalMs: 5_000 },
-      { name: virtualNodeName, internalIP: '127.0.0.1', provider: offload, statusIntervalMs: 5_000, pod: { retry: { minMs: 500, maxMs: 3_000, factor: 2, jitter: 0.2 } } },
-    ],
-  });
-  t.teardown(async () => {
-    if (!t.passing()) console.error('service reflection:', JSON.stringify(offload.serviceReflection(), null, 1));
-    await hostTether.stop({ deleteNodes: true });
-    await offload.stop();
-    await remoteTether.stop({ deleteNodes: true });
-    void hostWorker.stop();
-    void remoteWorker.stop();
+    provider: { offloadingPatch: { nodeSelector: { 'kubernetes.io/hostname': remoteWorkerName }, tolerations: remoteWorker.tolerations } },
+    node: { pod: { retry: { minMs: 500, maxMs: 3_000, factor: 2, jitter: 0.2 } } },
+    otherNodes: [{ name: hostWorkerName, internalIP: '127.0.0.1', provider: hostWorker, statusIntervalMs: 5_000 }],
+    onFailure: ({ provider }) => console.error('service reflection:', JSON.stringify(provider.serviceReflection(), null, 1)),
   });
 
   const ns = await testNamespace(t, host, 'svc');

@@ -14,12 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { Pod } from '../../../src/adapters/kubernetes/model.js';
-import { createClusterCredentials } from '../../../src/harness/certificates.js';
-import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
-import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../../harness/sharedClusters.js';
-import { waitFor } from '../../harness/waitFor.js';
-import { runReconcilers } from '../../support/reconcilers.js';
+import type { Pod } from '../../src/adapters/kubernetes/model.js';
+import { createClusterCredentials } from '../../src/harness/certificates.js';
+import { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
+import { reportLogsOnFailure, testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { waitFor } from '../harness/waitFor.js';
+import { runReconcilers } from '../support/reconcilers.js';
 
 const AUDIT_LABEL = 'policy.example/audited';
 

@@ -5,6 +5,7 @@
  */
 import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
+import type { NodeApi } from '../../src/adapters/kubernetes/nodeApi.js';
 import type { PodApi } from '../../src/adapters/kubernetes/podApi.js';
 import type { RequestScheduler } from '../../src/adapters/kubernetes/rateLimiter.js';
 
@@ -16,6 +17,23 @@ export function limitedPodApi(api: PodApi, limiter: RequestScheduler): PodApi {
     patchPodAnnotations: (ns, name, uid, a) => limiter.schedule('other', () => api.patchPodAnnotations(ns, name, uid, a)),
     deletePod: (ns, name, options) => limiter.schedule('delete', () => api.deletePod(ns, name, options)),
     listPods: (options) => limiter.schedule('other', () => api.listPods(options)),
+  };
+}
+
+/** NodeApi calls at the priorities NodeApiClient uses; each status write's queue wait pushed onto `waits`. */
+export function limitedNodeApi(api: NodeApi, limiter: RequestScheduler, waits: number[] = []): NodeApi {
+  return {
+    getNode: (name) => limiter.schedule('other', () => api.getNode(name)),
+    createNode: (node) => limiter.schedule('other', () => api.createNode(node)),
+    patchNodeStatus: (name, status) => {
+      const asked = Date.now();
+      return limiter.schedule('status', () => {
+        waits.push(Date.now() - asked);
+        return api.patchNodeStatus(name, status);
+      });
+    },
+    patchNodeMetadata: (name, patch) => limiter.schedule('other', () => api.patchNodeMetadata(name, patch)),
+    deleteNode: (name) => limiter.schedule('delete', () => api.deleteNode(name)),
   };
 }
 

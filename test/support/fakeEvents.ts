@@ -1,0 +1,22 @@
+/** An EventRecorder that remembers what was recorded. */
+import type { EventRecorder, EventSubject, EventType } from '../../src/adapters/kubernetes/eventRecorder.js';
+
+export interface RecordedEvent {
+  readonly regarding: EventSubject;
+  readonly type: EventType;
+  readonly reason: string;
+  readonly note: string;
+  readonly action: string;
+}
+
+export class FakeEvents implements EventRecorder {
+  readonly recorded: RecordedEvent[] = [];
+
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void {
+    this.recorded.push({ regarding, type, reason, note, action });
+  }
+
+  reasons(): string[] {
+    return this.recorded.map((e) => e.reason);
+  }
+}
