@@ -3,6 +3,7 @@
  * (lockDecide.ts) beside the effects that hold the node (lockEffects.ts), restarted by the `ha`
  * supervisor under `lockRestartPolicy`, and shown in the live tree with what it last saw.
  */
+import { isoOrNull } from '../lib/clock.js';
 import type { ActorBehavior } from '../runtime/behavior.js';
 import { decideLock, initialLockState, startLock, type LockConfig } from './lockDecide.js';
 import { lockEffects, type LockActorDeps } from './lockEffects.js';
@@ -11,7 +12,6 @@ import type { LockEffect, LockMsg, LockState } from './lockProtocol.js';
 export type LockBehavior = ActorBehavior<LockState, LockMsg, LockEffect>;
 
 export function lockActor(deps: LockActorDeps, config: LockConfig): LockBehavior {
-  const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
   return {
     kind: 'node-lock',
     initialState: initialLockState,
@@ -24,9 +24,9 @@ export function lockActor(deps: LockActorDeps, config: LockConfig): LockBehavior
       phase: state.phase,
       holding: state.hold !== undefined,
       holder: state.holderSeen ?? null,
-      lastRenewAt: iso(state.hold?.lastRenewAt),
-      deadlineAt: iso(state.hold?.deadlineAt),
-      freeSince: iso(state.freeSince),
+      lastRenewAt: isoOrNull(state.hold?.lastRenewAt),
+      deadlineAt: isoOrNull(state.hold?.deadlineAt),
+      freeSince: isoOrNull(state.freeSince),
       renewals: state.renewals,
       failures: state.failures,
       lastError: state.lastError ?? null,

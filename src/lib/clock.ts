@@ -33,3 +33,8 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     });
   });
 }
+
+/** A time for a summary in the actor tree: ISO 8601, or null when there is none. */
+export function isoOrNull(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
+}

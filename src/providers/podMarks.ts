@@ -7,15 +7,9 @@
  * Optional: a provider without `listPodMarks` is listed in full and reduced here (`podMarksOf`).
  */
 import type { Pod } from '../adapters/kubernetes/model.js';
+import { tetherMarkPrefix } from './tetherMarks.js';
 
-/** The annotation prefix of Tether's marks (the same as src/actors/pod/annotations.ts: providers may not import actors). */
-export const tetherMarkPrefix = 'tether.dev/';
-
-/**
- * The annotation Tether puts on every pod it hands a provider: the host pod's uid. It must come
- * back on every pod the provider returns or notifies (identityChecks.ts, the contract's identity rule).
- */
-export const hostUidMark = `${tetherMarkPrefix}host-uid`;
+export { hostUidMark, tetherMarkPrefix } from './tetherMarks.js';
 
 export interface PodMarks {
   readonly namespace: string;

@@ -1,3 +1,4 @@
+import { isoOrNull } from '../../lib/clock.js';
 import type { ActorBehavior } from '../../runtime/behavior.js';
 import type { LeaseConfig } from './config.js';
 import { decideLease, initialLeaseState, startLease } from './decide.js';
@@ -13,7 +14,6 @@ import type { LeaseEffect, LeaseMsg, LeaseState } from './protocol.js';
 export type LeaseBehavior = ActorBehavior<LeaseState, LeaseMsg, LeaseEffect>;
 
 export function leaseActor(deps: LeaseActorDeps, config: LeaseConfig): LeaseBehavior {
-  const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
   return {
     kind: 'lease',
     initialState: initialLeaseState,
@@ -26,9 +26,9 @@ export function leaseActor(deps: LeaseActorDeps, config: LeaseConfig): LeaseBeha
         lease: `${config.namespace}/${config.nodeName}`,
         phase: state.phase,
         renewals: state.renewals,
-        lastRenewAt: iso(state.lastRenewAt),
-        nextRenewalAt: iso(state.nextAt),
-        expiresAt: iso(renewTime === undefined ? undefined : renewTime + config.durationSeconds * 1000),
+        lastRenewAt: isoOrNull(state.lastRenewAt),
+        nextRenewalAt: isoOrNull(state.nextAt),
+        expiresAt: isoOrNull(renewTime === undefined ? undefined : renewTime + config.durationSeconds * 1000),
         lastLagMs: state.lastLagMs ?? null,
         maxLagMs: state.maxLagMs,
         failures: state.failures,

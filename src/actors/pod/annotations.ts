@@ -6,12 +6,13 @@
  * used to carry it). On the pod handed to the provider: ownership marks, so that at start-up only
  * pods Tether created are ever deleted as orphans.
  */
-export const annotationPrefix = 'tether.dev/';
+import { tetherMarkPrefix } from '../../providers/tetherMarks.js';
+
+export const annotationPrefix = tetherMarkPrefix;
 
 export const createErrorAnnotation = `${annotationPrefix}provider-create-error`;
 export const createErrorAtAnnotation = `${annotationPrefix}provider-create-error-at`;
 /** Set when the pod's actor kept crashing and was given up. */
 export const actorFailedAnnotation = `${annotationPrefix}actor-failed`;
 
-export const virtualNodeMark = `${annotationPrefix}virtual-node`;
-export const hostUidMark = `${annotationPrefix}host-uid`;
+export { hostUidMark, virtualNodeMark } from '../../providers/tetherMarks.js';

@@ -5,7 +5,7 @@
  * does is decided here and tested message by message (test/actors/pod/decide.test.ts).
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import { createErrorAnnotation } from './annotations.js';
+import { createErrorAnnotation, hostUidMark } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
 import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
@@ -140,7 +140,7 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
 // --- provider ---------------------------------------------------------------------------------
 
 function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | undefined, now: number): Next {
-  const sameUid = pod !== undefined && (pod.metadata?.uid === state.uid || pod.metadata?.annotations?.['tether.dev/host-uid'] === state.uid);
+  const sameUid = pod !== undefined && (pod.metadata?.uid === state.uid || pod.metadata?.annotations?.[hostUidMark] === state.uid);
   if (!state.host) {
     return pod ? { state: orphaned(state), effects: [{ type: 'provider.delete', pod }] } : { state, stop: true };
   }

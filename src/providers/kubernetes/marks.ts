@@ -4,8 +4,9 @@
  * pod back to its host pod.
  */
 import { createHash } from 'node:crypto';
+import { hostNameMark, hostNamespaceMark, hostUidMark, tetherMarkPrefix, virtualNodeMark } from '../tetherMarks.js';
 
-export const markPrefix = 'tether.dev/';
+export const markPrefix = tetherMarkPrefix;
 
 /** Labels (selectable). */
 export const managedByLabel = `${markPrefix}managed-by`;
@@ -14,10 +15,10 @@ export const hostClusterLabel = `${markPrefix}host-cluster`;
 export const virtualNodeLabel = `${markPrefix}virtual-node`;
 
 /** Annotations (the host pod's identity; values need not be valid label values). */
-export const hostNamespaceAnnotation = `${markPrefix}host-namespace`;
-export const hostNameAnnotation = `${markPrefix}host-name`;
-export const hostUidAnnotation = `${markPrefix}host-uid`;
-export const virtualNodeAnnotation = `${markPrefix}virtual-node`;
+export const hostNamespaceAnnotation = hostNamespaceMark;
+export const hostNameAnnotation = hostNameMark;
+export const hostUidAnnotation = hostUidMark;
+export const virtualNodeAnnotation = virtualNodeMark;
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
