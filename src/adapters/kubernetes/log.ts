@@ -1,10 +1,9 @@
 /**
- * The logging the Kubernetes adapters need. Structural, so the project's `Logger`
- * (src/adapters/logger.ts) fits without this folder depending on it.
+ * The part of the project's one `Logger` (src/adapters/logger.ts) the Kubernetes adapters and
+ * provider use: a view of it, not a second logging interface, so any Logger fits.
  */
-export interface KubeLog {
-  debug(msg: string, fields?: Readonly<Record<string, unknown>>): void;
-  warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
-}
+import type { Logger } from '../logger.js';
+
+export type KubeLog = Pick<Logger, 'debug' | 'warn'>;
 
 export const noopKubeLog: KubeLog = { debug: () => undefined, warn: () => undefined };
