@@ -17,6 +17,8 @@ import { routingUid } from '../../../src/providers/identityChecks.js';
 import { hostUidMark, tetherMarkPrefix } from '../../../src/providers/podMarks.js';
 import type { PodNotification, Provider } from '../../../src/providers/provider.js';
 import { waitFor } from '../../harness/waitFor.js';
+import { isReconcilingProvider } from '../../../src/providers/provider.js';
+import { runReconcilers } from '../../support/reconcilers.js';
 
 export interface ConformanceSubject {
   readonly provider: Provider;
@@ -63,6 +65,8 @@ async function harness(t: Test, factory: ConformanceFactory): Promise<Harness> {
     seen.push(n);
   });
   await subject.start?.();
+  // The provider's loops (remote pods, polling) run as a node's subtree runs them.
+  if (isReconcilingProvider(subject.provider)) runReconcilers(t, subject.provider.reconcilers());
   const timeoutMs = subject.patienceMs ?? 15_000;
   const until = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> =>
     waitFor(what, probe, { timeoutMs, intervalMs: 20 });

@@ -13,6 +13,11 @@ import { remoteCopy, type HostObject } from '../../../../src/providers/kubernete
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { runReconcilers } from '../../../support/reconcilers.js';
+import { translateErrors } from '../../../../src/adapters/kubernetes/errors.js';
+import { describeOperation, type Operation } from '../../../../src/adapters/kubernetes/operation.js';
+
+/** Errors as the real `call` hands them on: classified at the adapter (src/adapters/kubernetes/errors.ts). */
+const asCalled = <T>(op: Operation, fn: () => Promise<T>): Promise<T> => translateErrors(describeOperation(op), fn);
 
 export const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -90,9 +95,9 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
     return admit({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
   };
   const content = (body: HostObject): string => `${body.metadata?.namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`;
-  const host = { call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({ readNamespacedConfigMap: async () => source }) };
+  const host = { call: (_p: string, op: Operation, fn: (c: unknown) => Promise<unknown>) => asCalled(op, () => fn({ readNamespacedConfigMap: async () => source })) };
   const remote = {
-    call: (_p: string, _w: string, fn: (c: unknown) => Promise<unknown>) => fn({
+    call: (_p: string, op: Operation, fn: (c: unknown) => Promise<unknown>) => asCalled(op, () => fn({
       createNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
         writes.push(content(body));
         return stored(body);
@@ -109,7 +114,7 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
         writes.push(`replace ${content(body)} at ${body.metadata?.resourceVersion}`);
         return stored(body);
       },
-    }),
+    })),
   };
   const watches = new Map<string, FakeWatch>();
   const clock = new ManualClock();

@@ -34,7 +34,7 @@ void t.test('a write the remote fails is retried after its backoff, without wait
   await drain();
   const summary = (): Record<string, unknown> => world.system.registry.get('tether/node-test/reconcilers/config-reflection')?.snapshot().summary ?? {};
   await until('recorded as failing', () => summary()['failing'] === 1);
-  t.equal(summary()['lastError'], 'shop/ConfigMap/app-config: write remote configmap shop-home/app-config: 500 InternalError: HTTP 500');
+  t.equal(summary()['lastError'], 'shop/ConfigMap/app-config: write remote configmap shop-home/app-config: 500 InternalError: update remote configmap shop-home/app-config: HTTP 500');
   world.clock.advance(1_200); // the first backoff step: 1 s, jitter 0.2
   await until('retried', () => attempts() === 2);
   await until('in sync again', () => summary()['failing'] === 0);

@@ -14,6 +14,11 @@ import { audited, configMapWorld, offloaded, silentLog, type ConfigMapWorld, typ
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { drain } from '../../../support/until.js';
+import { translateErrors } from '../../../../src/adapters/kubernetes/errors.js';
+import { describeOperation, type Operation } from '../../../../src/adapters/kubernetes/operation.js';
+
+/** Errors as the real `call` hands them on: classified at the adapter (src/adapters/kubernetes/errors.ts). */
+const asCalled = <T>(op: Operation, fn: () => Promise<T>): Promise<T> => translateErrors(describeOperation(op), fn);
 
 function fakeCluster(secrets: Record<string, object>, writes: string[]): ClusterClient {
   const core = {
@@ -23,7 +28,7 @@ function fakeCluster(secrets: Record<string, object>, writes: string[]): Cluster
       return body;
     },
   };
-  return { call: (_p: string, _what: string, fn: (c: typeof core) => Promise<unknown>) => fn(core) } as unknown as ClusterClient;
+  return { call: (_p: string, op: Operation, fn: (c: typeof core) => Promise<unknown>) => asCalled(op, () => fn(core)) } as unknown as ClusterClient;
 }
 
 
@@ -251,7 +256,7 @@ void t.test('the reflector hands each request the call\'s options, so a deadline
   const options = { middleware: [] };
   const seen: unknown[] = [];
   const through = (core: Record<string, (params: unknown, o: unknown) => Promise<unknown>>) => ({
-    call: (_p: string, _w: string, fn: (c: unknown, o: unknown) => Promise<unknown>) => fn(core, options),
+    call: (_p: string, op: Operation, fn: (c: unknown, o: unknown) => Promise<unknown>) => asCalled(op, () => fn(core, options)),
   });
   const source = { metadata: { name: 'app-config', namespace: 'shop' }, data: { a: 'b' } };
   const host = through({ readNamespacedConfigMap: async (_params, o) => { seen.push(o); return source; } });
