@@ -91,13 +91,16 @@ export async function* syntheticLogs(stream: SyntheticLogStream): AsyncGenerator
   const timestamps = options.timestamps === true;
   const initial = stream.source();
   if (initial === undefined) return;
-  const selected = selectLines(initial, clock.now(), intervalMs, options);
+  // One reading of the clock for both: each yield waits for the reader, and a line written while
+  // it is slow must be followed, not skipped.
+  const selectedAt = clock.now();
+  const selected = selectLines(initial, selectedAt, intervalMs, options);
   for (const n of selected) {
     if (budget.exhausted) return;
     yield budget.take(formatLine(initial, n, intervalMs, timestamps));
   }
   if (options.follow !== true) return;
-  let next = lineCount(initial, clock.now(), intervalMs) + 1;
+  let next = lineCount(initial, selectedAt, intervalMs) + 1;
   for (;;) {
     if (budget.exhausted || signal?.aborted === true) return;
     const source = stream.source();

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { lineCount, rfc3339Nano, selectLines, type LogSource } from '../../../src/providers/simulated/syntheticLogs.js';
+import { lineCount, rfc3339Nano, selectLines, syntheticLogs, type LogSource } from '../../../src/providers/simulated/syntheticLogs.js';
+import { ManualClock } from '../../support/manualClock.js';
 
 const source: LogSource = { label: 'p/c', startedAt: 10_000, endedAt: undefined };
 
@@ -26,4 +27,18 @@ void t.test('a stopped container writes nothing after it ended', async (t) => {
 
 void t.test('timestamps are RFC 3339 with nanoseconds', async (t) => {
   t.equal(rfc3339Nano(Date.parse('2026-11-30T03:00:00.123Z')), '2026-11-30T03:00:00.123000000Z');
+});
+
+t.test('follow goes on from the last line it selected, even when time passes before the reader asks for more', async (t) => {
+  const clock = new ManualClock(0);
+  const source: LogSource = { label: 'shop/web/app', startedAt: 0 };
+  clock.advance(100); // lines 1..6 written (every 20 ms)
+  const abort = new AbortController();
+  const lines = syntheticLogs({ clock, intervalMs: 20, options: { follow: true, tailLines: 1 }, source: () => source, signal: abort.signal });
+  const first = await lines.next();
+  t.equal(first.value, 'shop/web/app line 6\n', 'the tail');
+  clock.advance(45); // a slow reader: lines 7 and 8 are written before it asks again
+  const next = [(await lines.next()).value, (await lines.next()).value];
+  t.same(next, ['shop/web/app line 7\n', 'shop/web/app line 8\n'], 'no line skipped');
+  abort.abort();
 });
