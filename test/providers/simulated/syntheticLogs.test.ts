@@ -31,7 +31,7 @@ void t.test('timestamps are RFC 3339 with nanoseconds', async (t) => {
 
 t.test('follow goes on from the last line it selected, even when time passes before the reader asks for more', async (t) => {
   const clock = new ManualClock(0);
-  const source: LogSource = { label: 'shop/web/app', startedAt: 0 };
+  const source: LogSource = { label: 'shop/web/app', startedAt: 0, endedAt: undefined };
   clock.advance(100); // lines 1..6 written (every 20 ms)
   const abort = new AbortController();
   const lines = syntheticLogs({ clock, intervalMs: 20, options: { follow: true, tailLines: 1 }, source: () => source, signal: abort.signal });
