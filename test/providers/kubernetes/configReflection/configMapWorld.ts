@@ -3,9 +3,8 @@
  * drives, and the reflector's loops running as the node's subtree runs them.
  */
 import { ApiException } from '@kubernetes/client-node';
-import { Subject } from 'rxjs';
 import type { Test } from 'tap';
-import type { CachedListWatchOptions, EngineEvent, ListWatchSource } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
+import type { CachedListWatchOptions } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
@@ -15,48 +14,16 @@ import { ManualClock } from '../../../support/manualClock.js';
 import { runReconcilers } from '../../../support/reconcilers.js';
 import { translateErrors } from '../../../../src/adapters/kubernetes/errors.js';
 import { describeOperation, type Operation } from '../../../../src/adapters/kubernetes/operation.js';
+import { FakeListWatch } from '../../../support/fakeListWatch.js';
 
 /** Errors as the real `call` hands them on: classified at the adapter (src/adapters/kubernetes/errors.ts). */
-const asCalled = <T>(op: Operation, fn: () => Promise<T>): Promise<T> => translateErrors(describeOperation(op), fn);
+export const asCalled = <T>(op: Operation, fn: () => Promise<T>): Promise<T> => translateErrors(describeOperation(op), fn);
 
 export const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A list-watch driven by the test: `list` is its first (or a re-) list, `emit` one watch event. */
-export class FakeWatch implements ListWatchSource<HostObject> {
-  readonly events = new Subject<EngineEvent<HostObject>>();
-  private readonly cache = new Map<string, HostObject>();
-  private synced = false;
-  constructor(readonly path: string) {}
-  start(): void {}
-  stop(): void { this.events.complete(); }
-  hasSynced(): boolean { return this.synced; }
-  get(key: string): HostObject | undefined { return this.cache.get(key); }
-  list(): HostObject[] { return [...this.cache.values()]; }
-  /** As CachedListWatch lists: an 'added' for each object new to the cache, then 'synced'. */
-  listed(items: HostObject[]): void {
-    const before = new Set(this.cache.keys());
-    this.cache.clear();
-    for (const item of items) {
-      const key = `${item.metadata?.namespace}/${item.metadata?.name}`;
-      this.cache.set(key, item);
-      if (!before.has(key)) this.events.next({ type: 'added', object: item });
-    }
-    this.synced = true;
-    this.events.next({ type: 'synced' });
-  }
-  added(item: HostObject): void {
-    this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
-    this.events.next({ type: 'added', object: item });
-  }
-  modified(item: HostObject): void {
-    this.cache.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
-    this.events.next({ type: 'updated', object: item });
-  }
-  deleted(item: HostObject): void {
-    this.cache.delete(`${item.metadata?.namespace}/${item.metadata?.name}`);
-    this.events.next({ type: 'deleted', object: item });
-  }
-}
+/** The tests' list-watch of ConfigMaps (the one fake list-watch, test/support/fakeListWatch.ts). */
+export type FakeWatch = FakeListWatch<HostObject>;
 
 /** A mutating admission webhook in the remote cluster: it labels every ConfigMap written. */
 export const audited = (body: HostObject): HostObject => ({ ...body, metadata: { ...body.metadata, labels: { ...body.metadata?.labels, 'policy.example/audited': 'true' } } });
@@ -122,7 +89,7 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
     host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
     remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never,
     watchFactory: (o: CachedListWatchOptions<HostObject>) => {
-      const w = new FakeWatch(o.path);
+      const w = new FakeListWatch<HostObject>(o.path);
       watches.set(o.path, w);
       return w;
     },

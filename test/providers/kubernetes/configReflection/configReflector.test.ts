@@ -10,15 +10,11 @@ import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import { eventReasonOf, providerKindOf } from '../../../../src/providers/errors.js';
 import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
-import { audited, configMapWorld, offloaded, silentLog, type ConfigMapWorld, type FakeWatch } from './configMapWorld.js';
+import { asCalled, audited, configMapWorld, offloaded, silentLog, type ConfigMapWorld, type FakeWatch } from './configMapWorld.js';
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { drain } from '../../../support/until.js';
-import { translateErrors } from '../../../../src/adapters/kubernetes/errors.js';
-import { describeOperation, type Operation } from '../../../../src/adapters/kubernetes/operation.js';
-
-/** Errors as the real `call` hands them on: classified at the adapter (src/adapters/kubernetes/errors.ts). */
-const asCalled = <T>(op: Operation, fn: () => Promise<T>): Promise<T> => translateErrors(describeOperation(op), fn);
+import type { Operation } from '../../../../src/adapters/kubernetes/operation.js';
 
 function fakeCluster(secrets: Record<string, object>, writes: string[]): ClusterClient {
   const core = {
