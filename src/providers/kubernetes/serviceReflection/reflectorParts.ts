@@ -1,4 +1,5 @@
 /** The Service reflector of each host namespace as a read-only part of the live actor tree. */
+import { isoOrNull } from '../../../lib/clock.js';
 import type { ProviderPart } from '../../provider.js';
 import type { NamespaceReflection } from './serviceReflector.js';
 
@@ -9,7 +10,7 @@ export function reflectorParts(reflection: readonly NamespaceReflection[]): Prov
     summary: {
       namespace: r.namespace, remoteNamespace: r.remoteNamespace, offloadedPods: r.offloadedPods,
       services: r.services, endpointSlices: r.endpointSlices, namesTaken: r.taken.join(',') || null,
-      releasesAt: r.releasesAt !== undefined ? new Date(r.releasesAt).toISOString() : null,
+      releasesAt: isoOrNull(r.releasesAt),
     },
     ...(r.lastError !== undefined ? { lastError: { message: r.lastError, at: new Date(r.lastErrorAt ?? 0).toISOString() } } : {}),
   }));
