@@ -55,8 +55,14 @@ export interface ReportingHost extends TeardownHost {
   passing(): boolean;
 }
 
+/**
+ * Set to a state file to use standing clusters (started once by `tools/dev/standing-clusters.sh`)
+ * instead of the tap run's own, so several checkouts can share one host/remote pair.
+ */
+export const STANDING_CLUSTERS_ENV = 'TETHER_TEST_CLUSTERS_STATE';
+
 /** The state of this process's tap run: tap is the parent of both `before` and each test file. */
-export function readState(path = stateFile(process.ppid)): SharedClustersState | undefined {
+export function readState(path = process.env[STANDING_CLUSTERS_ENV] || stateFile(process.ppid)): SharedClustersState | undefined {
   if (!existsSync(path)) return undefined;
   return JSON.parse(readFileSync(path, 'utf8')) as SharedClustersState;
 }
