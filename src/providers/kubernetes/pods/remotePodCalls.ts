@@ -18,6 +18,7 @@ import { namespaceRefusal, policyViolations } from './podPolicy.js';
 import { toRemotePod, type TranslationContext } from './podTranslation.js';
 import type { RemoteNamespaces } from './remoteNamespaces.js';
 import type { RemotePods } from './remotePods.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 export interface RemotePodCallsDeps {
   readonly o: KubernetesProviderOptions;
@@ -101,8 +102,10 @@ export class RemotePodCalls {
         spec: {
           ...spec,
           containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
-          ...(spec.initContainers ? { initContainers: spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) } : {}),
-          ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
+          ...definedOnly({
+            initContainers: spec.initContainers ? spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) : undefined,
+            activeDeadlineSeconds: desired.spec?.activeDeadlineSeconds,
+          }),
         },
       };
       await this.remote.call('other', operation('update', `${what}`), (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
@@ -126,8 +129,8 @@ export class RemotePodCalls {
       await this.remote.call('delete', operation('delete', `${what}`), (core, opts) =>
         core.deleteNamespacedPod({
           name, namespace: remoteNamespace,
-          ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
-          body: { ...(uid ? { preconditions: { uid } } : {}), ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
+          ...definedOnly({ gracePeriodSeconds: grace }),
+          body: definedOnly({ preconditions: uid ? { uid } : undefined, gracePeriodSeconds: grace }),
         }, opts),
       );
     } catch (err) {
@@ -154,7 +157,7 @@ export class RemotePodCalls {
       hostClusterId: this.o.hostClusterId,
       nodeName: this.o.nodeName,
       remoteNamespace,
-      ...(this.o.offloadingPatch ? { offloadingPatch: this.o.offloadingPatch } : {}),
+      ...definedOnly({ offloadingPatch: this.o.offloadingPatch }),
     };
   }
 }
