@@ -6,6 +6,7 @@
  */
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
+import { formatProblem } from '../../../lib/fieldProblem.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
 import type { ClusterClient } from '../clusterClient.js';
@@ -53,7 +54,7 @@ export class RemotePodCalls {
 
   async create(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {})]
+    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {}).map(formatProblem)]
       .filter((r): r is string => r !== undefined);
     if (refusals.length > 0) {
       throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
