@@ -2,7 +2,7 @@
  * Objects without `undefined` fields. A field that may be absent is left out, never written as
  * `undefined`: a spread of `{ x: undefined }` would win over a default, and `'x' in o`,
  * `Object.keys` and deep comparisons would see it. One helper, so no caller writes
- * `...(x !== undefined ? { x } : {})` again (lint forbids that shape: eslint.config.js).
+ * `...(x !== undefined ? { x } : {})` again (lint forbids that shape: tools/lint/optionalFields.js).
  */
 
 /** `T` with every field optional and never `undefined`. */
