@@ -6,6 +6,7 @@ import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import { operation } from './operation.js';
 import { statusPatchBody } from './statusPatch.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 const PAGE_SIZE = 500;
 
@@ -74,8 +75,8 @@ export class PodApiClient implements PodApi {
         this.core.deleteNamespacedPod({
           name,
           namespace,
-          ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}),
-          body: { preconditions: { uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) },
+          ...definedOnly({ gracePeriodSeconds }),
+          body: { preconditions: { uid }, ...definedOnly({ gracePeriodSeconds }) },
         }, o),
       ),
     );
@@ -98,9 +99,7 @@ export class PodApiClient implements PodApi {
     const { namespace, fieldSelector, labelSelector } = options;
     const query = {
       limit: PAGE_SIZE,
-      ...(cont !== undefined ? { _continue: cont } : {}),
-      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
-      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...definedOnly({ _continue: cont, fieldSelector, labelSelector }),
     };
     const where = namespace ?? 'all namespaces';
     return call(this.limiter, 'other', operation('list', `pods in ${where}`), (o) =>
