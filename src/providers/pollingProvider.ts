@@ -29,7 +29,8 @@ import { isKind } from '../lib/errorKind.js';
 import { transient } from './errors.js';
 import { isTerminalPhase, terminatedStatus } from './podStatus.js';
 import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider, ReconcilingProvider } from './provider.js';
-import { podIdentity, podKey } from './provider.js';
+import { podKey } from '../lib/podIdentity.js';
+import { podIdentity } from './provider.js';
 import { fingerprint } from '../lib/fingerprint.js';
 import { done, reconcileError, reconcileTrigger, requeueAfter, type ReconcileContext, type ReconcileResult, type Reconciler } from '../lib/reconcile.js';
 

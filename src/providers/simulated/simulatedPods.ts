@@ -8,7 +8,8 @@ import type { Clock, Timer } from '../../lib/clock.js';
 import type { ContainerStatus, Pod } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../deepCopy.js';
 import { terminatedStatus } from '../podStatus.js';
-import { podIdentity, podKey, type PodNotification } from '../provider.js';
+import { podKey } from '../../lib/podIdentity.js';
+import { podIdentity, type PodNotification } from '../provider.js';
 import { IpAllocator } from './ipAllocator.js';
 import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
 
