@@ -3,6 +3,8 @@
  * shows them (the config loader, `tether validate`) formats the path in its own terms. Paths are
  * never parsed back out of message text.
  */
+import type { BackoffPolicy } from './backoff.js';
+
 export type FieldPath = readonly (string | number)[];
 
 export interface FieldProblem {
@@ -31,12 +33,15 @@ export function fieldChecks(problems: FieldProblem[]): {
   };
 }
 
-/** A retry range: both bounds positive, the upper not below the lower. */
-export function retryProblems(retry: { readonly minMs: number; readonly maxMs: number }, path: FieldPath): FieldProblem[] {
+/** A retry's backoff: both bounds positive, the upper not below the lower, a factor >= 1, a jitter 0..1. */
+export function retryProblems(retry: BackoffPolicy, path: FieldPath): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const { positive } = fieldChecks(problems);
+  const { check, positive } = fieldChecks(problems);
   positive(retry.minMs, [...path, 'minMs']);
   positive(retry.maxMs, [...path, 'maxMs']);
+  const { factor, jitter }: { factor: unknown; jitter: unknown } = retry;
+  check(typeof factor === 'number' && factor >= 1, [...path, 'factor'], 'a number >= 1', factor);
+  check(typeof jitter === 'number' && jitter >= 0 && jitter <= 1, [...path, 'jitter'], 'a number from 0 to 1', jitter);
   const name = path.join('.');
   if (retry.maxMs < retry.minMs) problems.push({ path: [...path, 'maxMs'], message: `must not be below ${name}.minMs (${retry.minMs})` });
   return problems;

@@ -18,6 +18,7 @@
  * failing in the tree. The tracked pods live here, not in the actor, so a crash of the loop loses
  * nothing: its restart lists every tracked pod and polls each at once.
  */
+import { backoffPolicy } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../adapters/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
@@ -97,7 +98,7 @@ export class PollingPodProvider implements PodProvider, ReconcilingProvider, Lif
         maxInFlight: this.concurrency,
         // The call's own timeout answers first (reported, retried); this only catches a hang.
         deadlineMs: 2 * this.callTimeoutMs,
-        backoff: { minMs: this.intervalMs, maxMs: Math.max(this.intervalMs, 60_000), factor: 2, jitter: 0.2 },
+        backoff: backoffPolicy(this.intervalMs, Math.max(this.intervalMs, 60_000)),
       },
       keys: () => [...this.tracked.keys()],
       connect: this.trigger.connect,
