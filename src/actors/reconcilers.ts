@@ -10,6 +10,7 @@
  * budget: each reconciler is restarted with a backoff up to a minute, for ever, and shows its
  * restarts and last error in the tree. Each restart re-lists its keys, so nothing is lost.
  */
+import { backoffPolicy } from '../lib/backoff.js';
 import type { Reconciler } from '../lib/reconcile.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { reconcilerActor, type ReconcilerMsg } from '../runtime/reconcilerActor.js';
@@ -19,7 +20,7 @@ import type { Supervisor } from '../supervisors/supervisor.js';
 export const reconcilerRestartPolicy: RestartPolicy = {
   strategy: 'one-for-one',
   restart: 'permanent',
-  backoff: { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2, resetAfterMs: 300_000 },
+  backoff: { ...backoffPolicy(1_000, 60_000), resetAfterMs: 300_000 },
 };
 
 /** Spawns the `reconcilers` group under `parent` (nothing when there are none); names must be unique. */

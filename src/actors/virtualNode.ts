@@ -16,6 +16,7 @@
  */
 import type { Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
+import { errorMessage } from '../lib/errorMessage.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { NodeApi } from '../adapters/kubernetes/nodeApi.js';
@@ -91,6 +92,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       for (const s of subscriptions) s.unsubscribe();
       await Promise.all([deps.podWatch.stop(), deps.nodeWatch.stop()]);
     },
+    onReleaseFailed: (error) => logger.warn('stopping the virtual node failed', { error: errorMessage(error) }),
   });
 
   const subtree = root.spawnSupervisor(

@@ -8,8 +8,9 @@ import type { Taint } from '../adapters/kubernetes/model.js';
 import { under, type FieldProblem } from '../lib/fieldProblem.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 import { validateLeaseConfig, withLeaseDefaults, type LeaseConfig } from './lease/config.js';
-import { validateNodeConfig, withNodeDefaults, type NodeConfig, type PingConfig, type RetryConfig } from './node/config.js';
-import { validatePodConfig, withPodDefaults, type PodActorConfig, type PodRetry } from './pod/config.js';
+import type { BackoffPolicy } from '../lib/backoff.js';
+import { validateNodeConfig, withNodeDefaults, type NodeConfig, type PingConfig } from './node/config.js';
+import { validatePodConfig, withPodDefaults, type PodActorConfig } from './pod/config.js';
 import { withControllerDefaults, type ControllerConfig } from './podController/config.js';
 
 /** Everything but the name and the address may be left out (or be `undefined`). */
@@ -23,9 +24,9 @@ export interface VirtualNodeSettings {
   readonly ping?: Partial<PingConfig> | undefined;
   readonly statusIntervalMs?: number | undefined;
   /** The node actor's write retries. */
-  readonly retry?: Partial<RetryConfig> | undefined;
+  readonly retry?: Partial<BackoffPolicy> | undefined;
   readonly lease?: Partial<Omit<LeaseConfig, 'nodeName' | 'retry'> & { readonly retry: Partial<LeaseConfig['retry']> }> | undefined;
-  readonly pod?: Partial<Omit<PodActorConfig, 'nodeName' | 'retry'> & { readonly retry: Partial<PodRetry> }> | undefined;
+  readonly pod?: Partial<Omit<PodActorConfig, 'nodeName' | 'retry'> & { readonly retry: Partial<BackoffPolicy> }> | undefined;
   /** How often the pod controller sweeps for orphans at the provider. */
   readonly sweepIntervalMs?: number | undefined;
   /** How many shard supervisors hold this node's pod actors. */

@@ -7,12 +7,8 @@
  */
 import type { EventRecorder, EventType } from '../adapters/kubernetes/eventRecorder.js';
 import { definedOnly } from '../lib/defaults.js';
+import type { NamedPod } from '../lib/podIdentity.js';
 
-export interface PodRef {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string | undefined;
-}
 
 export class PodEventForwarder {
   private recorder: EventRecorder | undefined;
@@ -22,7 +18,7 @@ export class PodEventForwarder {
   }
 
   /** The callback shape providers take (the Kubernetes provider's `onRemoteEvent`). */
-  readonly record = (pod: PodRef, type: EventType, reason: string, note: string): void => {
+  readonly record = (pod: NamedPod, type: EventType, reason: string, note: string): void => {
     this.recorder?.record(
       { kind: 'Pod', apiVersion: 'v1', namespace: pod.namespace, name: pod.name, ...definedOnly({ uid: pod.uid }) },
       type, reason, note, 'Offload',

@@ -12,6 +12,7 @@
  */
 import { sleep, type Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
+import { errorMessage } from '../lib/errorMessage.js';
 import { systemClock } from '../adapters/clock.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
@@ -87,10 +88,15 @@ export class TetherAgent implements Lifecycle {
   private constructor(options: AgentOptions) {
     const clock = options.clock ?? systemClock;
     this.clock = clock;
-    this.life = new LifecycleControl({ clock, release: () => this.release(), defaultDeadlineMs: 10_000 });
+    const logger = options.logger ?? jsonLogger();
+    this.life = new LifecycleControl({
+      clock,
+      release: () => this.release(),
+      defaultDeadlineMs: 10_000,
+      onReleaseFailed: (error) => logger.warn('stopping the agent failed', { error: errorMessage(error) }),
+    });
     this.ready = this.life.ready;
     this.done = this.life.done;
-    const logger = options.logger ?? jsonLogger();
     const kubeConfig = loadKubeConfig(options.host);
     const election = options.leaderElection ? electionSettings(options.leaderElection) : undefined;
     if (election && election.problems.length > 0) throw new Error(`leader election: ${election.problems.join('; ')}`);

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { virtualNodeProblems } from '../actors/virtualNodeConfig.js';
-import { fraction, nonEmptyString, nonNegativeNumber, port, positiveInt, positiveNumber, stringMap } from '../lib/schemaPrimitives.js';
+import { backoffFields, nonEmptyString, nonNegativeNumber, port, positiveInt, positiveNumber, stringMap } from '../lib/schemaPrimitives.js';
 import { plainPath } from '../lib/fieldProblem.js';
 import { providerConfigSchema } from '../providers/registry.js';
 
@@ -17,7 +17,8 @@ const taint = z.strictObject({
   effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'], 'NoSchedule, PreferNoSchedule or NoExecute'),
 }, 'a taint (key, value, effect)');
 
-const retry = z.strictObject({ minMs: positiveNumber.optional(), maxMs: positiveNumber.optional() }, 'a mapping with minMs and/or maxMs');
+/** Every `retry:` of a node is a backoff policy (src/lib/backoff.ts). */
+const retry = z.strictObject(backoffFields(positiveNumber), 'a mapping (minMs, maxMs, factor, jitter)');
 
 export const nodeSchema = z.strictObject({
   name: z.string('a node name (DNS subdomain)'),
@@ -45,12 +46,7 @@ export const nodeSchema = z.strictObject({
     retry: retry.optional(),
   }, 'a mapping (namespace, durationSeconds, renewIntervalMs, renewTimeoutMs, retry)').optional(),
   pod: z.strictObject({
-    retry: z.strictObject({
-      minMs: positiveNumber.optional(),
-      maxMs: positiveNumber.optional(),
-      factor: z.number('a number >= 1').min(1, 'a number >= 1').optional(),
-      jitter: fraction.optional(),
-    }, 'a mapping (minMs, maxMs, factor, jitter)').optional(),
+    retry: retry.optional(),
     graceMarginMs: nonNegativeNumber.optional(),
     createDeadlineMs: positiveNumber.optional(),
     refetchMs: positiveNumber.optional(),

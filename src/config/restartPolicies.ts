@@ -9,7 +9,7 @@ import { under, type FieldProblem } from '../lib/fieldProblem.js';
 import {
   nodeRestartPolicy, podRestartPolicy, rootRestartPolicy, validateRestartPolicy, type RestartPolicy,
 } from '../supervisors/restartPolicy.js';
-import { fraction, nonNegativeInt, nonNegativeNumber, positiveNumber } from '../lib/schemaPrimitives.js';
+import { backoffFields, nonNegativeInt, nonNegativeNumber, positiveNumber } from '../lib/schemaPrimitives.js';
 
 const intensity = z.strictObject({ maxRestarts: nonNegativeInt, withinMs: positiveNumber }, 'a mapping with maxRestarts and withinMs');
 
@@ -19,10 +19,7 @@ const policy = z.strictObject({
   childIntensity: intensity.optional(),
   intensity: intensity.optional(),
   backoff: z.strictObject({
-    minMs: nonNegativeNumber.optional(),
-    maxMs: nonNegativeNumber.optional(),
-    factor: z.number('a number >= 1').min(1, 'a number >= 1').optional(),
-    jitter: fraction.optional(),
+    ...backoffFields(nonNegativeNumber),
     resetAfterMs: nonNegativeNumber.optional(),
   }, 'a mapping (minMs, maxMs, factor, jitter, resetAfterMs)').optional(),
 }, 'a restart policy mapping');

@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
+import { errorMessage } from '../lib/errorMessage.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Logger } from '../adapters/logger.js';
 import type { ActorRef } from '../runtime/behavior.js';
@@ -45,7 +46,11 @@ export class NodeLocks implements Lifecycle {
     private readonly deps: { readonly clock: Clock; readonly logger: Logger },
   ) {
     this.group = new LockGroup(settings.identity, nodes.map((n) => n.name));
-    this.life = new LifecycleControl({ clock: deps.clock, release: () => this.stopLocks() });
+    this.life = new LifecycleControl({
+      clock: deps.clock,
+      release: () => this.stopLocks(),
+      onReleaseFailed: (error) => deps.logger.warn('stopping the node locks failed', { error: errorMessage(error) }),
+    });
     this.ready = this.life.ready;
     this.done = this.life.done;
   }

@@ -2,6 +2,7 @@
  * Leader election's settings: the options (the config file's `leaderElection:` section), their
  * defaults and timing rules, the lock's name, and the restart policy of the lock actors.
  */
+import { backoffPolicy } from '../lib/backoff.js';
 import { definedOnly } from '../lib/defaults.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 
@@ -48,5 +49,5 @@ export const lockRestartPolicy: RestartPolicy = {
   strategy: 'one-for-one',
   restart: 'transient',
   childIntensity: { maxRestarts: 5, withinMs: 60_000 },
-  backoff: { minMs: 500, maxMs: 10_000, factor: 2, jitter: 0.2, resetAfterMs: 60_000 },
+  backoff: { ...backoffPolicy(500, 10_000), resetAfterMs: 60_000 },
 };

@@ -1,9 +1,12 @@
 /**
- * Exponential backoff with jitter and a cap: the one formula behind every retry in Tether
- * (supervisor restarts, watch restarts, effect retries).
+ * Exponential backoff with jitter and a cap: the one formula and the one policy type behind every
+ * retry in Tether (supervisor restarts, watch restarts, reconcile keys, pod, node and lease
+ * retries). The config file's `retry:` and `backoff:` blocks have these very fields.
  */
-export interface Backoff {
+export interface BackoffPolicy {
+  /** The first delay (attempt 0). */
   readonly minMs: number;
+  /** The cap: no delay grows past it. */
   readonly maxMs: number;
   /** Growth per consecutive attempt. */
   readonly factor: number;
@@ -11,11 +14,21 @@ export interface Backoff {
   readonly jitter: number;
 }
 
+/** Each delay doubles the one before, unless a policy says otherwise. */
+export const DEFAULT_BACKOFF_FACTOR = 2;
+/** ±20 % of each delay is random, unless a policy says otherwise. */
+export const DEFAULT_BACKOFF_JITTER = 0.2;
+
+/** A policy from its first and longest delay, with the default factor and jitter unless given. */
+export function backoffPolicy(minMs: number, maxMs: number, shape: Partial<Pick<BackoffPolicy, 'factor' | 'jitter'>> = {}): BackoffPolicy {
+  return { minMs, maxMs, factor: shape.factor ?? DEFAULT_BACKOFF_FACTOR, jitter: shape.jitter ?? DEFAULT_BACKOFF_JITTER };
+}
+
 /**
  * The delay before attempt number `attempt` (0 for the first retry after a quiet period).
  * `random` is injectable so tests pin the jitter; it must return a value in [0, 1).
  */
-export function backoffDelay(policy: Backoff, attempt: number, random: () => number = Math.random): number {
+export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () => number = Math.random): number {
   const base = Math.min(policy.maxMs, policy.minMs * Math.pow(policy.factor, Math.max(0, attempt)));
   const spread = base * policy.jitter;
   const jittered = base - spread + 2 * spread * random();

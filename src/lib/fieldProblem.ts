@@ -7,6 +7,7 @@
  *   spec.volumes[root].hostPath (/): host paths are refused
  * Paths are never parsed back out of message text.
  */
+import type { BackoffPolicy } from './backoff.js';
 
 /**
  * One step of a field path: a field name, a list index, or an entry of a list or map named by its
@@ -80,12 +81,15 @@ export function fieldChecks(problems: FieldProblem[]): {
   };
 }
 
-/** A retry range: both bounds positive, the upper not below the lower. */
-export function retryProblems(retry: { readonly minMs: number; readonly maxMs: number }, path: FieldPath): FieldProblem[] {
+/** A retry's backoff: both bounds positive, the upper not below the lower, a factor >= 1, a jitter 0..1. */
+export function retryProblems(retry: BackoffPolicy, path: FieldPath): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const { positive } = fieldChecks(problems);
+  const { check, positive } = fieldChecks(problems);
   positive(retry.minMs, [...path, 'minMs']);
   positive(retry.maxMs, [...path, 'maxMs']);
+  const { factor, jitter }: { factor: unknown; jitter: unknown } = retry;
+  check(typeof factor === 'number' && factor >= 1, [...path, 'factor'], 'a number >= 1', factor);
+  check(typeof jitter === 'number' && jitter >= 0 && jitter <= 1, [...path, 'jitter'], 'a number from 0 to 1', jitter);
   if (retry.maxMs < retry.minMs) problems.push({ path: [...path, 'maxMs'], message: `must not be below ${formatPath([...path, 'minMs'])} (${retry.minMs})` });
   return problems;
 }

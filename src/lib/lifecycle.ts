@@ -10,9 +10,11 @@
  * - `stop({ deadlineMs })` is idempotent and never rejects: it answers `clean` when everything
  *   was released in time, `timeout` when the deadline passed first (the release goes on behind).
  *   A part may take more stop options (the agent: whether to delete its Nodes); the first call's
- *   options are the ones that count.
+ *   options are the ones that count. What went wrong while releasing is reported
+ *   (`onReleaseFailed`), never lost; the parts a component owns are stopped with `stopParts`.
  */
 import type { Clock } from './clock.js';
+import { errorMessage } from './errorMessage.js';
 
 export type StopOutcome = 'clean' | 'timeout';
 
@@ -33,6 +35,32 @@ export interface LifecycleOptions {
   readonly release: () => Promise<void> | void;
   /** The deadline of a `stop()` that names none. */
   readonly defaultDeadlineMs?: number;
+  /** Told what the release threw or rejected with (the part counts as stopped all the same). */
+  readonly onReleaseFailed?: (error: unknown) => void;
+}
+
+/** What a component owns and stops with itself: a watch, a reflector, a pool, a child Lifecycle. */
+export interface StoppablePart {
+  stop(): unknown;
+}
+
+/**
+ * Stops every part, in order, each even when one before it threw, and waits for those that
+ * answer with a promise. Rejects afterwards with an AggregateError naming each part that failed,
+ * so one broken part neither keeps the others running nor hides its error.
+ */
+export async function stopParts(parts: Readonly<Record<string, StoppablePart>>): Promise<void> {
+  const stops = Object.entries(parts).map(([name, part]) => {
+    try {
+      return Promise.resolve(part.stop()).then(() => undefined, (error: unknown) => ({ name, error }));
+    } catch (error) {
+      return Promise.resolve({ name, error });
+    }
+  });
+  const failed = (await Promise.all(stops)).filter((f) => f !== undefined);
+  if (failed.length === 0) return;
+  const detail = failed.map(({ name, error }) => `${name} (${errorMessage(error)})`).join(', ');
+  throw new AggregateError(failed.map((f) => f.error), `stopping failed: ${detail}`);
 }
 
 /**
@@ -93,15 +121,16 @@ export class LifecycleControl implements Lifecycle {
     let result: Promise<void> | void;
     try {
       result = this.options.release();
-    } catch {
+    } catch (error) {
       result = undefined; // a failed release still ends the part: nothing is left to retry it with
+      this.options.onReleaseFailed?.(error);
     }
     if (!(result instanceof Promise)) {
       this.finish();
       this.stopping = Promise.resolve('clean');
       return this.stopping;
     }
-    const released = result.catch(() => undefined).then(() => this.finish());
+    const released = result.catch((error: unknown) => this.options.onReleaseFailed?.(error)).then(() => this.finish());
     this.stopping = new Promise<StopOutcome>((resolve) => {
       const timer = this.options.clock.setTimer(deadlineMs, () => resolve('timeout'));
       void released.then(() => {

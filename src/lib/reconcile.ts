@@ -11,7 +11,7 @@
  *   crash that lost the queue, costs one resync period at most, never a key.
  * - `connect(enqueue)` is the edge source: events (watch changes) enqueue the keys they touch.
  */
-import type { Backoff } from './backoff.js';
+import { backoffPolicy, type BackoffPolicy } from './backoff.js';
 
 /** What one reconcile of one key decided. */
 export type ReconcileResult =
@@ -45,7 +45,7 @@ export interface ReconcilerSettings {
   /** How many keys reconcile at once, across the reconciler (one per key always). */
   readonly maxInFlight: number;
   /** Each key's retry delays after transient failures; reset by a success. */
-  readonly backoff: Backoff;
+  readonly backoff: BackoffPolicy;
   /** Every known key (from `keys()`) is enqueued again this often. */
   readonly resyncMs: number;
   /** A reconcile's signal aborts after this long, and its outcome counts as a transient failure. */
@@ -59,7 +59,7 @@ export interface ReconcilerSettings {
 
 export const defaultReconcilerSettings: ReconcilerSettings = {
   maxInFlight: 4,
-  backoff: { minMs: 1_000, maxMs: 5 * 60_000, factor: 2, jitter: 0.2 },
+  backoff: backoffPolicy(1_000, 5 * 60_000),
   resyncMs: 5 * 60_000,
   deadlineMs: 60_000,
   abandonAfterMs: 30_000,

@@ -23,3 +23,13 @@ export const stringMap = z.record(z.string('a string key'), z.string('a string v
 export const rateLimit = z.strictObject({ qps: positiveNumber, burst: positiveInt }, 'a mapping with qps and burst');
 
 export const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'silent'], 'one of debug, info, warn, error, silent');
+
+/**
+ * The fields of a `BackoffPolicy` (src/lib/backoff.ts) as the file writes them, each optional (the
+ * part's defaults fill the rest); `delay` is what minMs and maxMs must be.
+ */
+export function backoffFields<D extends z.ZodNumber>(delay: D): {
+  minMs: z.ZodOptional<D>; maxMs: z.ZodOptional<D>; factor: z.ZodOptional<z.ZodNumber>; jitter: z.ZodOptional<typeof fraction>;
+} {
+  return { minMs: delay.optional(), maxMs: delay.optional(), factor: z.number('a number >= 1').min(1, 'a number >= 1').optional(), jitter: fraction.optional() };
+}

@@ -4,6 +4,8 @@
  * `AttachIO` and `PortForward`, made async). A provider implements those it can; Tether detects
  * them at run time (`isLogsProvider` and friends, provider.ts).
  */
+import type { PodIdentity } from '../lib/podIdentity.js';
+
 /** Options of `kubectl logs` as the kubelet receives them. */
 export interface ContainerLogOptions {
   /** Only the last N lines. */
@@ -55,7 +57,7 @@ export interface ContainerStats {
 }
 
 export interface PodStats {
-  readonly podRef: { readonly namespace: string; readonly name: string; readonly uid: string };
+  readonly podRef: PodIdentity;
   readonly startTime: string;
   readonly usage: UsageStats;
   readonly containers: readonly ContainerStats[];

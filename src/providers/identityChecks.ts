@@ -8,9 +8,10 @@
  * `tether_provider_notifications_without_host_uid_total{node,type}`) and logged once per pod.
  */
 import type { Logger } from '../adapters/logger.js';
+import { podKey } from '../lib/podIdentity.js';
 import { hostUidMark } from './podMarks.js';
 import {
-  isMetricsProvider, podKey, type PodNotification, type PodNotificationCallback, type Provider, type ProviderGauge,
+  isMetricsProvider, type PodNotification, type PodNotificationCallback, type Provider, type ProviderGauge,
 } from './provider.js';
 
 /** At most this many pods are remembered as logged; past it, notifications are counted but not logged. */

@@ -5,6 +5,7 @@
  * the remote cluster's kubelets (real or Tether) through the node proxy, so bad input gets an
  * error naming the source and the field.
  */
+import type { PodIdentity } from '../lib/podIdentity.js';
 import type { ContainerStats, PodStats, StatsSummary, UsageStats } from './provider.js';
 import { definedOnly } from '../lib/defaults.js';
 
@@ -30,7 +31,7 @@ export interface KubeletContainerStats extends Usage {
 }
 
 export interface KubeletPodStats extends Usage {
-  readonly podRef: { readonly namespace: string; readonly name: string; readonly uid: string };
+  readonly podRef: PodIdentity;
   readonly startTime: string;
   readonly containers: readonly KubeletContainerStats[];
 }

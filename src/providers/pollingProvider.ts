@@ -18,6 +18,7 @@
  * failing in the tree. The tracked pods live here, not in the actor, so a crash of the loop loses
  * nothing: its restart lists every tracked pod and polls each at once.
  */
+import { backoffPolicy } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../adapters/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
@@ -29,7 +30,8 @@ import { isKind } from '../lib/errorKind.js';
 import { transient } from './errors.js';
 import { isTerminalPhase, terminatedStatus } from './podStatus.js';
 import type { LegacyPodProvider, PodNotification, PodNotificationCallback, PodProvider, ReconcilingProvider } from './provider.js';
-import { podIdentity, podKey } from './provider.js';
+import { podKey } from '../lib/podIdentity.js';
+import { podIdentity } from './provider.js';
 import { fingerprint } from '../lib/fingerprint.js';
 import { done, reconcileError, reconcileTrigger, requeueAfter, type ReconcileContext, type ReconcileResult, type Reconciler } from '../lib/reconcile.js';
 
@@ -96,7 +98,7 @@ export class PollingPodProvider implements PodProvider, ReconcilingProvider, Lif
         maxInFlight: this.concurrency,
         // The call's own timeout answers first (reported, retried); this only catches a hang.
         deadlineMs: 2 * this.callTimeoutMs,
-        backoff: { minMs: this.intervalMs, maxMs: Math.max(this.intervalMs, 60_000), factor: 2, jitter: 0.2 },
+        backoff: backoffPolicy(this.intervalMs, Math.max(this.intervalMs, 60_000)),
       },
       keys: () => [...this.tracked.keys()],
       connect: this.trigger.connect,

@@ -25,6 +25,7 @@
  * anyway is unknown, which is why every mutating method is idempotent.
  */
 import type { NodeSystemInfo, Pod, PodStatus } from '../adapters/kubernetes/model.js';
+import type { NamedPod } from '../lib/podIdentity.js';
 import type { Reconciler } from '../lib/reconcile.js';
 import type { AttachProvider, ExecProvider, LogsProvider, PortForwardProvider, StatsProvider } from './containerSessions.js';
 
@@ -235,13 +236,8 @@ export function isPodProvider(provider: LegacyPodProvider): provider is PodProvi
   return hasMethod(provider, 'notifyPods');
 }
 
-/** "namespace/name", the key Tether uses for a pod everywhere. */
-export function podKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
 /** The namespace/name/uid of a pod, with the defaults the API server would have applied. */
-export function podIdentity(pod: Pod): { namespace: string; name: string; uid: string | undefined } {
+export function podIdentity(pod: Pod): NamedPod {
   return {
     namespace: pod.metadata?.namespace ?? 'default',
     name: pod.metadata?.name ?? '',

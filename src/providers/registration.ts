@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
+import type { NamedPod } from '../lib/podIdentity.js';
 import type { Provider } from './provider.js';
 
 /** A running provider and its lifecycle; stopped after the agent (its pods keep running where they are). */
@@ -19,7 +20,7 @@ export interface ProviderHandle extends Lifecycle {
 
 /** Where a provider reports an Event about one of the node's host pods. */
 export type PodEventSink = (
-  pod: { readonly namespace: string; readonly name: string; readonly uid: string | undefined },
+  pod: NamedPod,
   type: 'Normal' | 'Warning',
   reason: string,
   note: string,

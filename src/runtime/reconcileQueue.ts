@@ -19,7 +19,7 @@
  * - success (done or requeue-after) forgets the key's failures; a permanent failure is kept (the
  *   key shows as failing) but retried only when the key is enqueued again.
  */
-import { backoffDelay, seededJitter, type Backoff } from '../lib/backoff.js';
+import { backoffDelay, seededJitter, type BackoffPolicy } from '../lib/backoff.js';
 import type { ReconcileResult } from '../lib/reconcile.js';
 
 export interface KeyFailure {
@@ -44,7 +44,7 @@ export class ReconcileQueue {
   private readonly failures = new Map<string, KeyFailure>();
   lastError: { readonly key: string; readonly message: string; readonly at: number } | undefined;
 
-  constructor(private readonly backoff: Backoff) {}
+  constructor(private readonly backoff: BackoffPolicy) {}
 
   enqueue(key: string, now: number, afterMs = 0): void {
     if (afterMs > 0) {

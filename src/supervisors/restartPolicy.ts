@@ -12,7 +12,7 @@
  *   supervisor's (over it the supervisor stops its children and fails to its own parent, OTP style).
  * - backoff: exponential with jitter between restarts of one child, reset after a quiet period.
  */
-import type { Backoff } from '../lib/backoff.js';
+import { backoffPolicy, type BackoffPolicy } from '../lib/backoff.js';
 import { fieldChecks, type FieldPath, type FieldProblem } from '../lib/fieldProblem.js';
 import type { RestartType } from '../runtime/supervision.js';
 
@@ -24,7 +24,8 @@ export interface Intensity {
   readonly withinMs: number;
 }
 
-export interface BackoffPolicy extends Backoff {
+/** The backoff between restarts of one child, and the quiet period after which it starts over. */
+export interface RestartBackoff extends BackoffPolicy {
   /** A child that has run this long without crashing starts again from `minMs`. */
   readonly resetAfterMs: number;
 }
@@ -35,7 +36,7 @@ export interface RestartPolicy {
   readonly restart: RestartType;
   readonly childIntensity?: Intensity;
   readonly intensity?: Intensity;
-  readonly backoff: BackoffPolicy;
+  readonly backoff: RestartBackoff;
 }
 
 /**
@@ -47,7 +48,7 @@ export const podRestartPolicy: RestartPolicy = {
   strategy: 'one-for-one',
   restart: 'transient',
   childIntensity: { maxRestarts: 5, withinMs: 60_000 },
-  backoff: { minMs: 200, maxMs: 30_000, factor: 2, jitter: 0.2, resetAfterMs: 120_000 },
+  backoff: { ...backoffPolicy(200, 30_000), resetAfterMs: 120_000 },
 };
 
 /**
@@ -58,7 +59,7 @@ export const nodeRestartPolicy: RestartPolicy = {
   strategy: 'one-for-one',
   restart: 'permanent',
   intensity: { maxRestarts: 10, withinMs: 60_000 },
-  backoff: { minMs: 500, maxMs: 30_000, factor: 2, jitter: 0.2, resetAfterMs: 300_000 },
+  backoff: { ...backoffPolicy(500, 30_000), resetAfterMs: 300_000 },
 };
 
 /**
@@ -71,7 +72,7 @@ export const rootRestartPolicy: RestartPolicy = {
   restart: 'permanent',
   childIntensity: { maxRestarts: 3, withinMs: 300_000 },
   intensity: { maxRestarts: 20, withinMs: 60_000 },
-  backoff: { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2, resetAfterMs: 600_000 },
+  backoff: { ...backoffPolicy(1_000, 60_000), resetAfterMs: 600_000 },
 };
 
 /** Lists every problem with a policy, naming the field; empty when the policy is sound. */

@@ -16,7 +16,7 @@ void t.test('one format names the object, the field, the value and the line, eac
     'spec.volumes[root].hostPath (/): host paths are refused');
   t.equal(formatProblem(about('TETHER_LEASE_NAMESPACE', under(['lease'], [{ path: ['namespace'], message: 'expected a name' }]))[0]!),
     'TETHER_LEASE_NAMESPACE: lease.namespace: expected a name');
-  t.same(retryProblems({ minMs: 10, maxMs: 5 }, ['retry']).map(formatProblem), ['retry.maxMs: must not be below retry.minMs (10)']);
+  t.same(retryProblems({ minMs: 10, maxMs: 5, factor: 2, jitter: 0.2 }, ['retry']).map(formatProblem), ['retry.maxMs: must not be below retry.minMs (10)']);
 });
 
 const step: fc.Arbitrary<FieldStep> = fc.oneof(fc.string({ maxLength: 8 }), fc.nat({ max: 99 }), fc.record({ key: fc.stringMatching(/^[a-z0-9-]{1,8}$/) }));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LifecycleControl } from '../../src/lib/lifecycle.js';
+import { LifecycleControl, stopParts } from '../../src/lib/lifecycle.js';
 import { ManualClock } from '../support/manualClock.js';
 
 void t.test('ready settles when the part says so; done settles after stop, which answers clean', async (t) => {
@@ -53,4 +53,30 @@ void t.test('a failure reported after stop() (a watch stopped before it listed) 
   life.fail(new Error('stopped before it was ready'));
   t.equal(await outcome, 'clean');
   await life.done;
+});
+
+void t.test('an error while releasing is reported, whether the release throws or rejects, and the part still stops', async (t) => {
+  for (const release of [() => { throw new Error('socket already gone'); }, () => Promise.reject(new Error('socket already gone'))]) {
+    const reported: unknown[] = [];
+    const life = new LifecycleControl({ clock: new ManualClock(), release, onReleaseFailed: (error) => reported.push(error) });
+    t.equal(await life.stop(), 'clean');
+    await life.done;
+    t.match(reported, [{ message: 'socket already gone' }]);
+  }
+});
+
+void t.test('stopParts stops every part though one throws, then names each part that failed', async (t) => {
+  const stopped: string[] = [];
+  const part = (name: string, fails: boolean): { stop(): void } => ({
+    stop: () => {
+      stopped.push(name);
+      if (fails) throw new Error(`${name} broke`);
+    },
+  });
+  const async = { stop: (): Promise<string> => Promise.reject(new Error('pool broke')) };
+  const error: unknown = await stopParts({ pods: part('pods', true), events: part('events', false), pool: async, services: part('services', true) }).catch((e: unknown) => e);
+  t.same(stopped, ['pods', 'events', 'services'], 'all stopped, in order');
+  t.ok(error instanceof AggregateError);
+  t.match(error, { message: 'stopping failed: pods (pods broke), pool (pool broke), services (services broke)' });
+  await stopParts({ events: part('events', false) });
 });

@@ -17,9 +17,10 @@
  */
 import type { Pod, PodStatus } from '../../../src/adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../../src/providers/errors.js';
+import { podKey } from '../../../src/lib/podIdentity.js';
 import { terminatedStatus } from '../../../src/providers/podStatus.js';
 import {
-  podIdentity, podKey,
+  podIdentity,
   type NodeResources, type PodNotification, type PodNotificationCallback, type Provider, type ProviderNodeInfo,
 } from '../../../src/providers/provider.js';
 

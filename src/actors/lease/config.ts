@@ -1,3 +1,4 @@
+import { backoffPolicy, type BackoffPolicy } from '../../lib/backoff.js';
 import { withDefaults } from '../../lib/defaults.js';
 import { fieldChecks, retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
 
@@ -14,7 +15,7 @@ export interface LeaseConfig {
   readonly renewIntervalMs: number;
   /** One renewal (all its calls) that has not succeeded by then has failed, and is retried. */
   readonly renewTimeoutMs: number;
-  readonly retry: { readonly minMs: number; readonly maxMs: number; readonly jitter: number };
+  readonly retry: BackoffPolicy;
 }
 
 export type LeaseConfigInput = Pick<LeaseConfig, 'nodeName'> &
@@ -24,7 +25,7 @@ export const DEFAULT_LEASE_NAMESPACE = 'kube-node-lease';
 export const DEFAULT_LEASE_DURATION_SECONDS = 40;
 export const DEFAULT_RENEW_INTERVAL_MS = 10_000;
 export const DEFAULT_RENEW_TIMEOUT_MS = 10_000;
-export const defaultLeaseRetry = { minMs: 200, maxMs: 7_000, jitter: 0.2 } as const;
+export const defaultLeaseRetry = backoffPolicy(200, 7_000);
 
 export function withLeaseDefaults(input: LeaseConfigInput): LeaseConfig {
   return {
@@ -33,7 +34,7 @@ export function withLeaseDefaults(input: LeaseConfigInput): LeaseConfig {
     durationSeconds: input.durationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
     renewIntervalMs: input.renewIntervalMs ?? DEFAULT_RENEW_INTERVAL_MS,
     renewTimeoutMs: input.renewTimeoutMs ?? Math.min(DEFAULT_RENEW_TIMEOUT_MS, input.renewIntervalMs ?? DEFAULT_RENEW_INTERVAL_MS),
-    retry: withDefaults<LeaseConfig['retry']>(defaultLeaseRetry, input.retry),
+    retry: withDefaults(defaultLeaseRetry, input.retry),
   };
 }
 
@@ -51,8 +52,6 @@ export function validateLeaseConfig(config: LeaseConfig): FieldProblem[] {
     problems.push({ path: ['renewIntervalMs'], message: `must be shorter than durationSeconds (${config.durationSeconds} s), or the lease expires between renewals` });
   }
   positive(config.renewTimeoutMs, ['renewTimeoutMs']);
-  const jitter: unknown = config.retry.jitter;
-  check(typeof jitter === 'number' && jitter >= 0 && jitter <= 1, ['retry', 'jitter'], 'a number from 0 to 1', jitter);
   problems.push(...retryProblems(config.retry, ['retry']));
   return problems;
 }

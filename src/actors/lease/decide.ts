@@ -30,7 +30,7 @@ export function initialLeaseState(): LeaseState {
 /** The delay before the next renewal: the cadence after a success, the backoff after `failures` failures. */
 export function nextRenewalMs(config: LeaseConfig, failures: number, random: () => number = Math.random): number {
   if (failures === 0) return config.renewIntervalMs;
-  return backoffDelay({ minMs: config.retry.minMs, maxMs: config.retry.maxMs, factor: 2, jitter: config.retry.jitter }, failures - 1, random);
+  return backoffDelay(config.retry, failures - 1, random);
 }
 
 /** Every incarnation renews at once: a previous one may have left the Lease close to expiry. */

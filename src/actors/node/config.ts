@@ -1,4 +1,5 @@
 import { DEFAULT_KUBELET_PORT, type Taint } from '../../adapters/kubernetes/model.js';
+import { backoffPolicy, type BackoffPolicy } from '../../lib/backoff.js';
 import { withDefaults } from '../../lib/defaults.js';
 import { fieldChecks, retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
 
@@ -35,12 +36,6 @@ export interface PingConfig {
   readonly successThreshold: number;
 }
 
-/** Exponential backoff (factor 2, no jitter) for failed API writes. */
-export interface RetryConfig {
-  readonly minMs: number;
-  readonly maxMs: number;
-}
-
 export interface NodeConfig {
   readonly nodeName: string;
   /** The node's InternalIP address. Required: the apiserver reaches the kubelet API there. */
@@ -55,18 +50,19 @@ export interface NodeConfig {
   readonly ping: PingConfig;
   /** Status (with a fresh heartbeat) is written at least this often. */
   readonly statusIntervalMs: number;
-  readonly retry: RetryConfig;
+  /** Backoff of failed API writes (registration, status, deletion). */
+  readonly retry: BackoffPolicy;
 }
 
 /** What an operator writes: everything but the name and address may be left out. */
 export type NodeConfigInput = Pick<NodeConfig, 'nodeName' | 'internalIP'> &
   Partial<Omit<NodeConfig, 'nodeName' | 'internalIP' | 'ping' | 'retry'>> & {
     readonly ping?: Partial<PingConfig>;
-    readonly retry?: Partial<RetryConfig>;
+    readonly retry?: Partial<BackoffPolicy>;
   };
 
 export const defaultPing: PingConfig = { intervalMs: 10_000, timeoutMs: 5_000, failureThreshold: 3, successThreshold: 2 };
-export const defaultNodeRetry: RetryConfig = { minMs: 200, maxMs: 7_000 };
+export const defaultNodeRetry = backoffPolicy(200, 7_000);
 export const DEFAULT_STATUS_INTERVAL_MS = 60_000;
 
 export function withNodeDefaults(input: NodeConfigInput): NodeConfig {

@@ -1,5 +1,4 @@
-import { backoffDelay, notBefore, seededJitter } from '../../lib/backoff.js';
-import type { RetryConfig } from './config.js';
+import { backoffDelay, notBefore, seededJitter, type BackoffPolicy } from '../../lib/backoff.js';
 import type { WriteLoop } from './protocol.js';
 
 /**
@@ -21,17 +20,14 @@ export function writeSucceeded(loop: WriteLoop): { loop: WriteLoop; start: boole
   return { loop: { ...idleLoop, inFlight: loop.again }, start: loop.again };
 }
 
-/** How much of each retry delay is random (±), so nodes failing together do not retry in lockstep. */
-export const NODE_RETRY_JITTER = 0.2;
-
 /**
- * The write failed: wait `retryAfterMs` (exponential, factor 2, ±20 % jitter, capped; never sooner
+ * The write failed: wait `retryAfterMs` (the node's backoff policy; never sooner
  * than the server's Retry-After), then write again. The jitter is a pure function of `seed` (the
  * node and the loop) and the attempt, so decisions stay repeatable.
  */
-export function writeFailed(loop: WriteLoop, error: string, retry: RetryConfig, seed = '', serverRetryAfterMs?: number): { loop: WriteLoop; retryAfterMs: number } {
+export function writeFailed(loop: WriteLoop, error: string, retry: BackoffPolicy, seed = '', serverRetryAfterMs?: number): { loop: WriteLoop; retryAfterMs: number } {
   const random = seededJitter(`${seed}:${loop.failures}`);
-  const retryAfterMs = notBefore(backoffDelay({ minMs: retry.minMs, maxMs: retry.maxMs, factor: 2, jitter: NODE_RETRY_JITTER }, loop.failures, random), serverRetryAfterMs);
+  const retryAfterMs = notBefore(backoffDelay(retry, loop.failures, random), serverRetryAfterMs);
   return { loop: { inFlight: false, again: false, failures: loop.failures + 1, retryPending: true, lastError: error }, retryAfterMs };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import type { Logger } from '../../adapters/logger.js';
+import type { PodIdentity } from '../../lib/podIdentity.js';
 import type { ActorBehavior, EffectContext, StateSummary } from '../../runtime/behavior.js';
 import { decidePod, initialPodState, onPodStart } from './decide.js';
 import { performPodEffect, type PodEffectDeps } from './effects.js';
@@ -18,12 +19,6 @@ export interface PodActorDeps extends PodEffectDeps {
   readonly readHostPod: (namespace: string, name: string) => Pod | undefined;
   /** The virtual node's readiness now. */
   readonly nodeReadiness: () => NodeReadiness;
-}
-
-export interface PodIdentity {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
 }
 
 /** `deps` may be shared by every pod of a node; `logger` is this pod's own (deps.logger by default). */

@@ -1,3 +1,4 @@
+import { backoffPolicy, type BackoffPolicy } from '../../lib/backoff.js';
 import { withDefaults } from '../../lib/defaults.js';
 import { retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
 
@@ -8,7 +9,7 @@ import { retryProblems, type FieldProblem } from '../../lib/fieldProblem.js';
 export interface PodActorConfig {
   readonly nodeName: string;
   /** Backoff between create attempts (and status/delete retries). */
-  readonly retry: PodRetry;
+  readonly retry: BackoffPolicy;
   /** Added to the grace period before Tether escalates at the provider (delete with grace 0). */
   readonly graceMarginMs: number;
   /** A create call with no answer after this long counts as failed (its outcome unknown). */
@@ -17,17 +18,10 @@ export interface PodActorConfig {
   readonly refetchMs: number;
 }
 
-export interface PodRetry {
-  readonly minMs: number;
-  readonly maxMs: number;
-  readonly factor: number;
-  readonly jitter: number;
-}
-
 export type PodActorConfigInput = Pick<PodActorConfig, 'nodeName'> &
-  Partial<Omit<PodActorConfig, 'nodeName' | 'retry'>> & { readonly retry?: Partial<PodRetry> };
+  Partial<Omit<PodActorConfig, 'nodeName' | 'retry'>> & { readonly retry?: Partial<BackoffPolicy> };
 
-export const defaultPodRetry: PodRetry = { minMs: 1_000, maxMs: 300_000, factor: 2, jitter: 0.2 };
+export const defaultPodRetry = backoffPolicy(1_000, 300_000);
 export const DEFAULT_GRACE_MARGIN_MS = 10_000;
 export const DEFAULT_REFETCH_MS = 5_000;
 export const DEFAULT_CREATE_DEADLINE_MS = 60_000;

@@ -12,12 +12,13 @@ import { eventReasonOf } from '../../providers/errors.js';
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import type { PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
+import type { PodIdentity } from '../../lib/podIdentity.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { performWithSchedule, reportTo, type Failure, type OwnEffect } from '../../runtime/effectOutcome.js';
 import { apiFailure, providerFailure, queuedWriteFailure } from '../effectFailures.js';
 import { createErrorAnnotation } from './annotations.js';
 import { ownedFingerprint } from './podStatusView.js';
-import type { PodEffect, PodMsg, PodState } from './protocol.js';
+import type { PodEffect, PodMsg } from './protocol.js';
 import { definedOnly } from '../../lib/defaults.js';
 
 export interface PodEffectDeps {
@@ -30,16 +31,14 @@ export interface PodEffectDeps {
   readonly onStatusLatency?: (seconds: number) => void;
 }
 
-type Identity = Pick<PodState, 'namespace' | 'name' | 'uid'>;
-
 const retryAfter = (failure: Failure): { retryAfterMs?: number } => (failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {});
 
 /** `logger` is the pod's own (the node's by default). */
-export function performPodEffect(deps: PodEffectDeps, pod: Identity, effect: PodEffect, ctx: EffectContext<PodMsg>, logger: Logger = deps.logger): Promise<void> | void {
+export function performPodEffect(deps: PodEffectDeps, pod: PodIdentity, effect: PodEffect, ctx: EffectContext<PodMsg>, logger: Logger = deps.logger): Promise<void> | void {
   return performWithSchedule(effect, ctx, (own) => performOwn(deps, pod, own, ctx, logger));
 }
 
-function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEffect, PodMsg>, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> | void {
+function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<PodEffect, PodMsg>, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> | void {
   const { provider } = deps;
   const { namespace, name, uid } = pod;
   switch (effect.type) {
@@ -100,7 +99,7 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
 /** 404, or 409 on the uid every write carries: another pod holds the name now. Ours is gone. */
 const ourPodGone = (failure: Failure<string>): boolean => failure.kind === 'not-found' || failure.kind === 'conflict';
 
-function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> {
+function writeStatus(deps: PodEffectDeps, pod: PodIdentity, status: PodStatus, ctx: EffectContext<PodMsg>, logger: Logger): Promise<void> {
   return reportTo(ctx)(() => deps.pods.patchPodStatus(pod.namespace, pod.name, pod.uid, status), {
     classify: queuedWriteFailure,
     done: (stored) => ({

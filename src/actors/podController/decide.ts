@@ -5,13 +5,14 @@ import type { PodNotification } from '../../providers/provider.js';
 import type { Transition } from '../../runtime/behavior.js';
 import { hostUidMark, virtualNodeMark } from '../pod/annotations.js';
 import type { NodeReadiness } from '../pod/protocol.js';
-import { PodIndex, type PodKey } from './podIndex.js';
+import type { PodIdentity } from '../../lib/podIdentity.js';
+import { PodIndex } from './podIndex.js';
 import type { ControllerConfig } from './config.js';
 import type { ControllerEffect, ControllerMsg, ControllerState } from './protocol.js';
 
 type Next = Transition<ControllerState, ControllerEffect>;
 
-export function keyOf(pod: Pod): PodKey | undefined {
+export function keyOf(pod: Pod): PodIdentity | undefined {
   const { namespace, name, uid } = pod.metadata ?? {};
   return namespace && name && uid ? { namespace, name, uid } : undefined;
 }

@@ -13,13 +13,13 @@ import { performWithSchedule, reportTo, type OwnEffect } from '../../runtime/eff
 import { providerFailure } from '../effectFailures.js';
 import type { Shards } from '../../supervisors/shards.js';
 import type { PodMsg } from '../pod/protocol.js';
-import type { PodKey } from './podIndex.js';
+import type { PodIdentity } from '../../lib/podIdentity.js';
 import type { ControllerEffect, ControllerMsg } from './protocol.js';
 
 export interface ControllerEffectDeps {
   readonly shards: Shards;
   /** Spawns the actor for one pod under the shards (behaviour and give-up hook chosen by the assembler). */
-  readonly spawnPod: (key: PodKey) => void;
+  readonly spawnPod: (key: PodIdentity) => void;
   readonly provider: PodProvider;
   readonly podWatch: PodWatch;
   readonly logger: Logger;

@@ -6,14 +6,10 @@
  * make each event cost O(pods)); it is private to the controller's incarnation and rebuilt from
  * the watch cache whenever the controller restarts.
  */
-export interface PodKey {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-}
+import type { PodIdentity } from '../../lib/podIdentity.js';
 
 export class PodIndex {
-  private readonly byUid = new Map<string, PodKey>();
+  private readonly byUid = new Map<string, PodIdentity>();
 
   get size(): number {
     return this.byUid.size;
@@ -23,11 +19,11 @@ export class PodIndex {
     return this.byUid.has(uid);
   }
 
-  add(key: PodKey): void {
+  add(key: PodIdentity): void {
     this.byUid.set(key.uid, key);
   }
 
-  remove(uid: string): PodKey | undefined {
+  remove(uid: string): PodIdentity | undefined {
     const key = this.byUid.get(uid);
     if (!key) return undefined;
     this.byUid.delete(uid);

@@ -8,7 +8,8 @@ import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
 import type { PodMarks } from '../../providers/podMarks.js';
 import type { PodNotification } from '../../providers/provider.js';
 import type { NodeReadiness, PodMsg } from '../pod/protocol.js';
-import type { PodIndex, PodKey } from './podIndex.js';
+import type { PodIdentity } from '../../lib/podIdentity.js';
+import type { PodIndex } from './podIndex.js';
 
 export interface ControllerState {
   readonly index: PodIndex;
@@ -34,7 +35,7 @@ export type ControllerMsg =
 
 export type ControllerEffect =
   /** Start the pod's actor (it reads the host pod from the cache itself). */
-  | { readonly type: 'spawn'; readonly key: PodKey }
+  | { readonly type: 'spawn'; readonly key: PodIdentity }
   | { readonly type: 'tell'; readonly uid: string; readonly msg: PodMsg }
   | { readonly type: 'broadcast'; readonly uids: readonly string[]; readonly msg: PodMsg }
   /** Forget an actor that was given up (its pod is gone). */

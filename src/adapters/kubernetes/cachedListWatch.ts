@@ -22,7 +22,7 @@
  *   `listTimeoutMs` fails (so a resync that hangs cannot stop the resyncs for good), and a watch
  *   whose response headers have not arrived within `connectTimeoutMs` fails and is restarted.
  */
-import { backoffDelay } from '../../lib/backoff.js';
+import { backoffDelay, backoffPolicy } from '../../lib/backoff.js';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { ListWatch, Watch } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
@@ -215,7 +215,7 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> implements 
     this.retireCurrent();
     this.restartTimer?.cancel();
     if (this.o.clock.now() - this.generationStartedAt >= this.t.backoffResetMs) this.failures = 0;
-    const backoff = { minMs: this.t.initialBackoffMs, maxMs: this.t.maxBackoffMs, factor: 2, jitter: this.t.jitter };
+    const backoff = backoffPolicy(this.t.initialBackoffMs, this.t.maxBackoffMs, { jitter: this.t.jitter });
     const delay = backoffDelay(backoff, this.failures, this.t.random);
     this.failures += 1;
     this.restartTimer = this.o.clock.setTimer(delay, () => {

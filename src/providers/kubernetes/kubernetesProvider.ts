@@ -21,9 +21,10 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
-import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
+import { LifecycleControl, stopParts, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
+import { errorMessage } from '../../lib/errorMessage.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { podSecurityLabels } from './pods/podPolicy.js';
 import type {
@@ -94,7 +95,11 @@ export class KubernetesProvider
 
   /** Throws KubeconfigError at once if either kubeconfig is unusable (a configuration mistake). */
   constructor(private readonly o: KubernetesProviderOptions) {
-    this.life = new LifecycleControl({ clock: o.clock ?? systemClock, release: () => this.release() });
+    this.life = new LifecycleControl({
+      clock: o.clock ?? systemClock,
+      release: () => this.release(),
+      onReleaseFailed: (error) => this.log.warn('stopping the kubernetes provider failed', { node: o.nodeName, error: errorMessage(error) }),
+    });
     this.ready = this.life.ready;
     this.done = this.life.done;
     if (o.nodeName === '' || o.hostClusterId === '') throw new Error('kubernetes provider: nodeName and hostClusterId are required');
@@ -192,12 +197,18 @@ export class KubernetesProvider
   }
 
   private async release(): Promise<void> {
-    this.pods.stop();
-    this.events?.stop();
-    this.reflector.stop();
-    this.services.stop();
-    await this.hostEvents.flushAll();
-    await Promise.all([this.remote.stop(), this.ownsHost ? this.host.stop() : 'clean']);
+    // Every part stops though one throws; the connections close last, after the Events went out.
+    const parts = await stopParts({
+      'remote pods': this.pods,
+      ...(this.events ? { 'remote events': this.events } : {}),
+      'config reflection': this.reflector,
+      'service reflection': this.services,
+      'host events': { stop: () => this.hostEvents.flushAll() },
+    }).then(() => undefined, (error: unknown) => error);
+    await stopParts({
+      connections: { stop: () => Promise.all([this.remote.stop(), this.ownsHost ? this.host.stop() : 'clean']) },
+      ...(parts !== undefined ? { parts: { stop: () => Promise.reject(parts) } } : {}),
+    });
   }
 
   /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */

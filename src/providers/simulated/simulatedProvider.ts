@@ -31,7 +31,8 @@ import type {
   StatsProvider,
   StatsSummary,
 } from '../provider.js';
-import { podIdentity, podKey } from '../provider.js';
+import { podKey } from '../../lib/podIdentity.js';
+import { podIdentity } from '../provider.js';
 import { podMarksOf, type PodMarks } from '../podMarks.js';
 import { SimulatedFaults, type SimulatedFaultOptions } from './faults.js';
 import { simulatedStats } from './stats.js';

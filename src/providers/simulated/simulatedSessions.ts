@@ -6,7 +6,8 @@
 import { sleep, type Clock } from '../../lib/clock.js';
 import { deepCopyPod } from '../deepCopy.js';
 import { invalidInput, notFound, transient } from '../errors.js';
-import { podKey, type ContainerLogOptions, type ContainerRef, type ContainerStreams, type PortConnection, type TerminalSize } from '../provider.js';
+import { podKey } from '../../lib/podIdentity.js';
+import type { ContainerLogOptions, ContainerRef, ContainerStreams, PortConnection, TerminalSize } from '../provider.js';
 import { BuiltinShell } from './builtinShell.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { containerView, MissingReference } from './containerView.js';

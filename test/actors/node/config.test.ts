@@ -34,7 +34,7 @@ t.test('each problem names its field', async (t) => {
     { change: { kubeletPort: 70_000 }, path: ['kubeletPort'], problem: /^expected a port number/ },
     { change: { kubeletVersion: '1.36' }, path: ['kubeletVersion'], problem: /^expected a semantic version/ },
     { change: { statusIntervalMs: -1 }, path: ['statusIntervalMs'], problem: /^expected a positive number/ },
-    { change: { retry: { minMs: 500, maxMs: 100 } }, path: ['retry', 'maxMs'], problem: /^must not be below retry\.minMs/ },
+    { change: { retry: { ...base.retry, minMs: 500, maxMs: 100 } }, path: ['retry', 'maxMs'], problem: /^must not be below retry\.minMs/ },
     { change: { taints: [{ key: 'k', effect: 'Sometimes' }] }, path: ['taints', 0, 'effect'], problem: /^expected NoSchedule, PreferNoSchedule or NoExecute/ },
   ];
   for (const row of table) {

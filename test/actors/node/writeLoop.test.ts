@@ -1,11 +1,12 @@
 /** Node write retries back off with jitter, capped, and honour the server's Retry-After (issue 13, item 5). */
 import t from 'tap';
+import { backoffPolicy } from '../../../src/lib/backoff.js';
 import { withNodeDefaults } from '../../../src/actors/node/config.js';
 import { decideNode, initialNodeState, startNode } from '../../../src/actors/node/decide.js';
 import type { NodeSettings } from '../../../src/actors/node/nodeObject.js';
 import { idleLoop, writeFailed } from '../../../src/actors/node/writeLoop.js';
 
-const retry = { minMs: 200, maxMs: 7_000 };
+const retry = backoffPolicy(200, 7_000);
 
 t.test('retries of different nodes are spread by jitter, and grow to the cap', async (t) => {
   const first = ['vk-1', 'vk-2', 'vk-3', 'vk-4', 'vk-5'].map((node) => writeFailed(idleLoop, 'x', retry, `${node}/status`).retryAfterMs);

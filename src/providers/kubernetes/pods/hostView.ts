@@ -4,14 +4,12 @@
  * pod IPs. Pure; returns a fresh copy Tether owns.
  */
 import type { Pod, PodStatus } from '../../../adapters/kubernetes/model.js';
+import type { NamedPod } from '../../../lib/podIdentity.js';
 import { hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation } from '../marks.js';
 import { definedOnly } from '../../../lib/defaults.js';
 
-export interface HostIdentity {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string | undefined;
-}
+/** The host pod a remote pod stands for, read from its marks (the uid mark may be missing). */
+export type HostIdentity = NamedPod;
 
 export interface HostViewOptions {
   /** Drop podIP/podIPs (the remote addresses mean nothing on the host network). */

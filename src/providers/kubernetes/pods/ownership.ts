@@ -8,7 +8,8 @@
  * a forger in another namespace cannot meet. Everything else is ignored.
  */
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import { hostIdentityOf, type HostIdentity } from './hostView.js';
+import { isIdentified, type PodIdentity } from '../../../lib/podIdentity.js';
+import { hostIdentityOf } from './hostView.js';
 import { hostClusterLabel, labelValue, managedByLabel, managedByValue, virtualNodeLabel } from '../marks.js';
 
 export interface OwnershipRule {
@@ -18,7 +19,7 @@ export interface OwnershipRule {
 }
 
 export type Ownership =
-  | { readonly owned: true; readonly identity: HostIdentity & { readonly uid: string } }
+  | { readonly owned: true; readonly identity: PodIdentity }
   | { readonly owned: false; readonly why: string };
 
 /** The label selector matching this host cluster's pods of one virtual node (the rule's labels). */
@@ -33,12 +34,12 @@ export function ownershipOf(remote: Pod, rule: OwnershipRule): Ownership {
   if (labels[hostClusterLabel] !== labelValue(rule.hostClusterId)) return { owned: false, why: `it belongs to host cluster ${labels[hostClusterLabel] ?? '(none)'}` };
   if (labels[virtualNodeLabel] !== labelValue(rule.nodeName)) return { owned: false, why: `it belongs to virtual node ${labels[virtualNodeLabel] ?? '(none)'}` };
   const identity = hostIdentityOf(remote);
-  if (!identity || identity.uid === undefined) return { owned: false, why: 'it lacks the host pod identity annotations' };
+  if (!identity || !isIdentified(identity)) return { owned: false, why: 'it lacks the host pod identity annotations' };
   const namespace = remote.metadata?.namespace ?? '';
   const expected = rule.remoteNamespaceOf(identity.namespace);
   if (namespace !== expected) {
     return { owned: false, why: `it claims host namespace ${identity.namespace}, whose pods live in ${expected}, but lives in namespace ${namespace}` };
   }
   if (remote.metadata?.name !== identity.name) return { owned: false, why: `its name differs from its host pod's (${identity.name})` };
-  return { owned: true, identity: { ...identity, uid: identity.uid } };
+  return { owned: true, identity };
 }

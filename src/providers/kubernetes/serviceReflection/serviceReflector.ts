@@ -21,7 +21,7 @@
  * namespace never looks empty merely because the pods are not known yet.
  */
 import type { Subscription } from 'rxjs';
-import type { Backoff } from '../../../lib/backoff.js';
+import { backoffPolicy, type BackoffPolicy } from '../../../lib/backoff.js';
 import type { Clock, Timer } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errorMessage.js';
 import { done, reconcileError, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
@@ -59,7 +59,7 @@ export interface ServiceReflectorOptions {
   /** Changes within this long are handled in one pass (default 50 ms). */
   readonly coalesceMs?: number;
   /** Retry of a failed pass (default 1 s doubling to 60 s, jitter 0.2). */
-  readonly retry?: Backoff;
+  readonly retry?: BackoffPolicy;
   /** Period of the full pass over every namespace, which also re-checks taken names (default 5 min). */
   readonly resyncMs?: number;
   /**
@@ -85,7 +85,7 @@ export interface NamespaceReflection {
   readonly lastErrorAt?: number;
 }
 
-const DEFAULT_RETRY: Backoff = { minMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2 };
+const DEFAULT_RETRY = backoffPolicy(1_000, 60_000);
 
 export class ServiceReflector {
   private readonly pods = new Map<string, Set<string>>();
