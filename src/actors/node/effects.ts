@@ -6,7 +6,8 @@ import { transient } from '../../providers/errors.js';
 import type { NodeProvider } from '../../providers/provider.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { reportTo, withSchedule, type Classifier, type Failure } from '../../runtime/effectOutcome.js';
-import { apiFailure, providerFailure } from '../effectFailures.js';
+import { apiFailure } from '../../runtime/apiFailures.js';
+import { providerFailure } from '../effectFailures.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
 import type { NodeEffect, NodeFacts, NodeMsg, Readiness } from './protocol.js';
 
