@@ -42,7 +42,7 @@ import type {
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
   StatsProvider, StatsSummary,
 } from '../provider.js';
-import { ClusterClient } from './clusterClient.js';
+import { ClusterClient } from '../../adapters/kubernetes/clusterClient.js';
 import { toHostPod, type HostViewOptions } from './pods/hostView.js';
 import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';

@@ -8,7 +8,7 @@ import type { WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { CallDeadlines } from '../../adapters/kubernetes/call.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ProviderNodeInfo, ResourceList } from '../provider.js';
-import type { ClusterClient, ClusterSource } from './clusterClient.js';
+import type { ClusterClient, ClusterSource } from '../../adapters/kubernetes/clusterClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
 import type { PodPolicy } from './pods/podPolicy.js';
 import type { OffloadingPatch } from './pods/podTranslation.js';
