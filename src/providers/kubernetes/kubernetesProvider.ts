@@ -77,6 +77,7 @@ export class KubernetesProvider
   private readonly reflector: Reflector;
   private readonly services: ServiceReflector;
   private readonly hostEvents: EventRecorderClient;
+  private readonly ownsHostEvents: boolean;
   private readonly pods: RemotePods;
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
@@ -115,7 +116,8 @@ export class KubernetesProvider
         { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
       ),
     });
-    this.hostEvents = this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
+    this.ownsHostEvents = o.hostEvents === undefined;
+    this.hostEvents = o.hostEvents ?? this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
     this.services = new ServiceReflector({
       ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
@@ -194,7 +196,7 @@ export class KubernetesProvider
     this.events?.stop();
     this.reflector.stop();
     this.services.stop();
-    await this.hostEvents.flushAll();
+    if (this.ownsHostEvents) await this.hostEvents.flushAll();
     await Promise.all([this.remote.stop(), this.ownsHost ? this.host.stop() : 'clean']);
   }
 

@@ -27,6 +27,7 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       hostClusterId,
       remote,
       host: context.hostClient ?? context.host,
+      ...(context.hostEvents ? { hostEvents: context.hostEvents } : {}),
       log: context.logger.child({ provider: 'kubernetes' }),
       ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
       ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),
