@@ -54,11 +54,13 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   // One host connection per node, for the node's actors and its provider alike; stopped last.
   const hostKubeConfig = loadKubeConfig(host);
   const hostClients = config.nodes.map(() => new ClusterClient(hostKubeConfig, { clock, ...definedOnly({ rateLimit: config.rateLimit }) }));
+  // One host EventRecorder per node too, for the node's actors and its provider alike.
+  const hostEvents = config.nodes.map((node, i) => hostClients[i]!.eventRecorder({ reportingInstance: node.name, clock, log: logger.child({ node: node.name }) }));
   const closeHostClients = async (): Promise<void> => void (await Promise.all(hostClients.map((c) => c.stop())));
   try {
     for (const [i, node] of config.nodes.entries()) {
       handles.push(await createProvider(node.provider, {
-        nodeName: node.name, internalIP: node.internalIP, host, hostClient: hostClients[i]!, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
+        nodeName: node.name, internalIP: node.internalIP, host, hostClient: hostClients[i]!, hostEvents: hostEvents[i]!, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
       }));
     }
     const metrics = options.metrics ?? new TetherMetrics();
@@ -66,7 +68,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     const providers = handles.map((h, i) => withProviderMetrics(h.provider, metrics, config.nodes[i]!.name));
     // A provider's own gauges (MetricsProvider), if it has any.
     handles.forEach((h, i) => metrics.observeProvider(config.nodes[i]!.name, h.provider));
-    const nodes = config.nodes.map((node, i): AgentNodeSpec => ({ ...nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies), hostClient: hostClients[i]! }));
+    const nodes = config.nodes.map((node, i): AgentNodeSpec => ({ ...nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies), hostClient: hostClients[i]!, hostEvents: hostEvents[i]! }));
     const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({
       host,

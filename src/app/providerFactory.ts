@@ -6,6 +6,7 @@
  * counted and logged here (identityChecks.ts), since Tether cannot route it.
  */
 import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
+import type { EventRecorderClient } from '../adapters/kubernetes/eventRecorderClient.js';
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
 import type { PodEventForwarder } from './podEventForwarder.js';
@@ -23,6 +24,8 @@ export interface ProviderContext {
   readonly host: KubeconfigSource;
   /** The node's one host connection, shared with the agent; its creator stops it. */
   readonly hostClient?: ClusterClient;
+  /** The node's one host EventRecorder, over `hostClient`, shared with the agent. */
+  readonly hostEvents?: EventRecorderClient;
   readonly logger: Logger;
   /** Where a provider's Events about the node's pods go (the node's host EventRecorder). */
   readonly podEvents?: PodEventForwarder;
@@ -35,7 +38,7 @@ export async function createProvider(config: ProviderConfig, ctx: ProviderContex
     nodeName: ctx.nodeName,
     internalIP: ctx.internalIP,
     host: ctx.host,
-    ...definedOnly({ hostClient: ctx.hostClient }),
+    ...definedOnly({ hostClient: ctx.hostClient, hostEvents: ctx.hostEvents }),
     logger: ctx.logger,
     ...definedOnly({ podEvents: ctx.podEvents?.record }),
   });

@@ -15,6 +15,7 @@ import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } 
 import { errorMessage } from '../lib/errorMessage.js';
 import { systemClock } from '../adapters/clock.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
+import type { EventRecorderClient } from '../adapters/kubernetes/eventRecorderClient.js';
 import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
 import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
@@ -37,6 +38,8 @@ export interface AgentNodeSpec extends VirtualNodeSettings {
    * per node); its creator stops it after the agent. Without it the agent makes one of its own.
    */
   readonly hostClient?: ClusterClient | undefined;
+  /** The node's host EventRecorder over `hostClient`, the one its provider was given too: one recorder per node. */
+  readonly hostEvents?: EventRecorderClient | undefined;
   readonly nodePolicy?: RestartPolicy | undefined;
   readonly podPolicy?: RestartPolicy | undefined;
 }
@@ -97,7 +100,9 @@ export class TetherAgent implements Lifecycle {
     });
     this.ready = this.life.ready;
     this.done = this.life.done;
-    const kubeConfig = loadKubeConfig(options.host);
+    // Loaded only for a node that brings no host connection of its own (`tether run` brings one for each).
+    let kubeConfig: ReturnType<typeof loadKubeConfig> | undefined;
+    const hostConfig = (): ReturnType<typeof loadKubeConfig> => (kubeConfig ??= loadKubeConfig(options.host));
     const election = options.leaderElection ? electionSettings(options.leaderElection) : undefined;
     if (election && election.problems.length > 0) throw new Error(`leader election: ${election.problems.join('; ')}`);
     this.system = new ActorSystem({
@@ -110,7 +115,7 @@ export class TetherAgent implements Lifecycle {
       },
     });
     this.slots = options.nodes.map((spec) => {
-      const clients = createKubeClients(spec.hostClient ?? kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...definedOnly({ rateLimit: options.rateLimit }) });
+      const clients = createKubeClients(spec.hostClient ?? hostConfig(), { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...definedOnly({ eventRecorder: spec.hostEvents, rateLimit: options.rateLimit }) });
       const onStatusLatency = options.onStatusLatency;
       const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
       return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe) };

@@ -8,6 +8,7 @@
 import type { ElectionSettings } from './settings.js';
 import { acquireDelayMs, decideStep, isExpired, lockLease, observe, releasedLease } from './lockDecisions.js';
 import type { LockEffect, LockMsg, LockState, Spread, WriteKind } from './lockProtocol.js';
+import { schedule } from '../runtime/effectOutcome.js';
 
 export interface LockConfig {
   readonly nodeName: string;
@@ -63,7 +64,7 @@ function decide(config: LockConfig, state: LockState, msg: LockMsg, now: number)
       // The runner has given the node up already. A look in flight is overtaken: its answers
       // are dropped, and the next look is scheduled here instead (one look or one wait at a time).
       const lost: LockState = { ...state, hold: undefined };
-      return state.look ? { state: { ...lost, look: undefined }, effects: [{ type: 'look-in', ms: retryPeriodMs }] } : { state: lost };
+      return state.look ? { state: { ...lost, look: undefined }, effects: [lookIn(retryPeriodMs)] } : { state: lost };
     }
     case 'lock.stop': {
       const release = msg.release && state.hold ? releasedLease(state.stored, config.settings.identity, now) : undefined;
@@ -83,7 +84,12 @@ function beginLook(config: LockConfig, state: LockState, now: number): LockStep 
 }
 
 function endLook(state: LockState, nextMs: number): LockStep {
-  return { state: { ...state, look: undefined }, effects: [{ type: 'look-in', ms: nextMs }] };
+  return { state: { ...state, look: undefined }, effects: [lookIn(nextMs)] };
+}
+
+/** The next look, `ms` from now. */
+function lookIn(ms: number): LockEffect {
+  return schedule<LockMsg>(ms, { type: 'lock.look' });
 }
 
 function lose(step: LockStep, why: string): LockStep {

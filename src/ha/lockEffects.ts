@@ -1,7 +1,8 @@
 /**
  * A node lock's effects. The calls (read, write, release) each end by the look's deadline; an API
- * failure or a passed deadline is a message, anything else a bug that crashes the actor (its
- * supervisor restarts it). The hold is the safety part, kept outside every mailbox:
+ * failure or a passed deadline is a message (runtime/effectOutcome.ts, classified by
+ * runtime/apiFailures.ts), anything else a bug that crashes the actor (its supervisor restarts
+ * it). The next look is the runtime's `schedule`. The hold is the safety part, kept outside every mailbox:
  *
  * - the node is driven from `hold` until the hold ends, and a hold ends three ways, each of which
  *   calls `onLost` at once: the decision to lose it (`lose`, `stopped`), its deadline timer (armed
@@ -12,15 +13,15 @@
  * - a hold lost by its timer is told to the actor (`lock.deadline-passed`); until the actor reads
  *   that, what it decides about that hold (`renewed`, `lose`) finds it gone and does nothing.
  */
-import { DeadlineExceededError, callWithDeadline } from '../lib/callWithDeadline.js';
+import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { onAbort } from '../lib/abortFanOut.js';
 import type { Timer } from '../lib/clock.js';
-import { describeApiError, KubeApiError } from '../adapters/kubernetes/errors.js';
-import { isKind } from '../lib/errorKind.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
+import { apiFailure } from '../runtime/apiFailures.js';
 import type { EffectContext } from '../runtime/behavior.js';
+import { reportTo, withSchedule, type OwnEffect } from '../runtime/effectOutcome.js';
 import type { LockConfig } from './lockDecide.js';
 import type { LockGroupMember } from './lockGroup.js';
 import type { LockEffect, LockMsg } from './lockProtocol.js';
@@ -79,23 +80,18 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
   };
 
   /** One call, ended by `deadlineAt`; its answer told as a message, an API failure too. */
-  const call = async <T>(ctx: Ctx, deadlineAt: number, seq: number, work: () => Promise<T>, answer: (value: T) => LockMsg): Promise<void> => {
-    try {
-      const value = await callWithDeadline(ctx.clock, Math.max(0, deadlineAt - ctx.clock.now()), ctx.signal, work);
-      ctx.self.tell(answer(value));
-    } catch (error) {
-      if (ctx.signal.aborted) return;
-      if (isKind(error, 'conflict', 'already-exists')) {
-        ctx.self.tell({ type: 'lock.outrun', seq });
-        return;
-      }
-      if (!(error instanceof KubeApiError || error instanceof DeadlineExceededError)) throw error;
-      deps.logger.debug('node lock: API call failed', { node: config.nodeName, error: describeApiError(error) });
-      ctx.self.tell({ type: 'lock.call-failed', seq, error: describeApiError(error) });
-    }
-  };
+  const call = <T>(ctx: Ctx, deadlineAt: number, seq: number, work: () => Promise<T>, answer: (value: T) => LockMsg): Promise<void> =>
+    reportTo(ctx)((signal) => callWithDeadline(ctx.clock, Math.max(0, deadlineAt - ctx.clock.now()), signal, work), {
+      classify: apiFailure,
+      done: answer,
+      failed: ({ kind, message: error }): LockMsg => {
+        if (kind === 'conflict' || kind === 'already-exists') return { type: 'lock.outrun', seq };
+        deps.logger.debug('node lock: API call failed', { node: config.nodeName, error });
+        return { type: 'lock.call-failed', seq, error };
+      },
+    });
 
-  return (effect, ctx) => {
+  return withSchedule<LockMsg, LockEffect>((effect: OwnEffect<LockEffect, LockMsg>, ctx) => {
     switch (effect.type) {
       case 'read':
         return call(ctx, effect.deadlineAt, effect.seq, () => deps.leaseApi.getLease(namespace, config.name), (lease) => ({
@@ -105,9 +101,6 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
         return call(ctx, effect.deadlineAt, effect.seq,
           () => (effect.kind === 'create' ? deps.leaseApi.createLease(effect.lease) : deps.leaseApi.updateLease(effect.lease)),
           (lease) => ({ type: 'lock.written', seq: effect.seq, lease }));
-      case 'look-in':
-        ctx.schedule(effect.ms, { type: 'lock.look' });
-        return;
       case 'hold': {
         if (ctx.signal.aborted) return;
         const h: Hold = { incarnation: ctx.signal, gen: effect.gen, ended: false, timer: undefined, leave: () => undefined };
@@ -135,7 +128,7 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
       case 'stopped':
         return release(ctx, effect.release);
     }
-  };
+  });
 
   async function release(ctx: Ctx, lease: Lease | undefined): Promise<void> {
     try {

@@ -4,6 +4,7 @@
  * replica drives the node while, and only while, the incarnation that took the lock holds it.
  */
 import type { Lease } from '../adapters/kubernetes/model.js';
+import type { Schedule } from '../runtime/effectOutcome.js';
 import type { Observation } from './lockDecisions.js';
 
 /** The replica's spreading inputs at the moment of a look: locks it holds or is taking, and its fair share. */
@@ -32,8 +33,8 @@ export type LockMsg =
 export type LockEffect =
   | { readonly type: 'read'; readonly seq: number; readonly deadlineAt: number }
   | { readonly type: 'write'; readonly seq: number; readonly kind: WriteKind; readonly lease: Lease; readonly deadlineAt: number }
-  /** Look again in `ms` (a self-message: looks may wait in the mailbox, the deadline never does). */
-  | { readonly type: 'look-in'; readonly ms: number }
+  /** Look again (`lock.look` in `ms`: a self-message, so looks may wait in the mailbox; the deadline never does). */
+  | Schedule<LockMsg>
   /**
    * The lock is held (hold `gen`): drive the node, and lose it at `deadlineAt` by a clock timer,
    * whatever the calls in flight are doing, unless `renewed` moves the deadline first. The hold

@@ -6,6 +6,7 @@
  * Nothing outside the provider's folder knows its options.
  */
 import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
+import type { EventRecorderClient } from '../adapters/kubernetes/eventRecorderClient.js';
 import type { z } from 'zod';
 import type { KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Logger } from '../adapters/logger.js';
@@ -40,6 +41,11 @@ export interface ProviderCreationContext {
    * always passes one; without it (a test, a tool) a provider may open its own from `host`.
    */
   readonly hostClient?: ClusterClient;
+  /**
+   * The node's one host EventRecorder, over `hostClient`, shared with the agent (one series cache
+   * and one fence per node); a provider writes Events through it and never stops it.
+   */
+  readonly hostEvents?: EventRecorderClient;
   /** Bound to the node already. */
   readonly logger: Logger;
   /** Events about the node's host pods go to the node's host EventRecorder (rate-limited, fenced under HA). */

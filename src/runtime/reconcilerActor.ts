@@ -32,6 +32,7 @@ import { onAbort } from '../lib/abortFanOut.js';
 import type { Timer } from '../lib/clock.js';
 import { defaultReconcilerSettings, type ReconcileResult, type Reconciler, type ReconcilerSettings } from '../lib/reconcile.js';
 import type { ActorBehavior, EffectContext, StateSummary, Transition } from './behavior.js';
+import { schedule, withSchedule, type Schedule } from './effectOutcome.js';
 import { ReconcileQueue } from './reconcileQueue.js';
 import { when } from '../lib/defaults.js';
 
@@ -45,7 +46,8 @@ export type ReconcilerEffect =
   | { readonly type: 'connect' }
   | { readonly type: 'list' }
   | { readonly type: 'run'; readonly key: string; readonly failures: number }
-  | { readonly type: 'wake'; readonly afterMs: number };
+  /** The next `reconcile.wake`: the earliest due key, or the resync. */
+  | Schedule<ReconcilerMsg>;
 
 export interface ReconcilerState {
   readonly queue: ReconcileQueue;
@@ -85,7 +87,7 @@ export function reconcilerActor(reconciler: Reconciler): ActorBehavior<Reconcile
     const due = state.queue.nextDue();
     const next = due === undefined ? state.resyncAt : Math.min(due, state.resyncAt);
     if (state.wakeAt !== undefined && state.wakeAt <= next) return { state, effects };
-    effects.push({ type: 'wake', afterMs: Math.max(0, next - now) });
+    effects.push(schedule(Math.max(0, next - now), { type: 'reconcile.wake' }));
     return { state: { ...state, wakeAt: next }, effects };
   };
 
@@ -113,7 +115,7 @@ export function reconcilerActor(reconciler: Reconciler): ActorBehavior<Reconcile
         }
       }
     },
-    async perform(effect, ctx): Promise<void> {
+    perform: withSchedule<ReconcilerMsg, ReconcilerEffect>(async (effect, ctx): Promise<void> => {
       switch (effect.type) {
         case 'connect': {
           const disconnect = reconciler.connect((key, afterMs) => ctx.self.tell({ type: 'reconcile.enqueue', key, afterMs }));
@@ -127,11 +129,8 @@ export function reconcilerActor(reconciler: Reconciler): ActorBehavior<Reconcile
         case 'run':
           await runOne(reconciler, settings, effect.key, effect.failures, ctx);
           return;
-        case 'wake':
-          ctx.schedule(effect.afterMs, { type: 'reconcile.wake' });
-          return;
       }
-    },
+    }),
     summarize: (state) => summarize(state),
   };
 }

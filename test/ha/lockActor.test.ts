@@ -6,12 +6,13 @@ import t from 'tap';
 import { ManualClock } from '../support/manualClock.js';
 import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
+import { toKubeApiError } from '../../src/adapters/kubernetes/errors.js';
 import { advanceUntil, holderAndStandby, NS, replica, run } from './replicas.js';
 
 /** The shared store, with a defect in this replica's reads while `broken()` says so (not an API failure). */
-function buggy(store: FakeLeaseApi, broken: () => boolean): LeaseApi {
+function buggy(store: FakeLeaseApi, broken: () => boolean, bug: () => unknown = () => new TypeError('lock bug')): LeaseApi {
   const api = Object.create(store) as FakeLeaseApi;
-  api.getLease = (ns, name) => (broken() ? Promise.reject(new TypeError('lock bug')) : store.getLease(ns, name));
+  api.getLease = (ns, name) => (broken() ? Promise.reject(bug()) : store.getLease(ns, name));
   return api;
 }
 
@@ -71,4 +72,17 @@ t.test('a lock actor that keeps crashing is given up alone: its node goes to the
   t.notOk(overlap, 'still never driven by both');
   t.match(lockOfA(), { status: 'failed', restarts: 5 }, 'a\'s lock actor given up after its restart budget (5 a minute)');
   t.match(a.system.snapshot().find((s) => s.path === 'tether/ha'), { status: 'running' }, 'the ha supervisor itself keeps running');
+});
+
+t.test('a defect the adapter wrapped (a KubeApiError without a kind) crashes the lock actor like the defect itself: no failed call to retry', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  let bug = false;
+  const wrapped = () => toKubeApiError(new TypeError('lock bug'), 'get lease');
+  const { a } = await holderAndStandby(t, clock, store, 3_000, buggy(store, () => bug && !(bug = false), wrapped));
+  const lockOfA = () => a.system.snapshot().find((s) => s.path === 'tether/ha/lock-vk-1');
+  bug = true;
+  await advanceUntil(clock, () => lockOfA()?.status === 'restarting', 3_000);
+  t.match(lockOfA(), { restarts: 1, lastError: { message: /lock bug/ } });
+  await advanceUntil(clock, () => lockOfA()?.status === 'running' && a.driving.has('vk-1'), 10_000);
 });

@@ -38,7 +38,7 @@ t.test('a write answered takes the lock: hold with the deadline from when the wr
   const read = step(s, { type: 'lock.read', seq: 2, lease: undefined, spread: alone }, T0 + 5_000);
   t.same(types(read.effects), ['write', 'share'], 'free and past the preference delay: create, and share that this lock is being taken');
   const r = step(read.state, { type: 'lock.written', seq: 2, lease: ours('1') }, T0 + 5_300);
-  t.same(r.effects, [{ type: 'hold', gen: 1, deadlineAt: T0 + 15_000 }, { type: 'look-in', ms: 2_000 }, { type: 'share', taking: false, holder: undefined }]);
+  t.same(r.effects, [{ type: 'hold', gen: 1, deadlineAt: T0 + 15_000 }, { type: 'schedule', ms: 2_000, msg: { type: 'lock.look' } }, { type: 'share', taking: false, holder: undefined }]);
   t.match(r.state.hold, { gen: 1, lastRenewAt: T0 + 5_000 });
 });
 
@@ -57,7 +57,7 @@ t.test('the deadline passed with a look in flight: its late answer changes nothi
   s = step(s, { type: 'lock.read', seq: 3, lease: ours('1'), spread: alone }, T0 + 7_000).state;
   t.equal(s.look?.writing?.kind, 'renew');
   const lost = step(s, { type: 'lock.deadline-passed', gen: 1 }, T0 + 15_000);
-  t.same(lost.effects, [{ type: 'look-in', ms: 2_000 }]);
+  t.same(lost.effects, [{ type: 'schedule', ms: 2_000, msg: { type: 'lock.look' } }]);
   t.equal(lost.state.hold, undefined);
   t.same(step(lost.state, { type: 'lock.written', seq: 3, lease: ours('2') }, T0 + 16_000).effects, [], 'a renewal that landed late is no hold');
   t.same(step(lost.state, { type: 'lock.deadline-passed', gen: 1 }, T0 + 16_000).effects, [], 'told twice: once is enough');

@@ -1,11 +1,12 @@
-import { DeadlineExceededError, callWithDeadline } from '../../lib/callWithDeadline.js';
+import { callWithDeadline } from '../../lib/callWithDeadline.js';
 import { onAbort } from '../../lib/abortFanOut.js';
 import { sleep } from '../../lib/clock.js';
-import { describeApiError, KubeApiError } from '../../adapters/kubernetes/errors.js';
 import type { LeaseApi } from '../../adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../adapters/kubernetes/model.js';
 import type { Logger } from '../../adapters/logger.js';
+import { apiFailure } from '../../runtime/apiFailures.js';
 import type { EffectContext } from '../../runtime/behavior.js';
+import { reportTo } from '../../runtime/effectOutcome.js';
 import type { LeaseConfig } from './config.js';
 import { desiredLease } from './leaseObject.js';
 import type { LeaseEffect, LeaseMsg } from './protocol.js';
@@ -16,8 +17,9 @@ import { renewLease } from './renewLease.js';
  * of each actor in one FIFO of `setImmediate`s, so a renewal started by a message would wait
  * behind one message of every busy actor (hundreds of ms at 10k pods). The decision of when is
  * the actor's (decide.ts); this only waits for that moment, makes the call with its deadline,
- * and reports the outcome. An error that is neither an API failure nor the deadline is a bug: the
- * effect rejects, so the actor crashes and its supervisor restarts it (and the renewals).
+ * and reports the outcome (runtime/effectOutcome.ts). An error that is neither an API failure nor
+ * the deadline (runtime/apiFailures.ts) is a bug: the effect rejects, so the actor crashes and its
+ * supervisor restarts it (and the renewals).
  *
  * One slot per incarnation: the attempt outstanding. The same attempt again replaces it while it
  * waits (a new owner uid) and is ignored once its call has started; the incarnation's end or
@@ -52,20 +54,24 @@ export function leaseRenewal(deps: RenewalDeps, config: LeaseConfig): LeaseRenew
     const { clock } = ctx;
     const signal = own.abandon.signal;
     const leave = onAbort(ctx.signal, () => own.abandon.abort(ctx.signal.reason));
+    // Reported as this attempt: replaced while waiting, stopped, or the incarnation ended, it tells nothing.
+    const report = reportTo({ ...ctx, signal });
     try {
-      const wait = effect.startAt - clock.now();
-      if (wait > 0) await sleep(clock, wait, signal);
-      own.started = true;
-      const renewAt = clock.now();
-      const build = (base: Lease | undefined): Lease => desiredLease(config, renewAt, effect.nodeUid, base);
-      const lease = await callWithDeadline(clock, config.renewTimeoutMs, signal, () => renewLease(deps.leaseApi, config, build, effect.known));
-      if (!signal.aborted) ctx.self.tell({ type: 'lease.renewed', lease, at: clock.now() });
-    } catch (err) {
-      if (signal.aborted) return; // replaced while waiting, stopped, or the incarnation ended
-      if (!(err instanceof KubeApiError || err instanceof DeadlineExceededError)) throw err;
-      const error = describeApiError(err);
-      deps.logger.warn('lease renewal failed', { node: config.nodeName, error });
-      ctx.self.tell({ type: 'lease.renew-failed', error, at: clock.now(), jitter: (deps.random ?? Math.random)() });
+      await report(async () => {
+        const wait = effect.startAt - clock.now();
+        if (wait > 0) await sleep(clock, wait, signal);
+        own.started = true;
+        const renewAt = clock.now();
+        const build = (base: Lease | undefined): Lease => desiredLease(config, renewAt, effect.nodeUid, base);
+        return callWithDeadline(clock, config.renewTimeoutMs, signal, () => renewLease(deps.leaseApi, config, build, effect.known));
+      }, {
+        classify: apiFailure,
+        done: (lease) => (signal.aborted ? undefined : { type: 'lease.renewed', lease, at: clock.now() }),
+        failed: ({ message: error }) => {
+          deps.logger.warn('lease renewal failed', { node: config.nodeName, error });
+          return { type: 'lease.renew-failed', error, at: clock.now(), jitter: (deps.random ?? Math.random)() };
+        },
+      });
     } finally {
       leave();
     }

@@ -2,7 +2,7 @@
  * Runs the pod actor's effects against the provider and the host API, and reports every outcome
  * back as a message (runtime/effectOutcome.ts). Expected failures become messages; an unclassified
  * error (a bug in the provider, or anything from the host API that is not an API failure) crashes
- * this pod's actor and lets its supervisor restart it (the classifiers: actors/effectFailures.ts).
+ * this pod's actor and lets its supervisor restart it (the classifiers: actors/effectFailures.ts, runtime/apiFailures.ts).
  */
 import type { Clock } from '../../lib/clock.js';
 import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
@@ -15,7 +15,8 @@ import { fingerprint } from '../../lib/fingerprint.js';
 import type { PodIdentity } from '../../lib/podIdentity.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { performWithSchedule, reportTo, type Failure, type OwnEffect } from '../../runtime/effectOutcome.js';
-import { apiFailure, providerFailure, queuedWriteFailure } from '../effectFailures.js';
+import { apiFailure, queuedWriteFailure } from '../../runtime/apiFailures.js';
+import { providerFailure } from '../effectFailures.js';
 import { createErrorAnnotation } from './annotations.js';
 import { ownedFingerprint } from './podStatusView.js';
 import type { PodEffect, PodMsg } from './protocol.js';

@@ -36,6 +36,8 @@ export interface ApiErrorInfo {
   readonly message: string;
   /** From the Retry-After header or Status details, when present. */
   readonly retryAfterSeconds?: number;
+  /** The fields the Status names in `details.causes` (e.g. `metadata.uid` on a 422 Invalid). */
+  readonly causeFields?: readonly string[];
 }
 
 /** The error every adapter method rejects with. `cause` holds the original error. */
@@ -44,12 +46,14 @@ export class KubeApiError extends KindedError implements ApiErrorInfo {
   readonly status?: number;
   readonly reason?: string;
   readonly retryAfterSeconds?: number;
+  readonly causeFields?: readonly string[];
 
   constructor(info: ApiErrorInfo, operation: string, cause?: unknown) {
     super(info.kind, `${operation}: ${info.message}`, { cause });
     if (info.status !== undefined) this.status = info.status;
     if (info.reason !== undefined) this.reason = info.reason;
     if (info.retryAfterSeconds !== undefined) this.retryAfterSeconds = info.retryAfterSeconds;
+    if (info.causeFields !== undefined) this.causeFields = info.causeFields;
   }
 }
 
@@ -121,7 +125,7 @@ function fromStatus(status: number, e: Record<string, unknown>): ApiErrorInfo {
     kind: kindOfStatus(status, reason),
     status,
     message,
-    ...definedOnly({ reason, retryAfterSeconds }),
+    ...definedOnly({ reason, retryAfterSeconds, causeFields: body?.causeFields }),
   };
 }
 
@@ -142,6 +146,7 @@ interface StatusBody {
   message?: string;
   reason?: string;
   retryAfterSeconds?: number;
+  causeFields?: readonly string[];
 }
 
 /** Parses a Status from a raw JSON string or an already-parsed object; undefined if neither. */
@@ -160,6 +165,8 @@ function parseStatusBody(body: unknown): StatusBody | undefined {
   if (typeof obj.message === 'string' && obj.message !== '') out.message = obj.message;
   if (typeof obj.reason === 'string' && obj.reason !== '') out.reason = obj.reason;
   if (typeof details.retryAfterSeconds === 'number') out.retryAfterSeconds = details.retryAfterSeconds;
+  const fields = (Array.isArray(details.causes) ? details.causes : []).flatMap((c: unknown) => (isRecord(c) && typeof c.field === 'string' ? [c.field] : []));
+  if (fields.length > 0) out.causeFields = fields;
   return out;
 }
 

@@ -13,6 +13,7 @@ import type { CallDeadlines } from './call.js';
 import { ClusterClient } from './clusterClient.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';
 import type { EventRecorder } from './eventRecorder.js';
+import type { EventRecorderClient } from './eventRecorderClient.js';
 import type { LeaseApi } from './leaseApi.js';
 import { LeaseApiClient } from './leaseApiClient.js';
 import type { KubeLog } from './log.js';
@@ -41,6 +42,8 @@ export interface KubeClientsOptions {
   /** As `rateLimit`: per-class request deadlines (lease, status, list, watch connect, other); defaults in call.ts. */
   readonly deadlines?: Partial<CallDeadlines>;
   readonly events?: { readonly seriesWindowMs?: number; readonly seriesFlushMs?: number };
+  /** The node's one host EventRecorder, shared with its provider (made over `host`); without it the clients make their own. */
+  readonly eventRecorder?: EventRecorderClient;
   readonly clock?: Clock;
   readonly log?: KubeLog;
 }
@@ -91,7 +94,7 @@ export function createKubeClients(host: ClusterClient | KubeConfig, options: Kub
   const unfenced = cluster.reads;
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const pods = new PodApiClient(core, fenced);
-  const events = cluster.eventRecorder({ ...options.events, reportingInstance: options.nodeName, clock, log });
+  const events = options.eventRecorder ?? cluster.eventRecorder({ ...options.events, reportingInstance: options.nodeName, clock, log });
   const timing: WatchTiming = { connectTimeoutMs: deadlines.watchConnect, listTimeoutMs: deadlines.list, ...options.watch };
   const watchDeps = { kubeConfig: kc, clock, log, nodeName: options.nodeName, timing };
   const life = new LifecycleControl({

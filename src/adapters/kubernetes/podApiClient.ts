@@ -12,14 +12,15 @@ const PAGE_SIZE = 500;
 
 /**
  * A patch whose `metadata.uid` differs from the stored pod's is refused by the API server as 422
- * Invalid ("metadata.uid: ... field is immutable"): another pod holds the name now. That is the
+ * Invalid whose Status names the field in `details.causes` (apimachinery's ValidateObjectMetaUpdate:
+ * FieldValueInvalid on `metadata.uid`, "field is immutable"): another pod holds the name now. That is the
  * 'conflict' of the PodApi contract (as for a failed delete precondition), not a bad request.
  */
 async function uidMismatchIsConflict(pending: Promise<Pod>): Promise<Pod> {
   try {
     return await pending;
   } catch (error) {
-    if (error instanceof KubeApiError && error.kind === 'invalid-input' && /metadata\.uid/.test(error.message)) {
+    if (error instanceof KubeApiError && error.kind === 'invalid-input' && error.causeFields?.includes('metadata.uid') === true) {
       throw new KubeApiError({ kind: 'conflict', status: 409, message: `another pod holds the name now (${error.message})` }, 'uid precondition', error);
     }
     throw error;

@@ -18,7 +18,7 @@ export { KubernetesProvider } from './kubernetesProvider.js';
 export { kubernetesRegistration } from './registration.js';
 export { kubernetesProviderSchema, type KubernetesProviderConfig } from './configSchema.js';
 export type { KubernetesProviderOptions } from './options.js';
-export type { ClusterSource } from './clusterClient.js';
+export type { ClusterSource } from '../../adapters/kubernetes/clusterClient.js';
 export type { NamespaceStrategy } from './namespaceMapping.js';
 export type { OffloadingPatch } from './pods/podTranslation.js';
 export type { RemoteEventCallback } from './pods/remoteEvents.js';

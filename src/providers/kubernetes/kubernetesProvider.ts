@@ -43,7 +43,7 @@ import type {
   ContainerLogOptions, LogsProvider, NodeResources, PodNotificationCallback, Provider, ProviderNodeInfo,
   StatsProvider, StatsSummary,
 } from '../provider.js';
-import { ClusterClient } from './clusterClient.js';
+import { ClusterClient } from '../../adapters/kubernetes/clusterClient.js';
 import { toHostPod, type HostViewOptions } from './pods/hostView.js';
 import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
@@ -65,7 +65,7 @@ import { ServiceReflector, type NamespaceReflection } from './serviceReflection/
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
-import { definedOnly } from '../../lib/defaults.js';
+import { definedOnly, when } from '../../lib/defaults.js';
 
 export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, Lifecycle {
@@ -79,6 +79,7 @@ export class KubernetesProvider
   private readonly reflector: Reflector;
   private readonly services: ServiceReflector;
   private readonly hostEvents: EventRecorderClient;
+  private readonly ownsHostEvents: boolean;
   private readonly pods: RemotePods;
   private readonly events: RemoteEvents | undefined;
   private readonly node: RemoteNode;
@@ -121,7 +122,8 @@ export class KubernetesProvider
         { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
       ),
     });
-    this.hostEvents = this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
+    this.ownsHostEvents = o.hostEvents === undefined;
+    this.hostEvents = o.hostEvents ?? this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
     this.services = new ServiceReflector({
       ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
@@ -200,14 +202,14 @@ export class KubernetesProvider
     // Every part stops though one throws; the connections close last, after the Events went out.
     const parts = await stopParts({
       'remote pods': this.pods,
-      ...(this.events ? { 'remote events': this.events } : {}),
+      ...definedOnly({ 'remote events': this.events }),
       'config reflection': this.reflector,
       'service reflection': this.services,
-      'host events': { stop: () => this.hostEvents.flushAll() },
+      ...when(this.ownsHostEvents, () => ({ 'host events': { stop: () => this.hostEvents.flushAll() } })),
     }).then(() => undefined, (error: unknown) => error);
     await stopParts({
       connections: { stop: () => Promise.all([this.remote.stop(), this.ownsHost ? this.host.stop() : 'clean']) },
-      ...(parts !== undefined ? { parts: { stop: () => Promise.reject(parts) } } : {}),
+      ...when(parts !== undefined, () => ({ parts: { stop: () => Promise.reject(parts) } })),
     });
   }
 

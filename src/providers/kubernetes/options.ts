@@ -8,7 +8,8 @@ import type { WatchTiming } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { CallDeadlines } from '../../adapters/kubernetes/call.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ProviderNodeInfo, ResourceList } from '../provider.js';
-import type { ClusterClient, ClusterSource } from './clusterClient.js';
+import type { ClusterClient, ClusterSource } from '../../adapters/kubernetes/clusterClient.js';
+import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
 import type { PodPolicy } from './pods/podPolicy.js';
 import type { OffloadingPatch } from './pods/podTranslation.js';
@@ -29,6 +30,8 @@ export interface KubernetesProviderOptions {
    * build one of the provider's own from (closed with the provider).
    */
   readonly host: ClusterClient | ClusterSource;
+  /** The node's host EventRecorder, shared with the agent (`tether run` passes it); without it the provider makes its own over `host`. */
+  readonly hostEvents?: EventRecorderClient;
   /** Default 'suffix': `<namespace>-<hostClusterId>`. */
   readonly namespaceStrategy?: NamespaceStrategy;
   /** Pod Security level of the namespaces Tether creates, and what is refused before sending (podPolicy.ts). */

@@ -7,7 +7,7 @@
 import { readClusterUid } from '../../adapters/kubernetes/clusterUid.js';
 import { readSecretData } from '../../adapters/kubernetes/secrets.js';
 import { handleOf, ProviderSetupError, type ProviderCreationContext, type ProviderRegistration } from '../registration.js';
-import type { ClusterSource } from './clusterClient.js';
+import type { ClusterSource } from '../../adapters/kubernetes/clusterClient.js';
 import { DEFAULT_REMOTE_SECRET_KEY, kubernetesProviderSchema, type KubernetesProviderConfig } from './configSchema.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
 import { hostClusterIdFromUid } from './marks.js';
@@ -28,6 +28,7 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       hostClusterId,
       remote,
       host: context.hostClient ?? context.host,
+      ...(context.hostEvents ? { hostEvents: context.hostEvents } : {}),
       log: context.logger.child({ provider: 'kubernetes' }),
       ...definedOnly({
         namespaceStrategy: config.namespaceStrategy || undefined,

@@ -16,6 +16,7 @@ import type { ActorRef } from '../../../src/runtime/behavior.js';
 import { drain, until } from '../../support/until.js';
 import { FakeLeaseApi } from '../fakes/fakeLeaseApi.js';
 import { kubeError } from '../fakes/kubeErrors.js';
+import { toKubeApiError } from '../../../src/adapters/kubernetes/errors.js';
 
 function setup(t: Test, api = new FakeLeaseApi()) {
   const clock = new ManualClock();
@@ -224,4 +225,22 @@ t.test('a renewal already in flight keeps the owner it started with; the next on
   clock.advance(10_000);
   await until('renewed again', () => summary()?.renewals === 3);
   t.same(lease()?.metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: 'vn-1', uid: 'node-uid-1' }]);
+});
+
+t.test('a defect the adapter wrapped (a KubeApiError without a kind) crashes the lease actor: it is no failed renewal to back off from', async (t) => {
+  const clock = new ManualClock();
+  const api = new FakeLeaseApi();
+  const sys = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
+  t.teardown(() => sys.stop());
+  const node = sys.root.spawnSupervisor('node-vn-1', { kind: 'virtual-node', policy: nodeRestartPolicy });
+  node.spawn('lease', leaseActor({ leaseApi: api, logger: silentLogger, random: () => 0.5 }, withLeaseDefaults({ nodeName: 'vn-1' })));
+  const shown = () => sys.snapshot().find((s) => s.path === 'tether/node-vn-1/lease');
+  await until('created', () => shown()?.summary?.renewals === 1);
+  const update = api.updateLease.bind(api);
+  let bugs = 1;
+  api.updateLease = (lease) => (bugs-- > 0 ? Promise.reject(toKubeApiError(new TypeError('renewal bug'), 'update lease')) : update(lease));
+  clock.advance(10_000);
+  await until('crashed', () => shown()?.status === 'restarting');
+  t.match(shown(), { restarts: 1, lastError: { message: /renewal bug/ } });
+  t.equal(shown()?.summary?.failures, 0, 'not counted as a failed renewal');
 });

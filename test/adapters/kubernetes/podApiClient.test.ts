@@ -97,6 +97,22 @@ t.test('PodApiClient against a mock apiserver', async (t) => {
     t.equal(reqs[1]?.url.searchParams.get('continue'), 'page2');
   });
 
+  t.test('a 422 whose Status names metadata.uid in details.causes is the uid precondition: conflict, whatever the message says', async (t) => {
+    // The shape kube-apiserver sends when the stored pod has another uid (ValidateObjectMetaUpdate).
+    const invalid = (field: string): Record<string, unknown> => ({
+      ...status(422, 'Invalid', 'Pod "p" is invalid: metadata.uid mentioned in the words only'),
+      details: { name: 'p', kind: 'Pod', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "uid-1": field is immutable', field }] },
+    });
+    let field = 'metadata.uid';
+    server.route((r) => (r.method === 'PATCH' && r.url.pathname === `${podPath}/status` ? { status: 422, body: invalid(field) } : undefined));
+    const patch = () => pods.patchPodStatus('ns', 'p', 'uid-1', { phase: 'Running' }).then(() => undefined, (e: unknown) => e);
+    t.equal(((await patch()) as KubeApiError).kind, 'conflict', 'another pod holds the name');
+    field = 'status.phase'; // names metadata.uid only in its message
+    const other = (await patch()) as KubeApiError;
+    t.equal(other.kind, 'invalid-input', 'any other invalid field stays a bad request');
+    t.same(other.causeFields, ['status.phase']);
+  });
+
   t.test('a quota rejection surfaces as forbidden with the server message', async (t) => {
     const msg = 'pods "p" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=10, limited: pods=10';
     server.route((r) => (r.method === 'PATCH' && r.url.pathname === `${podPath}/status` ? { status: 403, body: status(403, 'Forbidden', msg) } : undefined));

@@ -73,3 +73,25 @@ t.test('fencing the agent\'s writes fences the provider\'s host writes too: one 
     'open again: the write reaches the host (which answers 404)',
   );
 });
+
+t.test('one host EventRecorder per node: the agent\'s clients and the provider take the one handed in and make none of their own', async (t) => {
+  const host = await MockApiServer.start();
+  const remote = await MockApiServer.start();
+  t.teardown(() => Promise.all([host.close(), remote.close()]));
+  remote.route((r) => (r.url.searchParams.get('watch') === 'true' ? 'hang' : r.method === 'GET' ? { body: { metadata: { resourceVersion: '1' }, items: [] } } : undefined));
+  const hostClient = new ClusterClient(host.kubeConfig());
+  t.teardown(() => hostClient.stop());
+  const recorder = hostClient.eventRecorder({ reportingInstance: 'vk-1' });
+  let made = 0;
+  const make = hostClient.eventRecorder.bind(hostClient);
+  hostClient.eventRecorder = (options) => {
+    made += 1;
+    return make(options);
+  };
+  const agent = createKubeClients(hostClient, { nodeName: 'vk-1', eventRecorder: recorder });
+  t.teardown(() => agent.stop());
+  const provider = new KubernetesProvider({ nodeName: 'vk-1', hostClusterId: 'home', host: hostClient, hostEvents: recorder, remote: remote.kubeConfig(), reflectedKinds: [] });
+  t.teardown(() => provider.stop());
+  t.equal(agent.events, recorder, 'the agent records through the node\'s recorder');
+  t.equal(made, 0, 'neither made a second recorder over the host client');
+});

@@ -41,7 +41,7 @@ import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type Li
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, providerKindOf, transient } from '../../errors.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
 import { toProviderError } from '../remoteErrors.js';

@@ -7,7 +7,7 @@
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
 import { transient } from '../../errors.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { isOwned } from '../marks.js';
 import type { HostObject } from './reflectedObject.js';
 import type { ObjectReference, ReferencedKind } from './references.js';

@@ -10,7 +10,7 @@ import { operation } from '../../../adapters/kubernetes/operation.js';
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock } from '../../../lib/clock.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { hostClusterSelector } from '../marks.js';
 import type { HostObject } from './reflectedObject.js';
 import { referencedObjects, referenceKey, type ReferencedKind } from './references.js';

@@ -8,7 +8,7 @@ import type { Node, Pod } from '../../../adapters/kubernetes/model.js';
 import type { NodeResources, ProviderNodeInfo, ResourceList } from '../../provider.js';
 import { transient } from '../../errors.js';
 import { isUsableNode, remoteCapacity } from './capacity.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { asProviderCall, untilAborted } from '../remoteErrors.js';
 import { operation } from '../../../adapters/kubernetes/operation.js';
 

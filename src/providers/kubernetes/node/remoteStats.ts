@@ -14,7 +14,7 @@ import type { Clock } from '../../../lib/clock.js';
 import { transient } from '../../errors.js';
 import { cumulativeCpu, InvalidStatsSummary, podStatsOfKubeletSummary } from '../../kubeletSummary.js';
 import type { PodStats, StatsSummary, UsageStats } from '../../provider.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { ownershipOf, type OwnershipRule } from '../pods/ownership.js';
 import { toProviderError, untilAborted } from '../remoteErrors.js';
 import { describeOperation, operation } from '../../../adapters/kubernetes/operation.js';

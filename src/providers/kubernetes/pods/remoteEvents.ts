@@ -22,7 +22,7 @@ import type { Clock } from '../../../lib/clock.js';
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import type { HostIdentity } from './hostView.js';
 import { hostIdentityOf } from './hostView.js';
 import { NamespacedWatches } from '../namespacedWatches.js';

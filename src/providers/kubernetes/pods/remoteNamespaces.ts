@@ -4,7 +4,7 @@
  * remote cluster's owner, may use them, and deleting one deletes everything in it.
  */
 import { isKind } from '../../../lib/errorKind.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { ownershipLabels } from '../marks.js';
 import { operation } from '../../../adapters/kubernetes/operation.js';
 

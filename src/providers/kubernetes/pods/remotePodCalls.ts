@@ -9,7 +9,7 @@ import { isKind } from '../../../lib/errorKind.js';
 import { formatProblem } from '../../../lib/fieldProblem.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import type { Reflector } from '../configReflection/configReflector.js';
 import { hostUidAnnotation } from '../marks.js';
 import type { KubernetesProviderOptions } from '../options.js';

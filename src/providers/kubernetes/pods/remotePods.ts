@@ -36,7 +36,7 @@ import { done, reconcileTrigger, type ReconcileResult, type Reconciler } from '.
 import { terminatedStatus } from '../../podStatus.js';
 import { podMarksOf, type PodMarks } from '../../podMarks.js';
 import type { PodNotification, PodNotificationCallback } from '../../provider.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { hostStatus, toHostPod, type HostViewOptions } from './hostView.js';
 import { ownedPodSelector, ownershipOf, type OwnershipRule } from './ownership.js';
 

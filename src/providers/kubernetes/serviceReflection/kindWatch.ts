@@ -7,7 +7,7 @@ import type { Clock } from '../../../lib/clock.js';
 import { CachedListWatch, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import type { ReflectedKind } from './servicePlan.js';
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { definedOnly } from '../../../lib/defaults.js';

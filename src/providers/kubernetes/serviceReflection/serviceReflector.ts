@@ -31,7 +31,7 @@ import type { CachedListWatch, EngineEvent, WatchTiming } from '../../../adapter
 import type { EventRecorder } from '../../../adapters/kubernetes/eventRecorder.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';

@@ -8,7 +8,7 @@
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { isKind } from '../../../lib/errorKind.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import type { DesiredObject, ReflectedKind } from './servicePlan.js';
 import { operation, type Operation } from '../../../adapters/kubernetes/operation.js';

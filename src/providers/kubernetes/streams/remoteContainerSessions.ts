@@ -6,7 +6,7 @@
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { ContainerLogOptions, ContainerRef, ContainerStreams, PortConnection } from '../../provider.js';
-import type { ClusterClient } from '../clusterClient.js';
+import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { streamRemoteLogs } from './remoteLogs.js';
 import { relayRemotePortForward } from './remotePortForward.js';
 import { relayRemoteStream } from './remoteStreams.js';

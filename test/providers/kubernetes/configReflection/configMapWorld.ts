@@ -6,7 +6,7 @@ import { ApiException } from '@kubernetes/client-node';
 import type { Test } from 'tap';
 import type { CachedListWatchOptions } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
-import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';

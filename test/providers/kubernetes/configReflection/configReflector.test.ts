@@ -8,7 +8,7 @@ import { ApiException } from '@kubernetes/client-node';
 import t, { type Test as Tap } from 'tap';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import { eventReasonOf, providerKindOf } from '../../../../src/providers/errors.js';
-import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
 import { asCalled, audited, configMapWorld, offloaded, silentLog, type ConfigMapWorld, type FakeWatch } from './configMapWorld.js';
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';

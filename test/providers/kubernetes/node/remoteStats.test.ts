@@ -11,7 +11,7 @@ import type { OwnershipRule } from '../../../../src/providers/kubernetes/pods/ow
 import { toRemotePod } from '../../../../src/providers/kubernetes/pods/podTranslation.js';
 import type { Clock } from '../../../../src/lib/clock.js';
 import { providerKindOf } from '../../../../src/providers/errors.js';
-import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { EMPTY_COUNTER, hostPodStats, RemoteStats, remoteNodesOf, virtualNodeSummary } from '../../../../src/providers/kubernetes/node/remoteStats.js';
 import type { PodStats } from '../../../../src/providers/provider.js';
 

@@ -8,7 +8,7 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import t, { type Test as Tap } from 'tap';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import type { Reconciler } from '../../../../src/lib/reconcile.js';
-import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { RemoteEvents } from '../../../../src/providers/kubernetes/pods/remoteEvents.js';
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
 import { FakeListWatch } from '../../../support/fakeListWatch.js';

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import t, { type Test as Tap } from 'tap';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
-import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { RemotePods, remotePodDeletedMessage } from '../../../../src/providers/kubernetes/pods/remotePods.js';
 import type { Reconciler } from '../../../../src/lib/reconcile.js';
 import type { PodNotification } from '../../../../src/providers/provider.js';

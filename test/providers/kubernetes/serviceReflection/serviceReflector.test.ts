@@ -6,7 +6,7 @@
  */
 import t, { type Test } from 'tap';
 import type { Service } from '../../../../src/adapters/kubernetes/model.js';
-import { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { desiredObjects, REFLECTED_KINDS, type ReflectedKind } from '../../../../src/providers/kubernetes/serviceReflection/servicePlan.js';
 import { ServiceReflector } from '../../../../src/providers/kubernetes/serviceReflection/serviceReflector.js';
 import { MockApiServer } from '../../../adapters/kubernetes/mockApiServer.js';

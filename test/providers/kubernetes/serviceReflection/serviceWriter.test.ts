@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import type { Service } from '../../../../src/adapters/kubernetes/model.js';
-import type { ClusterClient } from '../../../../src/providers/kubernetes/clusterClient.js';
+import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { remoteService, serviceDigest } from '../../../../src/providers/kubernetes/serviceReflection/reflectedService.js';
 import type { DesiredObject } from '../../../../src/providers/kubernetes/serviceReflection/servicePlan.js';
 import { ReflectionWriter } from '../../../../src/providers/kubernetes/serviceReflection/serviceWriter.js';
