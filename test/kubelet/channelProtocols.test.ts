@@ -98,3 +98,20 @@ t.test('a list with nothing Tether speaks is still a 400 naming what it speaks',
   const server = await setup(t);
   await t.rejects(execWith(server, ['v3.channel.k8s.io', 'v5.base64.channel.k8s.io'], ['hostname']), /HTTP 400/);
 });
+
+t.test('attach speaks them too: the container\'s output under base64.channel.k8s.io', async (t) => {
+  const server = await setup(t);
+  const socket = new WebSocket(`wss://127.0.0.1:${server.port}/attach/shop/web/app?output=1`, ['base64.channel.k8s.io'], {
+    rejectUnauthorized: false, headers: { authorization: 'Bearer good' },
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    socket.on('message', (data: Buffer, isBinary) => {
+      const text = data.toString('latin1');
+      if (!isBinary && text.startsWith('1') && text.length > 1) resolve(Buffer.from(text.slice(1), 'base64').toString('utf8'));
+    });
+    socket.once('error', reject);
+  });
+  t.match(line, /^web\/app line \d+\n/);
+  socket.close();
+  await new Promise((resolve) => socket.once('close', resolve));
+});
