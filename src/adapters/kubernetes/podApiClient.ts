@@ -5,6 +5,7 @@ import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import { operation } from './operation.js';
+import { statusPatchBody } from './statusPatch.js';
 
 const PAGE_SIZE = 500;
 
@@ -50,7 +51,7 @@ export class PodApiClient implements PodApi {
       'status',
       operation('patch', `status of pod ${namespace}/${name} (uid ${uid})`),
       (o) => this.core.patchNamespacedPodStatus(
-        { name, namespace, body: { metadata: { uid }, status } },
+        { name, namespace, body: { metadata: { uid }, status: statusPatchBody(status) } },
         setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o),
       ),
       { key: statusKey(uid) },
