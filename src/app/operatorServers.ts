@@ -114,6 +114,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           reviewer,
           ...kubeletServerLimits(api),
           rejections: { onRejected: (reason) => deps.metrics.recordKubeletRejection(node.name, reason) },
+          nodeFigures: () => deps.metrics.renderNode(node.name),
           port: node.kubeletPort ?? DEFAULT_KUBELET_PORT,
           address: api?.address ?? '0.0.0.0',
           advertisedAddresses: [node.internalIP],

@@ -2,8 +2,8 @@
  * The kubelet API of one virtual node: HTTPS on the port the Node advertises
  * (`status.daemonEndpoints.kubeletEndpoint`), where the API server proxies `kubectl logs`, exec,
  * attach and port-forward.
- *   GET /containerLogs, /pods, /runningpods/, /stats/summary, /metrics/resource, /healthz
- *                                                      readEndpoints.ts
+ *   GET /containerLogs, /pods, /runningpods/, /stats/summary, /metrics/resource, /metrics,
+ *       /metrics/probes, /configz, /healthz            readEndpoints.ts
  *   /exec, /attach, /portForward (WebSocket upgrades)  streamRoutes.ts; a plain request gets 400
  *   /run, /cri                                         501: not supported
  * Every request is authenticated and authorized first (access.ts): anonymous callers get 401.
@@ -30,6 +30,7 @@ import type { ServingCertificate } from './servingCertificate.js';
 import { startServingTls, type ServingTlsOptions } from './servingTls.js';
 import { createStreamRoutes, type StreamLimitOptions } from './streamRoutes.js';
 import { definedOnly } from '../lib/defaults.js';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './streamSession.js';
 
 export interface KubeletServerOptions {
   readonly nodeName: string;
@@ -56,6 +57,8 @@ export interface KubeletServerOptions {
   readonly advertisedAddresses?: readonly string[];
   /** Certificates that change while it runs: watched files, the self-signed one's renewal (servingTls.ts). */
   readonly tls?: ServingTlsOptions;
+  /** Tether's own figures for this node (Prometheus text: the app's `tether_*` series with its label), appended to /metrics. */
+  readonly nodeFigures?: () => Promise<string>;
   /** Where refusals are counted (the app: `tether_kubelet_rejected_requests_total`). */
   readonly rejections?: RejectionSink;
   readonly clock?: Clock;
@@ -103,12 +106,14 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   const clock = options.clock ?? systemClock;
   const tls = await startServingTls({ ...options, addresses: [...(options.advertisedAddresses ?? []), ...(address === '0.0.0.0' ? [] : [address])] });
   const report = rejectionReporter({ clock, ...definedOnly({ logger: options.logger, sink: options.rejections }) });
-  const context: ReadEndpointContext = {
+  const context: { -readonly [K in keyof ReadEndpointContext]: ReadEndpointContext[K] } = {
     nodeName: options.nodeName,
     provider: options.provider,
     reviewer: options.reviewer,
     clock,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    configz: { address, port: 0, streamingIdleTimeoutMs: options.streams?.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS },
+    ...definedOnly({ nodeFigures: options.nodeFigures }),
   };
   // Its TLS context swapped on each certificate change, until the server closes (servingTls.ts).
   const server: Server = tls.createServer((req, res) => {
@@ -131,6 +136,8 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => streams.handleUpgrade(req, socket, head));
   // Streams end first (each with a Status its client understands), then the listener.
   const life = await listening(server, options.port ?? DEFAULT_KUBELET_PORT, address, { beforeClose: () => streams.close() });
+  // The port is known once listening (0 picks one); /configz reports the one served.
+  context.configz = { ...context.configz, port: life.port };
   guardServerErrors(server, options.logger);
   return { ...life, address, get certificate() { return tls.certificate(); }, activeStreams: () => streams.active() };
 }

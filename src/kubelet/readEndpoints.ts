@@ -1,6 +1,8 @@
 /**
  * The kubelet API's plain (non-upgrade) requests, after the target has parsed: access first, then
  *   GET /healthz                          "ok"
+ *   GET /metrics, /metrics/probes         nodeMetrics.ts (the kubelet's families, Tether's per-node figures)
+ *   GET /configz                          kubeletConfigz.ts
  *   GET /pods, /runningpods/              podListing.ts
  *   GET /stats/summary, /metrics/resource resourceMetrics.ts
  *   GET /containerLogs/{ns}/{pod}/{c}     streamed from the provider (logQuery.ts)
@@ -22,6 +24,8 @@ import { nodePods, runningPods } from './podListing.js';
 import { Refusal, reasonOfCode } from './rejections.js';
 import type { RequestTarget } from './requestTarget.js';
 import { resourceMetricsText, summaryForNode } from './resourceMetrics.js';
+import { kubeletConfigz, type ConfigzInputs } from './kubeletConfigz.js';
+import { kubeletMetricsText, probeMetricsText, PROMETHEUS_TEXT } from './nodeMetrics.js';
 
 /** Ten seconds: long enough for a provider behind a remote API server, short of the API server's own proxy timeouts. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -32,6 +36,10 @@ export interface ReadEndpointContext {
   readonly reviewer: AccessReviewer;
   readonly clock: Clock;
   readonly requestTimeoutMs: number;
+  /** What /configz reports. */
+  readonly configz: ConfigzInputs;
+  /** Tether's own figures for this node, as Prometheus text, appended to /metrics. */
+  readonly nodeFigures?: () => Promise<string>;
 }
 
 export type OkTarget = Extract<RequestTarget, { ok: true }>;
@@ -64,6 +72,12 @@ async function serveLogs(context: ReadEndpointContext, res: ServerResponse, targ
   res.end();
 }
 
+function writeMetrics(res: ServerResponse, text: string): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.writeHead(200, { 'content-type': PROMETHEUS_TEXT, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 export async function serveRead(context: ReadEndpointContext, req: IncomingMessage, res: ServerResponse, target: OkTarget, gone: AbortSignal): Promise<void> {
   const { pathname } = target;
   const access = await decideAccess(context.reviewer, context.nodeName, req, pathname);
@@ -75,6 +89,12 @@ export async function serveRead(context: ReadEndpointContext, req: IncomingMessa
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new Refusal(405, 'method-not-allowed', `${req.method ?? ''} is not allowed on ${pathname}`);
   if (pathname === '/healthz') return writeText(res, 200, 'ok');
+  if (pathname === '/configz') return writeJson(res, kubeletConfigz(context.configz));
+  if (pathname === '/metrics') {
+    const pods = await withinDeadline(context, gone, '/metrics', (signal) => context.provider.listPods(signal));
+    return writeMetrics(res, await kubeletMetricsText(context.nodeName, pods, await context.nodeFigures?.() ?? ''));
+  }
+  if (pathname === '/metrics/probes') return writeMetrics(res, await probeMetricsText());
   if (pathname === '/pods' || pathname === '/pods/') {
     return writeJson(res, nodePods(await withinDeadline(context, gone, '/pods', (signal) => context.provider.listPods(signal)), context.nodeName));
   }
@@ -86,9 +106,7 @@ export async function serveRead(context: ReadEndpointContext, req: IncomingMessa
     if (!isStatsProvider(provider)) throw new Refusal(501, 'not-implemented', `the provider of node ${context.nodeName} reports no usage statistics`);
     const summary = await withinDeadline(context, gone, pathname, (signal) => provider.getStatsSummary(signal));
     if (pathname === '/stats/summary') return writeJson(res, summaryForNode(summary, context.nodeName));
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-    res.end(resourceMetricsText(summary));
-    return;
+    return writeMetrics(res, resourceMetricsText(summary));
   }
   if (first === 'containerLogs') return serveLogs(context, res, target, gone);
   throw new Refusal(404, 'not-found', `no such endpoint on Tether's kubelet API: ${pathname}`);

@@ -16,7 +16,7 @@ import { offersTunnelProtocol, PORT_FORWARD_TUNNEL_PROTOCOL, prepareTunnelReques
 import { notFound } from '../providers/errors.js';
 import { isAttachProvider, isExecProvider, isPortForwardProvider, type LegacyPodProvider } from '../providers/provider.js';
 import { certificateUser, decideAccess, type AccessReviewer } from './access.js';
-import { CHANNEL_PROTOCOLS, selectChannelProtocol } from './channelProtocol.js';
+import { CHANNEL_PROTOCOLS, selectChannelProtocol, type ChannelProtocol } from './channelProtocol.js';
 import { runPortForwardSession, type PortForwardSessionOptions } from './portForwardSession.js';
 import { Refusal, reasonOfCode, refusalOf, type RejectionReporter } from './rejections.js';
 import type { RequestTarget } from './requestTarget.js';
@@ -38,13 +38,12 @@ export interface StreamCheckContext {
   readonly report?: RejectionReporter;
 }
 
-export interface PreparedStream {
-  /** Which WebSocket server takes the socket: channel.k8s.io subprotocols, or the SPDY tunnel. */
-  readonly wire: 'channel' | 'tunnel';
+/** Which WebSocket server takes the socket: channel.k8s.io subprotocols (with the one negotiated), or the SPDY tunnel. */
+export type PreparedStream = ({ readonly wire: 'channel'; readonly protocol: ChannelProtocol } | { readonly wire: 'tunnel' }) & {
   /** "exec in shop/web/app", for messages. */
   readonly description: string;
   readonly session: (ws: WebSocket) => Promise<void>;
-}
+};
 
 function offeredProtocols(req: IncomingMessage): string[] {
   const raw = req.headers['sec-websocket-protocol'];
@@ -112,7 +111,7 @@ async function prepareChannel(context: StreamCheckContext, req: IncomingMessage,
   const provider = context.provider;
   const streamOptions = parseStreamOptions(target.kind, query);
   const protocol = selectChannelProtocol(offeredProtocols(req));
-  if (!protocol) throw new Refusal(400, 'bad-request', `none of the offered WebSocket subprotocols is supported; Tether speaks ${CHANNEL_PROTOCOLS.join(', ')}`);
+  if (protocol === undefined) throw new Refusal(400, 'bad-request', `none of the offered WebSocket subprotocols is supported; Tether speaks ${CHANNEL_PROTOCOLS.join(', ')}`);
   const { namespace, pod } = target;
   const ref = { namespace, pod, container: target.container ?? '' };
   let run: Parameters<typeof runStreamSession>[0]['run'];
@@ -127,6 +126,7 @@ async function prepareChannel(context: StreamCheckContext, req: IncomingMessage,
   const description = `${target.kind} in ${namespace}/${pod}/${ref.container}`;
   return {
     wire: 'channel',
+    protocol,
     description,
     session: (ws) => runStreamSession({
       socket: ws,

@@ -22,7 +22,7 @@ import type { Clock, Timer } from '../lib/clock.js';
 import { answerWithTunnelProtocol } from '../adapters/spdy/tunnelProtocol.js';
 import type { LegacyPodProvider } from '../providers/provider.js';
 import type { AccessReviewer } from './access.js';
-import { encodeFrame, ERROR, failureStatus, selectChannelProtocol } from './channelProtocol.js';
+import { failureStatus, selectChannelProtocol, statusFrame } from './channelProtocol.js';
 import { answerOnSocket } from './httpAnswers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './readEndpoints.js';
 import { Refusal, refusalOf, type RejectionReporter } from './rejections.js';
@@ -102,7 +102,8 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   const maxPayload = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const channelWss = new WebSocketServer({
     noServer: true, maxPayload, perMessageDeflate: false,
-    handleProtocols: (offered) => selectChannelProtocol(offered) ?? false,
+    // Called only when the client offers some: none offered is v1 binary, answered without one.
+    handleProtocols: (offered) => selectChannelProtocol([...offered]) || false,
   });
   const tunnelWss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
   answerWithTunnelProtocol(tunnelWss);
@@ -118,7 +119,8 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
     const seconds = Math.round(maxSessionMs / 1000);
     const limit = seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
     const message = `${prepared.description} reached the session limit of ${limit}, closed by Tether`;
-    if (prepared.wire === 'channel') ws.send(encodeFrame(ERROR, JSON.stringify(failureStatus(message, 'Timeout'))), { binary: true });
+    const end = prepared.wire === 'channel' ? statusFrame(prepared.protocol, failureStatus(message, 'Timeout')) : undefined;
+    if (end) ws.send(end.payload, { binary: end.binary });
     ws.close(1000, 'session limit');
     clock.setTimer(CLOSE_GRACE_MS, () => ws.terminate());
   };

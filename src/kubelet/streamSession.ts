@@ -1,8 +1,9 @@
 /**
  * One exec or attach session over a WebSocket speaking a `channel.k8s.io` protocol
- * (channelProtocol.ts): the client's stdin and resizes go to the provider as async iterables, the
- * provider's output comes back as frames, and the end is a Status on the error channel followed by
- * a normal close (1000). Bounded: a session idle (no frame either way) for `idleTimeoutMs` ends
+ * (channelProtocol.ts: v5, v4, v1, binary or base64): the client's stdin and resizes go to the
+ * provider as async iterables, the provider's output comes back as frames, and the end is a
+ * Status on the error channel in the protocol's form (JSON, or v1's text) followed by a normal
+ * close (1000). Bounded: a session idle (no frame either way) for `idleTimeoutMs` ends
  * with a Failure Status; a protocol error ends with close code 1002; a client that goes away
  * aborts the provider's call. The returned promise settles only when the provider's call has
  * settled and the socket is closed, so a caller counting sessions never leaks one.
@@ -23,7 +24,7 @@ import type { Logger } from '../adapters/logger.js';
 import { LatestValue } from '../lib/latestValue.js';
 import type { ContainerStreams, TerminalSize } from '../providers/provider.js';
 import {
-  decodeClientFrame, encodeFrame, ERROR, exitStatus, failureStatus, STDERR, STDIN, STDOUT,
+  decodeClientFrame, ERROR, exitStatus, failureStatus, frameFor, isBase64Protocol, statusFrame, STDERR, STDIN, STDOUT,
   type ChannelProtocol, type EndStatus,
 } from './channelProtocol.js';
 import type { StreamOptions } from './streamRequest.js';
@@ -97,7 +98,8 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     // A socket paused for stdin must read again, or the client's close reply is never seen.
     resumeReading();
     if (socket.readyState !== WebSocket.OPEN) return;
-    if (status) socket.send(encodeFrame(ERROR, JSON.stringify(status)), { binary: true });
+    const end = status ? statusFrame(protocol, status) : undefined;
+    if (end) socket.send(end.payload, { binary: end.binary });
     socket.close(code, reason);
   };
   let idle: NodeJS.Timeout | undefined;
@@ -115,7 +117,8 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
   socket.on('message', (data, isBinary) => {
     touch();
     if (ended) return;
-    if (!isBinary) return finish(CLOSE_PROTOCOL_ERROR, `${protocol} carries binary messages only`);
+    // The base64 protocols are text; the kubelet reads either kind, Tether holds the binary ones to binary.
+    if (!isBinary && !isBase64Protocol(protocol)) return finish(CLOSE_PROTOCOL_ERROR, `${protocol || 'channel.k8s.io'} carries binary messages only`);
     const frame = decodeClientFrame(toBuffer(data), protocol);
     switch (frame.type) {
       case 'stdin':
@@ -156,7 +159,8 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     new Promise((resolve, reject) => {
       if (ended || socket.readyState !== WebSocket.OPEN) return reject(new Error('the client has closed the stream'));
       touch();
-      socket.send(encodeFrame(channel, chunk), { binary: true }, (error) => (error ? reject(error) : resolve()));
+      const frame = frameFor(protocol, channel, chunk);
+      socket.send(frame.payload, { binary: frame.binary }, (error) => (error ? reject(error) : resolve()));
     });
   const streams: ContainerStreams = {
     tty: options.tty,
@@ -168,7 +172,8 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     }),
   };
   // As the kubelet does: an empty frame on the first output channel says the session is open.
-  socket.send(encodeFrame(options.stdout ? STDOUT : options.stderr ? STDERR : ERROR, Buffer.alloc(0)), { binary: true });
+  const opening = frameFor(protocol, options.stdout ? STDOUT : options.stderr ? STDERR : ERROR, Buffer.alloc(0));
+  socket.send(opening.payload, { binary: opening.binary });
 
   try {
     const code = await session.run(streams, abort.signal);

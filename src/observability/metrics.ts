@@ -84,6 +84,15 @@ export class TetherMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
+  /**
+   * The series of one virtual node (those labelled `node="<node>"`), as Prometheus text, for that
+   * node's kubelet /metrics; families without such a series are left out. Node names are DNS
+   * names, so the label is matched as written, with no escaping to undo.
+   */
+  async renderNode(node: string): Promise<string> {
+    return seriesOfNode(await this.registry.metrics(), node);
+  }
+
   /** One walk per scrape, shared by every tree gauge. */
   private currentFigures(): TreeFigures | undefined {
     const registry: ActorRegistry | undefined = this.agent?.system.registry;
@@ -160,4 +169,20 @@ export class TetherMetrics {
     perPriority('tether_api_rate_limiter_started_total', 'Requests let through by the rate limiter.', (s) => s.started);
     perPriority('tether_api_rate_limiter_queued', 'Requests waiting for the rate limiter now.', (s) => s.queued);
   }
+}
+
+/** The lines of an exposition that belong to `node`: its samples, with their families' HELP and TYPE. */
+export function seriesOfNode(exposition: string, node: string): string {
+  const label = `node="${node}"`;
+  const out: string[] = [];
+  let header: string[] = [];
+  for (const line of exposition.split('\n')) {
+    if (line.startsWith('# HELP ')) header = [line];
+    else if (line.startsWith('#')) header.push(line);
+    else if (line.includes(`{${label}`) || line.includes(`,${label}`)) {
+      out.push(...header, line);
+      header = [];
+    }
+  }
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
 }

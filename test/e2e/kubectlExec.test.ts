@@ -25,18 +25,21 @@ interface ApiSession {
   readonly socket: WebSocket;
   readonly stdout: () => string;
   readonly opened: Promise<void>;
-  readonly ended: Promise<{ code: number; status: Record<string, unknown> | undefined }>;
+  /** The error channel: v4/v5's Status parsed; `error` its raw text under every protocol. */
+  readonly ended: Promise<{ code: number; status: Record<string, unknown> | undefined; error: string }>;
 }
 
-/** A client-go-style v5 WebSocket to a pod subresource on the API server, as the admin. */
-function apiStream(server: string, ca: string, token: string, path: string): ApiSession {
-  const socket = new WebSocket(`${server.replace(/^https/, 'wss')}${path}`, ['v5.channel.k8s.io'], { ca, headers: { authorization: `Bearer ${token}` } });
+/** A client-go-style v5 WebSocket (or one of `protocols`) to a pod subresource on the API server, as the admin. */
+function apiStream(server: string, ca: string, token: string, path: string, protocols = ['v5.channel.k8s.io']): ApiSession {
+  const socket = new WebSocket(`${server.replace(/^https/, 'wss')}${path}`, protocols, { ca, headers: { authorization: `Bearer ${token}` } });
   let stdout = '';
+  let error = '';
   let status: Record<string, unknown> | undefined;
   socket.on('message', (data: Buffer) => {
     const text = data.subarray(1).toString('utf8');
     if (data[0] === 1) stdout += text;
-    if (data[0] === 3 && text !== '') status = JSON.parse(text) as Record<string, unknown>;
+    if (data[0] === 3) error += text;
+    if (data[0] === 3 && text !== '' && socket.protocol !== 'channel.k8s.io') status = JSON.parse(text) as Record<string, unknown>;
   });
   socket.on('error', () => undefined);
   return {
@@ -46,7 +49,7 @@ function apiStream(server: string, ca: string, token: string, path: string): Api
       socket.once('open', () => resolve());
       socket.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode ?? 0}`)));
     }),
-    ended: new Promise((resolve) => socket.once('close', (code) => resolve({ code, status }))),
+    ended: new Promise((resolve) => socket.once('close', (code) => resolve({ code, status, error }))),
   };
 }
 
@@ -116,6 +119,22 @@ t.test('kubectl exec and attach reach the virtual node over WebSockets through t
     t.same(end.status, { metadata: {}, status: 'Success' });
   });
 
+  await t.test('a client offering only the v1 channel.k8s.io protocol execs through the API server, its error as plain text', async (t) => {
+    // kubectl speaks only v5 over WebSockets; this is a bare ws client, as older clients and scripts are.
+    const command = ['sh', '-c', 'echo $COLOR; exit 6'].map((c) => `command=${encodeURIComponent(c)}`).join('&');
+    const s = apiStream(host.server, ca, adminToken, `${podPath}/exec?container=app&${command}&stdout=true&stderr=true`, ['channel.k8s.io']);
+    await s.opened;
+    t.equal(s.socket.protocol, 'channel.k8s.io', 'the API server handed the v1 offer through and the node answered it');
+    const end = await s.ended;
+    t.equal(s.stdout(), 'blue\n');
+    t.match(end.error, /^command terminated with non-zero exit code: .*exit code 6$/, 'v1: the message as text, no JSON Status');
+    t.equal(end.code, 1000);
+    const ok = apiStream(host.server, ca, adminToken, `${podPath}/exec?container=app&command=hostname&stdout=true`, ['channel.k8s.io']);
+    const okEnd = await ok.ended;
+    t.equal(ok.stdout(), 'shell\n');
+    t.equal(okEnd.error, '', 'success: nothing on the error channel');
+  });
+
   await t.test('the Kubernetes provider\'s relay (how a host Tether execs in a remote pod) brings output, exit code and errors back', async (t) => {
     // The virtual node of this test stands in for a remote cluster's pod: the relay talks to its API server.
     let stdout = '';
@@ -149,6 +168,17 @@ t.test('kubectl exec and attach reach the virtual node over WebSockets through t
     const metrics = await host.kubectl(['get', '--raw', `${proxy}/metrics/resource`]);
     t.match(metrics, new RegExp(`container_memory_working_set_bytes\\{container="app",namespace="${namespace}",pod="shell"\\} \\d+ \\d+`));
     t.equal(await host.kubectl(['get', '--raw', `${proxy}/healthz`]), 'ok\n');
+  });
+
+  await t.test('the kubelet port\'s own /metrics, /metrics/probes and /configz answer through the node proxy', async (t) => {
+    const proxy = `/api/v1/nodes/${nodeName}/proxy`;
+    const metrics = await host.kubectl(['get', '--raw', `${proxy}/metrics`]);
+    t.match(metrics, `kubelet_node_name{node="${nodeName}"} 1\n`);
+    t.match(metrics, /\nkubelet_running_pods [1-9]\d*\n/, 'the shell pod runs');
+    t.match(metrics, /kubelet_running_containers\{container_state="running"\} [1-9]/);
+    t.match(await host.kubectl(['get', '--raw', `${proxy}/metrics/probes`]), /^# HELP prober_probe_total /);
+    const configz = JSON.parse(await host.kubectl(['get', '--raw', `${proxy}/configz`])) as { kubeletconfig?: { kind?: string; port?: number } };
+    t.match(configz, { kubeletconfig: { kind: 'KubeletConfiguration', port: kubelet.port } });
   });
 
   await t.test('attach streams the container\'s output', async (t) => {

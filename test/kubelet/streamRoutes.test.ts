@@ -169,7 +169,7 @@ t.test('refusals are plain HTTP answers before any upgrade', async (t) => {
   t.match(await refusal(open(server, '/exec/shop/web/other?command=echo&stdout=true')), { status: 400, message: /container other is not valid/ });
   t.match(await refusal(open(server, '/exec/shop/web/u2/app?command=echo&stdout=true')), { status: 404 }, 'a pod of another UID');
   t.match(await refusal(open(server, '/exec/shop/web/app?stdout=true')), { status: 400, message: /must specify a command/ });
-  t.match(await refusal(open(server, exec(['echo']), { protocols: ['base64.channel.k8s.io'] })), { status: 400, message: /v5.channel.k8s.io, v4.channel.k8s.io/ });
+  t.match(await refusal(open(server, exec(['echo']), { protocols: ['v3.channel.k8s.io'] })), { status: 400, message: /v5.channel.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io, channel.k8s.io, base64.channel.k8s.io/ });
   const spdy = await plainGet(server, exec(['echo']), { connection: 'Upgrade', upgrade: 'SPDY/3.1' });
   t.equal(spdy.status, 400);
   t.match(spdy.body, /WebSockets only .*ExtendWebSocketsToKubelet/);
