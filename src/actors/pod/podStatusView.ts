@@ -5,6 +5,7 @@
 import type { Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../../providers/deepCopy.js';
 import { isTerminalPhase } from '../../providers/podStatus.js';
+import { definedOnly } from '../../lib/defaults.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { annotationPrefix, hostUidMark, virtualNodeMark } from './annotations.js';
 import type { NodeReadiness } from './protocol.js';
@@ -145,7 +146,7 @@ export function deadlineExceededStatus(last: PodStatus | undefined, shown: PodSt
     phase: 'Failed',
     ...deadlineExceeded,
     conditions: [...kept, failed('ContainersReady'), failed('Ready')],
-    ...(containerStatuses ? { containerStatuses } : {}),
+    ...definedOnly({ containerStatuses }),
   };
 }
 
