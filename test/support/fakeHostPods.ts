@@ -117,8 +117,19 @@ export class FakeHostPods implements PodApi {
         resourceVersion: String(++this.rv),
         deletionTimestamp: new Date(this.clock.now() + graceSeconds * 1000),
         deletionGracePeriodSeconds: graceSeconds,
+        // As the API server: a graceful deletion is a new generation of a pod that counts them.
+        ...(old.metadata?.generation ? { generation: old.metadata.generation + 1 } : {}),
       },
     });
+  }
+
+  /** `kubectl patch` of the spec: as the API server, a changed spec is a new generation. */
+  updateSpec(namespace: string, name: string, change: (spec: NonNullable<Pod['spec']>) => NonNullable<Pod['spec']>): void {
+    const key = `${namespace}/${name}`;
+    const old = this.pods.get(key);
+    if (!old?.spec) return;
+    const generation = (old.metadata?.generation ?? 1) + 1;
+    this.store(key, { ...old, metadata: { ...old.metadata, resourceVersion: String(++this.rv), generation }, spec: change(old.spec) });
   }
 
   /** Another client replaces the pod: the old one is removed at once and `pod` (a new uid) bound in its place. */

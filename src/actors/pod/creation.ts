@@ -38,7 +38,7 @@ export function onCreateSucceeded(config: PodActorConfig, state: PodState, now: 
   if (state.stage === 'terminating' || state.stage === 'orphaned') return { state, effects: [{ type: 'provider.delete', pod: deletionRequest(config, state) }] };
   if (state.stage !== 'creating' && state.stage !== 'backoff') return { state };
   const recovered = state.createError !== null;
-  const next = enter({ ...state, createError: null }, { stage: 'running', sentSpec: state.sentSpec });
+  const next = enter({ ...state, createError: null }, { stage: 'running', sentSpec: state.sentSpec, deadlineTimer: null });
   if (state.host?.metadata?.deletionTimestamp || !state.host) {
     return state.host ? startDeletion(config, next, now) : onHostDeleted(config, next);
   }

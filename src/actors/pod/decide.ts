@@ -5,14 +5,15 @@
  * does is decided here and tested message by message (test/actors/pod/decide.test.ts).
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import { armActiveDeadline, onActiveDeadlineReached, pastActiveDeadline, stopForDeadline } from './activeDeadline.js';
 import { createErrorAnnotation, hostUidMark } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
+import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
-import { onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
+import { observeGeneration, onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
 import { after, andThen, enter, event, failedAgain, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
 
@@ -42,7 +43,12 @@ export function onPodStart(config: PodActorConfig, state: PodState, now: number)
   return after([{ type: 'provider.get' }], andThen(begun, (s) => markNotReady(config, s, now)));
 }
 
+/** Each message decided, then the running pod's active-deadline timer armed if its deadline moved. */
 export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {
+  return armActiveDeadline(route(config, state, msg, now), now);
+}
+
+function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {
   switch (msg.type) {
     case 'pod.host-changed':
       return onHostChanged(config, { ...state, host: msg.pod }, now);
@@ -86,6 +92,8 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return retryDelete(config, state);
     case 'pod.grace-expired':
       return onGraceExpired(config, state, msg, now);
+    case 'pod.active-deadline-reached':
+      return onActiveDeadlineReached(config, state, msg.at, now);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':
@@ -116,6 +124,11 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
 function onHostChanged(config: PodActorConfig, state: PodState, now: number): Next {
   const host = state.host as Pod;
   if (host.metadata?.deletionTimestamp && (!isDeleting(state) || state.stage === 'terminating')) return startDeletion(config, state, now);
+  // A new generation of the spec is answered with a status for it, as the kubelet does once synced.
+  return andThen(onHostSpec(config, state, host, now), observeGeneration);
+}
+
+function onHostSpec(config: PodActorConfig, state: PodState, host: Pod, now: number): Next {
   const spec = specFingerprint(host);
   switch (state.stage) {
     case 'rejected':
@@ -146,7 +159,7 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   }
   if (state.stage === 'terminating') {
     // Read again (the node is Ready after an outage): gone at the provider ends the deletion.
-    if (!pod || !sameUid) return finish(state);
+    if (!pod || !sameUid) return endTermination(state, undefined, now);
     return pod.status ? onProviderStatus(config, state, pod.status, now) : { state };
   }
   if (state.stage !== 'starting' && state.stage !== 'running') return { state };
@@ -160,7 +173,7 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   }
   if (pod) {
     const sentSpec = (state.stage === 'running' ? state.sentSpec : null) ?? specFingerprint(state.host);
-    const running = enter({ ...state, provider: pod.status ?? state.provider }, { stage: 'running', sentSpec });
+    const running = enter({ ...state, provider: pod.status ?? state.provider }, { stage: 'running', sentSpec, deadlineTimer: null });
     if (state.host.metadata?.deletionTimestamp) return startDeletion(config, running, now);
     // Adopted while the node is NotReady: mark it from the provider's word, never write a Ready=True.
     if (!running.node.ready) return state.stage === 'starting' ? markNotReady(config, running, now) : { state: running };
@@ -187,10 +200,9 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
       break;
   }
   const next = { ...state, provider: status };
-  if (state.stage === 'terminating' && isTerminal(status)) {
-    const written = next.node.ready ? requestWrite(next, hostStatusFrom(status)) : { state: next };
-    return andThen(written, (s) => finish(s));
-  }
+  if (next.stage === 'terminating' && isTerminal(status)) return endTermination(next, status, now);
+  // Past its active deadline (an actor restarted late, say): stopped before anything is written.
+  if (next.stage === 'running' && pastActiveDeadline(next, now)) return stopForDeadline(config, next, now);
   // While the node is NotReady the provider's word is stale by definition: keep it, do not write it.
   if (!next.node.ready) return { state: next };
   const result = requestWrite(next, hostStatusFrom(status));
@@ -204,7 +216,7 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
 function onProviderGone(config: PodActorConfig, state: PodState, reason: string, message: string, now: number): Next {
   switch (state.stage) {
     case 'terminating':
-      return finish(state);
+      return endTermination(state, undefined, now);
     case 'orphaned':
       return { state, stop: true };
     case 'running': {

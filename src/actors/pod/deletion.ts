@@ -8,12 +8,13 @@
  * partitioned node; `kubectl delete --force` and the node lifecycle controller remain the
  * operator's tools (docs/reliability.md).
  */
-import type { Pod } from '../../adapters/kubernetes/model.js';
+import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
-import { gracePeriodSeconds, isTerminal, podForProvider } from './podStatusView.js';
+import { deadlineExceededStatus, gracePeriodSeconds, hostStatusFrom, isTerminal, podForProvider } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
-import type { PodEffect, PodIn, PodMsg, PodState } from './protocol.js';
-import { after, enter, event, failedAgain, minimalPod, noRetry, retryDelay, withEffects, type Next } from './transitions.js';
+import type { PodEffect, PodIn, PodMsg, PodState, Termination } from './protocol.js';
+import { requestWrite } from './statusWrites.js';
+import { after, andThen, enter, event, failedAgain, minimalPod, noRetry, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
   switch (state.stage) {
@@ -71,18 +72,22 @@ export function startDeletion(config: PodActorConfig, state: PodState, now: numb
 }
 
 /** Asks the provider to stop the pod within its grace period, and arms the deadline. */
-export function terminate(config: PodActorConfig, state: PodState, now: number): Next {
+export function terminate(config: PodActorConfig, state: PodState, now: number, cause: Termination['cause'] = 'deletion'): Next {
   const graceSeconds = gracePeriodSeconds(state.host);
   const ms = graceSeconds * 1000 + config.graceMarginMs;
-  const next = enter(state, { stage: 'terminating', termination: { graceSeconds, deadlineAt: now + ms, escalations: 0 }, delete: noRetry });
+  const next = enter(state, { stage: 'terminating', termination: { cause, graceSeconds, deadlineAt: now + ms, escalations: 0 }, delete: noRetry });
   return withEffects(next, [
     { type: 'provider.delete', pod: deletionRequest(config, next) },
     { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } },
   ]);
 }
 
-/** A shorter grace period given to a terminating pod re-asks the provider and brings the deadline forward. */
-function shortenGrace(config: PodActorConfig, state: PodIn<'terminating'>, now: number): Next {
+/**
+ * A shorter grace period given to a terminating pod re-asks the provider and brings the deadline
+ * forward. A pod being stopped for its active deadline and now deleted leaves the host once ended.
+ */
+function shortenGrace(config: PodActorConfig, deleted: PodIn<'terminating'>, now: number): Next {
+  const state: PodIn<'terminating'> = { ...deleted, termination: { ...deleted.termination, cause: 'deletion' } };
   const current = state.termination;
   const graceSeconds = gracePeriodSeconds(state.host);
   if (current.escalations > 0 || graceSeconds >= current.graceSeconds) return { state };
@@ -99,7 +104,7 @@ export function onGraceExpired(config: PodActorConfig, state: PodState, msg: Ext
   if (state.stage !== 'terminating' || msg.at !== state.termination.deadlineAt) return { state };
   const current = state.termination;
   const delay = retryDelay(config, state, current.escalations);
-  const next: PodState = { ...state, termination: { graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1 } };
+  const next: PodState = { ...state, termination: { ...current, graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1 } };
   const effects: PodEffect[] = [
     { type: 'provider.delete', pod: deletionRequest(config, next) },
     { type: 'schedule', ms: delay, msg: { type: 'pod.grace-expired', at: now + delay } },
@@ -119,6 +124,21 @@ export function deletionRequest(config: PodActorConfig, state: PodState): Pod {
   return pod;
 }
 
+/**
+ * The provider reports the terminating pod ended (`status`, terminal) or gone (undefined). A
+ * deleted pod gets its final status, if the node can vouch for it, and leaves the host; one stopped
+ * for its active deadline stays, Failed with reason DeadlineExceeded, and nothing more runs.
+ */
+export function endTermination(state: PodIn<'terminating'>, status: PodStatus | undefined, now: number): Next {
+  if (state.termination.cause === 'deadline') {
+    const failed = deadlineExceededStatus(status ?? state.provider, state.host?.status, new Date(now));
+    return requestWrite(enter({ ...state, provider: failed }, { stage: 'done' }), failed);
+  }
+  if (!status) return finish(state);
+  const written = state.node.ready ? requestWrite(state, hostStatusFrom(status)) : { state };
+  return andThen(written, (s) => finish(s));
+}
+
 /** Deletes the host pod for good (grace 0, UID precondition), after writing a final status if one is due. */
 export function finish(state: PodState, ...extra: PodEffect[]): Next {
   const finishing = enter(state, { stage: 'finishing', hostDelete: noRetry });
@@ -130,7 +150,7 @@ export function onDeleteFailed(config: PodActorConfig, state: PodState, kind: Er
   if (kind === 'not-found') {
     // Already gone at the provider: deletion is done there.
     if (state.stage === 'orphaned') return { state, stop: true };
-    if (state.stage === 'terminating') return finish(state);
+    if (state.stage === 'terminating') return endTermination(state, undefined, now);
     return { state };
   }
   const warn = event('Warning', 'ProviderDeleteFailed', `deleting the pod at the provider failed: ${message}`, 'Delete');

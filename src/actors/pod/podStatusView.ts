@@ -5,6 +5,7 @@
 import type { Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../../providers/deepCopy.js';
 import { isTerminalPhase } from '../../providers/podStatus.js';
+import { definedOnly } from '../../lib/defaults.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { annotationPrefix, hostUidMark, virtualNodeMark } from './annotations.js';
 import type { NodeReadiness } from './protocol.js';
@@ -21,7 +22,7 @@ export const ownedConditionTypes: ReadonlySet<string> = new Set([
   'PodReadyToStartContainers',
 ]);
 
-const ownedFields = ['phase', 'reason', 'message', 'podIP', 'podIPs', 'hostIP', 'hostIPs', 'startTime', 'containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses', 'qosClass'] as const;
+const ownedFields = ['observedGeneration', 'phase', 'reason', 'message', 'podIP', 'podIPs', 'hostIP', 'hostIPs', 'startTime', 'containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses', 'qosClass'] as const;
 
 /** The provider's status as Tether writes it to the host: owned fields and owned conditions only. */
 export function hostStatusFrom(provider: PodStatus): PodStatus {
@@ -118,6 +119,35 @@ export function lostStatus(last: PodStatus | undefined, reason: string, message:
   const down = (type: string): PodCondition => ({ type, status: 'False', reason, message, lastTransitionTime: at });
   const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
   return { ...base, phase: 'Failed', reason, message, conditions: [...kept, down('ContainersReady'), down('Ready')] };
+}
+
+/** The reason and message the kubelet gives a pod past its activeDeadlineSeconds (pkg/kubelet/active_deadline.go). */
+export const deadlineExceeded = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } as const;
+
+/**
+ * The status of a pod stopped for its active deadline, once the provider has ended it, as the
+ * kubelet writes it: Failed with reason DeadlineExceeded; ContainersReady and Ready False with
+ * reason PodFailed (pkg/kubelet/status/generate.go); a container still shown as not terminated is
+ * terminated with reason ContainerStatusUnknown and exit code 137 (status_manager.go TerminatePod).
+ * A condition already False on the host keeps its transition time.
+ */
+export function deadlineExceededStatus(last: PodStatus | undefined, shown: PodStatus | undefined, at: Date): PodStatus {
+  const base = last ? hostStatusFrom(last) : {};
+  const failed = (type: string): PodCondition => {
+    const before = shown?.conditions?.find((c) => c.type === type);
+    return { type, status: 'False', reason: 'PodFailed', message: '', lastTransitionTime: before?.status === 'False' && before.lastTransitionTime ? before.lastTransitionTime : at };
+  };
+  const kept = (base.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
+  const containerStatuses = base.containerStatuses?.map((cs) =>
+    cs.state?.terminated ? cs : { ...cs, ready: false, state: { terminated: { reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', exitCode: 137 } } },
+  );
+  return {
+    ...base,
+    phase: 'Failed',
+    ...deadlineExceeded,
+    conditions: [...kept, failed('ContainersReady'), failed('Ready')],
+    ...definedOnly({ containerStatuses }),
+  };
 }
 
 export function isTerminal(status: PodStatus | undefined): boolean {

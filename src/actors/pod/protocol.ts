@@ -100,7 +100,8 @@ export type PodStage =
   | { readonly stage: 'creating'; readonly create: Retry; readonly sentSpec: string }
   | { readonly stage: 'backoff'; readonly create: Retry; readonly sentSpec: string | null }
   | { readonly stage: 'rejected'; readonly sentSpec: string }
-  | { readonly stage: 'running'; readonly sentSpec: string | null }
+  /** `deadlineTimer`: the active deadline (epoch ms) a timer is armed for (activeDeadline.ts), null: none. */
+  | { readonly stage: 'running'; readonly sentSpec: string | null; readonly deadlineTimer: number | null }
   | { readonly stage: 'done' }
   | { readonly stage: 'terminating'; readonly termination: Termination; readonly delete: Retry }
   | { readonly stage: 'finishing'; readonly hostDelete: Retry }
@@ -115,6 +116,11 @@ export type PodIn<S extends Stage> = PodCommon & Extract<PodStage, { readonly st
  * gone); at the deadline Tether escalates (grace 0) and keeps asking with backoff, never forgets.
  */
 export interface Termination {
+  /**
+   * Why the provider is asked to stop the pod: the host pod was deleted (it leaves the host once
+   * ended), or its activeDeadlineSeconds ran out (it stays, Failed with reason DeadlineExceeded).
+   */
+  readonly cause: 'deletion' | 'deadline';
   /** The grace period the provider was last given (0 once escalated). */
   readonly graceSeconds: number;
   /** When the grace period (plus margin) runs out, or the next escalated request is due. */
@@ -145,6 +151,8 @@ export type PodMsg =
   | { readonly type: 'pod.retry-delete' }
   /** The termination deadline armed for `at` is due (a stale one, after a shorter grace, is ignored). */
   | { readonly type: 'pod.grace-expired'; readonly at: number }
+  /** The active deadline a timer was armed for (`at`, epoch ms) is due; a stale one is ignored. */
+  | { readonly type: 'pod.active-deadline-reached'; readonly at: number }
   | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string; readonly storedVersion?: string }
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
   /** A newer status write of this pod took the place of this one in the queue: it was never sent. */

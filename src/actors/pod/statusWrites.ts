@@ -7,7 +7,8 @@
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
 import { fingerprint } from '../../lib/fingerprint.js';
-import { hostStatusFrom, ownedFingerprint } from './podStatusView.js';
+import { generationOf, withObservedGeneration } from './observedGeneration.js';
+import { hostStatusFrom, isNotReadyMark, ownedFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { withReadinessGates } from './readinessGates.js';
@@ -31,6 +32,40 @@ export function repairDrift(state: PodState): Next {
 }
 
 /**
+ * The host pod's spec changed (a new generation): write the status Tether shows again, for that
+ * generation, as the kubelet does once it has synced the new spec. Nothing is written when the
+ * generation is the one last written, nor before this incarnation has written anything (its first
+ * write carries the generation), nor once the pod has ended.
+ */
+export function observeGeneration(state: PodState): Next {
+  const last = state.writes.last;
+  const generation = generationOf(state.host);
+  if (!last || generation === undefined || last.observedGeneration === generation) return { state };
+  switch (state.stage) {
+    case 'terminating':
+      // A graceful deletion is itself a new generation: the final status carries it (one write, as
+      // virtual-kubelet's). A pod stopped for its deadline stays, so it is written like a running one.
+      if (state.termination.cause === 'deletion') return { state };
+      break;
+    case 'done':
+    case 'finishing':
+    case 'orphaned':
+      return { state };
+    case 'starting':
+    case 'creating':
+    case 'backoff':
+    case 'rejected':
+    case 'running':
+      break;
+  }
+  // The running pod's provider status, unless the last write is the NotReady override (it stays
+  // until the node is back); in other stages what was written last (nothing runs to report).
+  const mirrored = state.stage === 'running' || state.stage === 'terminating';
+  const shown = mirrored && state.node.ready && state.provider && !isNotReadyMark(last) ? hostStatusFrom(state.provider) : last;
+  return requestWrite(state, shown);
+}
+
+/**
  * How long a Pending status waits before it is written: a pod that starts within it is written once,
  * Running (virtual-kubelet's rate-limited queue coalesces the same way, by accident of its queue).
  */
@@ -44,7 +79,8 @@ export const PENDING_HOLD_MS = 1_000;
  */
 export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
-  const status = withReadinessGates(provided, state.host);
+  // Ready follows the host pod's readiness gates; the status carries the generation of its spec.
+  const status = withObservedGeneration(withReadinessGates(provided, state.host), state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must

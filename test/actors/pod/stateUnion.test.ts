@@ -23,7 +23,7 @@ const OWN: Record<Stage, string[]> = {
   creating: ['create', 'sentSpec'],
   backoff: ['create', 'sentSpec'],
   rejected: ['sentSpec'],
-  running: ['sentSpec'],
+  running: ['sentSpec', 'deadlineTimer'],
   done: [],
   terminating: ['termination', 'delete'],
   finishing: ['hostDelete'],
@@ -48,6 +48,7 @@ const messages: fc.Arbitrary<MsgFor> = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom<MsgFor>(
     msg({ type: 'pod.host-changed', pod: hostPod() }),
     msg({ type: 'pod.host-changed', pod: hostPod({}, 'nginx:2') }),
+    msg({ type: 'pod.host-changed', pod: { ...hostPod({ generation: 2 }), spec: { ...hostPod().spec, containers: [], activeDeadlineSeconds: 5 }, status: { phase: 'Running', startTime: new Date(NOW) } } }),
     msg({ type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 30 }) }),
     msg({ type: 'pod.host-changed', pod: hostPod({ deletionTimestamp: new Date(NOW), deletionGracePeriodSeconds: 0 }) }),
     msg({ type: 'pod.host-deleted' }),
@@ -87,6 +88,8 @@ const messages: fc.Arbitrary<MsgFor> = fc.oneof(
   ) },
   fc.nat(3).map((attempt): MsgFor => msg({ type: 'pod.create-deadline', attempt })),
   fc.nat(3).map((hold): MsgFor => (s) => ({ type: 'pod.hold-expired', hold: hold + s.writes.holds - 1 })),
+  // The active deadline the state armed, or a stale one.
+  fc.boolean().map((armed): MsgFor => (s) => ({ type: 'pod.active-deadline-reached', at: armed && s.stage === 'running' && s.deadlineTimer !== null ? s.deadlineTimer : NOW - 1 })),
   // The deadline the state armed, or a stale one.
   fc.boolean().map((armed): MsgFor => (s) => ({ type: 'pod.grace-expired', at: armed && 'termination' in s && s.termination ? s.termination.deadlineAt : NOW - 1 })),
 );
@@ -141,7 +144,7 @@ const effectsOf = (next: Next): readonly PodEffect[] => (next.stop ? [] : next.e
 
 t.test('enter carries what every stage has and drops the old stage\'s own fields', async (t) => {
   const terminating = enter({ ...base(), createError: { kind: 'transient', message: 'quota', at: NOW } }, {
-    stage: 'terminating', termination: { graceSeconds: 30, deadlineAt: NOW + 32_000, escalations: 0 }, delete: noRetry,
+    stage: 'terminating', termination: { cause: 'deletion', graceSeconds: 30, deadlineAt: NOW + 32_000, escalations: 0 }, delete: noRetry,
   });
   const finishing = enter(terminating, { stage: 'finishing', hostDelete: noRetry });
   t.same(Object.keys(finishing).sort(), [...COMMON, 'stage', 'hostDelete'].sort(), 'no termination left behind');

@@ -1,0 +1,58 @@
+/**
+ * Kubelet duties the pod actor performs for every provider, in memory (test/support/inMemoryNode.ts):
+ * observedGeneration follows a spec update with one status write; activeDeadlineSeconds stops the
+ * pod at the provider and fails it DeadlineExceeded, counted from startTime across a restart of
+ * the pod's actor.
+ */
+import t from 'tap';
+import type { Pod } from '../../src/adapters/kubernetes/model.js';
+import { podFixture } from '../providers/helpers.js';
+import { startInMemoryNode } from '../support/inMemoryNode.js';
+
+const withGeneration = (pod: Pod): Pod => ({ ...pod, metadata: { ...pod.metadata, generation: 1 } });
+
+t.test('a spec update is a new generation: the host pod shows it observed, with one more status write and no more', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(withGeneration(podFixture('web')));
+  await node.eventually('observedGeneration 1', () => node.host.pod('ns', 'web')?.status?.observedGeneration === 1);
+  t.equal(node.podCondition('ns', 'web', 'Ready')?.observedGeneration, 1);
+  const statusWrites = (): number => node.host.calls.filter((c) => c.op === 'patchPodStatus' && c.name === 'web').length;
+  await node.advance(5_000);
+  const before = statusWrites();
+
+  node.host.updateSpec('ns', 'web', (spec) => ({ ...spec, containers: (spec.containers ?? []).map((c) => ({ ...c, image: 'nginx:2' })) }));
+  await node.eventually('observedGeneration 2 on the status and Ready', () => node.host.pod('ns', 'web')?.status?.observedGeneration === 2 && node.podCondition('ns', 'web', 'Ready')?.observedGeneration === 2);
+  t.equal(node.provider.callsOf('updatePod', 'web').length, 1, 'the provider got the new spec');
+  await node.advance(10_000);
+  t.equal(statusWrites(), before + 1, 'one status write for the new generation, nothing after');
+});
+
+t.test('past activeDeadlineSeconds, counted from startTime across a restart of the actor, the pod is stopped at the provider and ends Failed/DeadlineExceeded', async (t) => {
+  const node = await startInMemoryNode(t);
+  const pod = withGeneration(podFixture('job', { terminationGracePeriodSeconds: 5 }));
+  await node.runPod({ ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], activeDeadlineSeconds: 30 } });
+  const startedAt = Date.parse(String(node.host.pod('ns', 'job')?.status?.startTime));
+
+  // A bug in the provider's update crashes the pod's actor; its next incarnation starts 10 s in.
+  await node.advance(10_000);
+  node.provider.faults.failNext('updatePod', new Error('a bug in the provider'));
+  node.host.updateSpec('ns', 'job', (spec) => ({ ...spec, containers: (spec.containers ?? []).map((c) => ({ ...c, image: 'busybox:2' })) }));
+  const reads = node.provider.callsOf('getPod', 'job').length;
+  await node.eventually('a new incarnation re-read the provider', () => node.provider.callsOf('getPod', 'job').length > reads, { withinMs: 15_000 });
+
+  await node.eventually('asked to stop at the provider', () => node.provider.callsOf('deletePod', 'job').length > 0, { withinMs: 60_000 });
+  const [stop] = node.provider.callsOf('deletePod', 'job');
+  t.ok((stop?.at ?? 0) - startedAt >= 30_000, 'not before the deadline');
+  t.ok((stop?.at ?? 0) - startedAt < 40_000, 'counted from startTime, not from the restart');
+  t.equal(stop?.graceSeconds, 5, "with the pod's grace period");
+  t.match(node.eventsOf('job'), [{ type: 'Normal', reason: 'DeadlineExceeded', note: 'Pod was active on the node longer than the specified deadline' }]);
+  t.equal(node.host.pod('ns', 'job')?.status?.phase, 'Running', 'not Failed before the provider has ended it');
+
+  node.provider.finish('ns', 'job', 143);
+  await node.eventually('Failed with DeadlineExceeded', () => node.host.pod('ns', 'job')?.status?.reason === 'DeadlineExceeded');
+  t.match(node.host.pod('ns', 'job')?.status, { phase: 'Failed', message: 'Pod was active on the node longer than the specified deadline' });
+  t.equal(node.podCondition('ns', 'job', 'Ready')?.status, 'False');
+  await node.advance(5_000);
+  t.ok(node.host.pod('ns', 'job'), 'the pod stays on the host');
+  t.notOk(node.host.calls.some((c) => c.op === 'deletePod' && c.name === 'job'));
+});
