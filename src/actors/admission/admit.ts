@@ -5,14 +5,14 @@
  * admit | reject. A rejected pod becomes Failed with `reason` and "Pod was rejected: <message>".
  */
 import type { Node, Pod } from '../../adapters/kubernetes/model.js';
+import type { PodFeature } from '../../providers/provider.js';
 import { daemonSetVerdict, type DaemonSetPolicy } from './daemonSets.js';
 import { matchesNodeAffinity } from './nodeAffinity.js';
 import { amountOf, podRequests, type Requests } from './podRequests.js';
 
 export type Verdict = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string };
 
-/** Features a pod may ask for that a provider must declare it supports (provider.ts `supportedPodFeatures`). */
-export type PodFeature = 'hostNetwork' | 'hostPID' | 'hostIPC';
+/** Features a pod may ask for that a provider must declare it supports (provider.ts `PodFeatureProvider`). */
 export const POD_FEATURES: readonly PodFeature[] = ['hostNetwork', 'hostPID', 'hostIPC'];
 
 export interface AdmissionPolicy {

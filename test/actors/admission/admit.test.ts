@@ -94,8 +94,9 @@ t.test('property: admitting pods one by one never exceeds the allocatable', asyn
         const p = asking({ cpu: `${a.cpu}m`, memory: `${a.mem}Mi` });
         if (admit(big, running, p, policy).admit) running.push(p);
       }
-      const used = running.map(podRequests).reduce((s, r) => ({ cpu: s.cpu + (r['cpu'] ?? 0), mem: s.mem + (r['memory'] ?? 0) }), { cpu: 0, mem: 0 });
-      return running.length <= 10 && used.cpu <= 4000 && used.mem <= 8 * 2 ** 30;
+      const cpu = running.reduce((sum, p) => sum + (podRequests(p)['cpu'] ?? 0), 0);
+      const mem = running.reduce((sum, p) => sum + (podRequests(p)['memory'] ?? 0), 0);
+      return running.length <= 10 && cpu <= 4000 && mem <= 8 * 2 ** 30;
     }),
   );
 });
