@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { virtualNodeProblems } from '../actors/virtualNodeConfig.js';
 import { fraction, nonEmptyString, nonNegativeNumber, port, positiveInt, positiveNumber, stringMap } from '../lib/schemaPrimitives.js';
+import { plainPath } from '../lib/fieldProblem.js';
 import { providerConfigSchema } from '../providers/registry.js';
 
 const taint = z.strictObject({
@@ -62,7 +63,7 @@ export const nodeSchema = z.strictObject({
     daemonSets: z.enum(['reject', 'admit'], 'reject or admit').optional(),
   }, 'a mapping (daemonSets)').optional(),
 }, 'a virtual node mapping').superRefine((node, ctx) => {
-  for (const problem of virtualNodeProblems(node)) ctx.addIssue({ code: 'custom', message: problem.message, path: [...problem.path] });
+  for (const problem of virtualNodeProblems(node)) ctx.addIssue({ code: 'custom', message: problem.message, path: plainPath(problem.path) });
 });
 
 export type NodeFileConfig = z.infer<typeof nodeSchema>;

@@ -19,6 +19,7 @@ import { apiFailure, providerFailure, queuedWriteFailure } from '../effectFailur
 import { createErrorAnnotation } from './annotations.js';
 import { ownedFingerprint } from './podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 /** The node's admission (src/actors/admission/admittedPods.ts), one per node. */
 export interface PodAdmission {
@@ -72,7 +73,7 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
         done: () => ({ type: 'pod.create-succeeded' }),
         failed: ({ kind, message, error }) => {
           const reason = eventReasonOf(error);
-          return { type: 'pod.create-failed', kind, message, ...(reason !== undefined ? { reason } : {}) };
+          return { type: 'pod.create-failed', kind, message, ...definedOnly({ reason }) };
         },
       });
     case 'provider.update':
@@ -124,7 +125,7 @@ function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx:
       type: 'pod.status-written',
       written: fingerprint(status),
       stored: ownedFingerprint(stored.status),
-      ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
+      ...definedOnly({ storedVersion: stored.metadata?.resourceVersion || undefined }),
     }),
     failed: (failure) => {
       if (failure.kind === 'superseded') return { type: 'pod.status-write-superseded' };

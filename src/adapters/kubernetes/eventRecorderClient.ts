@@ -8,6 +8,7 @@ import type { EventRecorder, EventSubject, EventType } from './eventRecorder.js'
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
 import { operation } from './operation.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export const REPORTING_CONTROLLER = 'tether.dev/virtual-kubelet';
 
@@ -164,8 +165,7 @@ export class EventRecorderClient implements EventRecorder {
         kind: regarding.kind,
         apiVersion: regarding.apiVersion,
         name: regarding.name,
-        ...(regarding.namespace !== undefined ? { namespace: regarding.namespace } : {}),
-        ...(regarding.uid !== undefined ? { uid: regarding.uid } : {}),
+        ...definedOnly({ namespace: regarding.namespace, uid: regarding.uid }),
       },
     };
   }
