@@ -5,6 +5,7 @@
  * Warning Event with the same reason. It never reaches the provider.
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import { definedOnly } from '../../lib/defaults.js';
 import type { PodActorConfig } from './config.js';
 import { create } from './creation.js';
 import { finish } from './deletion.js';
@@ -29,7 +30,7 @@ export function onAdmissionRejected(state: PodState, reason: string, message: st
     phase: 'Failed',
     reason,
     message: `Pod was rejected: ${message}`,
-    ...(state.host.status?.qosClass ? { qosClass: state.host.status.qosClass } : {}),
+    ...definedOnly({ qosClass: state.host.status?.qosClass }),
   };
   return plus(requestWrite(enter({ ...state, provider: status }, { stage: 'done' }), status), event('Warning', reason, message, 'Admit'));
 }

@@ -14,8 +14,8 @@ const asking = (uid: string, cpu: string, phase = 'Pending'): Pod => ({
   status: { phase },
 });
 
-function ledger(pods: Pod[], known: Node | undefined = node): AdmittedPods {
-  return new AdmittedPods({ pods: () => pods, node: () => known, policy: { daemonSets: 'reject', features: new Set() } });
+function ledger(pods: Pod[], known: { readonly node: Node | undefined } = { node }): AdmittedPods {
+  return new AdmittedPods({ pods: () => pods, node: () => known.node, policy: { daemonSets: 'reject', features: new Set() } });
 }
 
 t.test('two pods asking in turn: the second is judged against the first', async (t) => {
@@ -46,5 +46,5 @@ t.test('terminal pods and pods gone from the host free their resources', async (
 });
 
 t.test('no Node known yet: no answer', async (t) => {
-  t.equal(ledger([], undefined).admit(asking('a', '1')), undefined);
+  t.equal(ledger([], { node: undefined }).admit(asking('a', '1')), undefined);
 });
