@@ -344,6 +344,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
       pod: defaultPodActorConfig(NODE),
       controller: { nodeName: NODE, sweepIntervalMs: 60_000 },
       shards: 32,
+      admission: { daemonSets: 'reject' },
     },
     {
       provider: withDeepCopies(provider),

@@ -24,12 +24,13 @@ import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
 import { LazyChildLogger } from '../adapters/lazyChildLogger.js';
-import { isInspectableProvider, isReconcilingProvider, type Provider } from '../providers/provider.js';
+import { isInspectableProvider, isReconcilingProvider, supportedPodFeatures, type Provider } from '../providers/provider.js';
 import { partView } from '../runtime/partView.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
 import { Shards } from '../supervisors/shards.js';
 import type { Supervisor } from '../supervisors/supervisor.js';
+import { AdmittedPods } from './admission/admittedPods.js';
 import { leaseActor } from './lease/behavior.js';
 import type { LeaseMsg } from './lease/protocol.js';
 import { nodeActor } from './node/behavior.js';
@@ -107,8 +108,15 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       current.lease = sup.spawn('lease', leaseActor({ leaseApi: deps.leaseApi, logger }, config.lease));
       const shards = new Shards(sup, 'pods', config.shards, config.podPolicy ?? podRestartPolicy);
       // One deps object for every pod of the node (a per-pod copy and its closures cost ~0.3 KiB a pod).
+      // The node's admitted pods outlive pod actor restarts (a restart of the node's subtree starts afresh, from the cache).
+      const admission = new AdmittedPods({
+        pods: () => deps.podWatch.list(),
+        node: () => deps.nodeWatch.get(),
+        policy: { daemonSets: config.admission.daemonSets, features: new Set(supportedPodFeatures(deps.provider)) },
+      });
       const podDeps: PodActorDeps = {
         config: config.pod,
+        admission,
         provider: deps.provider,
         pods: deps.podApi,
         events: deps.events,

@@ -6,6 +6,7 @@
  */
 import type { Taint } from '../adapters/kubernetes/model.js';
 import { under, type FieldProblem } from '../lib/fieldProblem.js';
+import { DEFAULT_DAEMON_SET_POLICY, type DaemonSetPolicy } from './admission/daemonSets.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
 import { validateLeaseConfig, withLeaseDefaults, type LeaseConfig } from './lease/config.js';
 import type { BackoffPolicy } from '../lib/backoff.js';
@@ -31,6 +32,8 @@ export interface VirtualNodeSettings {
   readonly sweepIntervalMs?: number | undefined;
   /** How many shard supervisors hold this node's pod actors. */
   readonly shards?: number | undefined;
+  /** Kubelet admission: what to do with DaemonSet pods (src/actors/admission/daemonSets.ts). */
+  readonly admission?: { readonly daemonSets?: DaemonSetPolicy | undefined } | undefined;
 }
 
 export interface VirtualNodeConfig {
@@ -40,6 +43,7 @@ export interface VirtualNodeConfig {
   readonly controller: ControllerConfig;
   /** How many shard supervisors hold this node's pod actors. */
   readonly shards: number;
+  readonly admission: { readonly daemonSets: DaemonSetPolicy };
   readonly nodePolicy?: RestartPolicy | undefined;
   readonly podPolicy?: RestartPolicy | undefined;
 }
@@ -64,6 +68,7 @@ export function virtualNodeConfig(settings: VirtualNodeSettings): VirtualNodeCon
     pod: withPodDefaults({ ...settings.pod, nodeName }),
     controller: withControllerDefaults({ nodeName, sweepIntervalMs: settings.sweepIntervalMs }),
     shards: settings.shards ?? DEFAULT_SHARDS,
+    admission: { daemonSets: settings.admission?.daemonSets ?? DEFAULT_DAEMON_SET_POLICY },
   };
 }
 

@@ -54,6 +54,10 @@ export const nodeSchema = z.strictObject({
   /** How often the pod controller sweeps for orphans at the provider. */
   sweepIntervalMs: positiveNumber.optional(),
   shards: positiveInt.optional(),
+  /** Kubelet admission (docs/kubelet-api.md, "Admission"): DaemonSet pods are rejected unless `admit`. */
+  admission: z.strictObject({
+    daemonSets: z.enum(['reject', 'admit'], 'reject or admit').optional(),
+  }, 'a mapping (daemonSets)').optional(),
 }, 'a virtual node mapping').superRefine((node, ctx) => {
   for (const problem of virtualNodeProblems(node)) ctx.addIssue({ code: 'custom', message: problem.message, path: plainPath(problem.path) });
 });

@@ -118,6 +118,21 @@ export interface PodProvider extends LegacyPodProvider {
   notifyPods(callback: PodNotificationCallback): void;
 }
 
+/** Host features a pod may ask for (`spec.hostNetwork` and the like), which mean the node's own host. */
+export type PodFeature = 'hostNetwork' | 'hostPID' | 'hostIPC';
+
+/**
+ * Optional: the host features the provider runs as asked. A pod asking for any other is rejected
+ * at admission, before the provider sees it (reason `UnsupportedPodFeature`). A provider without
+ * this method supports none of them.
+ */
+export interface PodFeatureProvider {
+  supportedPodFeatures(): readonly PodFeature[];
+}
+
+export const supportedPodFeatures = (provider: object): readonly PodFeature[] =>
+  'supportedPodFeatures' in provider && typeof provider.supportedPodFeatures === 'function' ? (provider as PodFeatureProvider).supportedPodFeatures() : [];
+
 /** A Kubernetes resource list: resource name to quantity string, e.g. `{ cpu: '20', memory: '100Gi', pods: '110' }`. */
 export type ResourceList = Readonly<Record<string, string>>;
 

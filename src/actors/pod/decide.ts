@@ -6,6 +6,7 @@
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { armActiveDeadline, onActiveDeadlineReached, pastActiveDeadline, stopForDeadline } from './activeDeadline.js';
+import { askAdmission, onAdmissionRejected, onAdmitted } from './admission.js';
 import { createErrorAnnotation, hostUidMark } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
 import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
@@ -66,6 +67,14 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
       return onProviderStatus(config, state, msg.status, now);
     case 'pod.provider-gone':
       return onProviderGone(config, state, msg.reason, msg.message, now);
+    case 'pod.admitted':
+      return onAdmitted(config, state, now);
+    case 'pod.admission-rejected':
+      return onAdmissionRejected(state, msg.reason, msg.message);
+    case 'pod.admission-deferred':
+      return { state, effects: [{ type: 'schedule', ms: config.refetchMs, msg: { type: 'pod.retry-admit' } }] };
+    case 'pod.retry-admit':
+      return state.stage === 'starting' && state.host && !state.host.metadata?.deletionTimestamp ? askAdmission(state) : { state };
     case 'pod.create-succeeded':
       return onCreateSucceeded(config, state, now);
     case 'pod.create-failed':
@@ -174,15 +183,21 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   if (pod) {
     const sentSpec = (state.stage === 'running' ? state.sentSpec : null) ?? specFingerprint(state.host);
     const running = enter({ ...state, provider: pod.status ?? state.provider }, { stage: 'running', sentSpec, deadlineTimer: null });
-    if (state.host.metadata?.deletionTimestamp) return startDeletion(config, running, now);
-    // Adopted while the node is NotReady: mark it from the provider's word, never write a Ready=True.
-    if (!running.node.ready) return state.stage === 'starting' ? markNotReady(config, running, now) : { state: running };
-    return running.provider ? onProviderStatus(config, running, running.provider, now) : { state: running };
+    // Already at the provider (admitted before a restart): counted as admitted, never judged again.
+    const adopted = state.stage === 'starting' ? [{ type: 'node.admitted-as-running', pod: state.host } as const] : [];
+    return after(adopted, adoptRunning(config, state, running, now));
   }
   if (state.stage === 'running') return onProviderGone(config, state, 'NotFound', 'the provider no longer has this pod', now);
   if (state.host.metadata?.deletionTimestamp) return finish(state);
   if (isTerminal(state.host.status)) return { state: enter(state, { stage: 'done' }) }; // it ran and ended before; nothing to run again
-  return create(config, state, now);
+  return askAdmission(state);
+}
+
+function adoptRunning(config: PodActorConfig, state: PodState, running: PodState, now: number): Next {
+  if (state.host?.metadata?.deletionTimestamp) return startDeletion(config, running, now);
+  // Adopted while the node is NotReady: mark it from the provider's word, never write a Ready=True.
+  if (!running.node.ready) return state.stage === 'starting' ? markNotReady(config, running, now) : { state: running };
+  return running.provider ? onProviderStatus(config, running, running.provider, now) : { state: running };
 }
 
 function onProviderStatus(config: PodActorConfig, state: PodState, status: PodStatus, now: number): Next {

@@ -9,7 +9,8 @@ import type { EventRecorder } from '../../adapters/kubernetes/eventRecorder.js';
 import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
 import { eventReasonOf } from '../../providers/errors.js';
-import type { PodStatus } from '../../adapters/kubernetes/model.js';
+import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import type { Verdict } from '../admission/admit.js';
 import type { PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { PodIdentity } from '../../lib/podIdentity.js';
@@ -22,8 +23,16 @@ import { ownedFingerprint } from './podStatusView.js';
 import type { PodEffect, PodMsg } from './protocol.js';
 import { definedOnly } from '../../lib/defaults.js';
 
+/** The node's admission (src/actors/admission/admittedPods.ts), one per node. */
+export interface PodAdmission {
+  /** Undefined while the node's Node is not known yet. */
+  admit(pod: Pod): Verdict | undefined;
+  recordRunning(pod: Pod): void;
+}
+
 export interface PodEffectDeps {
   readonly provider: PodProvider;
+  readonly admission: PodAdmission;
   readonly pods: PodApi;
   readonly events: EventRecorder;
   readonly clock: Clock;
@@ -49,6 +58,15 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
         done: (found) => ({ type: 'pod.provider-fetched', pod: found }),
         failed: (failure) => ({ type: 'pod.provider-fetch-failed', message: failure.message, ...retryAfter(failure) }),
       });
+    case 'node.admit': {
+      const verdict = deps.admission.admit(effect.pod);
+      if (!verdict) ctx.self.tell({ type: 'pod.admission-deferred' });
+      else ctx.self.tell(verdict.admit ? { type: 'pod.admitted' } : { type: 'pod.admission-rejected', reason: verdict.reason, message: verdict.message });
+      return;
+    }
+    case 'node.admitted-as-running':
+      deps.admission.recordRunning(effect.pod);
+      return;
     case 'provider.create':
       return reportTo(ctx)((signal) => provider.createPod(effect.pod, signal), {
         classify: providerFailure,

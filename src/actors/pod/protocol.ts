@@ -138,6 +138,13 @@ export type PodMsg =
   | { readonly type: 'pod.retry-fetch' }
   | { readonly type: 'pod.provider-status'; readonly status: PodStatus }
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
+  /** The node admitted the pod (src/actors/admission): it may be created at the provider. */
+  | { readonly type: 'pod.admitted' }
+  /** The node rejected the pod with the kubelet's reason and message. */
+  | { readonly type: 'pod.admission-rejected'; readonly reason: string; readonly message: string }
+  /** The node's Node is not known yet (its watch has not listed it): ask again shortly. */
+  | { readonly type: 'pod.admission-deferred' }
+  | { readonly type: 'pod.retry-admit' }
   | { readonly type: 'pod.create-succeeded' }
   /** `reason`: the provider's precise Event reason, if it gave one (errors.ts `eventReasonOf`). */
   | { readonly type: 'pod.create-failed'; readonly kind: ErrorKind; readonly message: string; readonly reason?: string }
@@ -171,6 +178,10 @@ export type EventType = 'Normal' | 'Warning';
 
 export type PodEffect =
   | { readonly type: 'provider.get' }
+  /** Ask the node's admission (answered with pod.admitted or pod.admission-rejected). */
+  | { readonly type: 'node.admit'; readonly pod: Pod }
+  /** Found running at the provider (a restart): the node counts it as admitted, as it is. */
+  | { readonly type: 'node.admitted-as-running'; readonly pod: Pod }
   | { readonly type: 'provider.create'; readonly pod: Pod }
   | { readonly type: 'provider.update'; readonly pod: Pod }
   | { readonly type: 'provider.delete'; readonly pod: Pod }

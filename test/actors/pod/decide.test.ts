@@ -1,4 +1,5 @@
 import t from 'tap';
+import { admittingEverything } from '../../support/admittedStep.js';
 import type { Pod, PodStatus } from '../../../src/adapters/kubernetes/model.js';
 import { createErrorAnnotation, createErrorAtAnnotation, hostUidMark, virtualNodeMark } from '../../../src/actors/pod/annotations.js';
 import { decidePod, initialPodState, onPodStart, retryDelay } from '../../../src/actors/pod/decide.js';
@@ -36,7 +37,7 @@ const running: PodStatus = {
 
 type Next = Transition<PodState, PodEffect>;
 const fresh = (pod: Pod = hostPod()): PodState => initialPodState(pod, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, ready);
-const step = (state: PodState, msg: PodMsg, now = NOW): Next => decidePod(config, state, msg, now);
+const step = admittingEverything((state: PodState, msg: PodMsg, now = NOW): Next => decidePod(config, state, msg, now));
 const effects = (next: Next): readonly PodEffect[] => (next.stop ? [] : next.effects ?? []);
 const types = (next: Next): string[] => effects(next).map((e) => e.type);
 function only<T extends PodEffect['type']>(next: Next, type: T): Extract<PodEffect, { type: T }> {
@@ -539,7 +540,7 @@ t.test('a status the host pod already shows is not written again (restart with n
   const host = { ...hostPod({ resourceVersion: '300' }), status: asWatched({ ...runningAt, conditions: [{ type: 'PodScheduled', status: 'True' }, ...(runningAt.conditions ?? []).filter((c) => c.type !== 'PodScheduled').map((c) => ({ ...c, reason: '', message: '' }))] }) };
   const adopted = step(fresh(host), { type: 'pod.provider-fetched', pod: { ...host, status: runningAt } });
   t.equal(adopted.state.stage, 'running');
-  t.same(types(adopted), [], 'adopted without a write');
+  t.same(types(adopted), ['node.admitted-as-running'], 'adopted without a write (counted as admitted)');
   const changed = step(adopted.state, { type: 'pod.provider-status', status: { ...runningAt, podIP: '10.244.9.9' } });
   t.equal(only(changed, 'host.write-status').status.podIP, '10.244.9.9', 'a real change is still written');
 });

@@ -39,7 +39,7 @@ function run(effect: Parameters<typeof performPodEffect>[2], patchStatus?: PodAp
   const clock = new ManualClock();
   const host = recreatedHost(calls);
   const pods: PodApi = patchStatus ? { ...host, patchPodStatus: patchStatus } : host;
-  const deps: PodEffectDeps = { provider: {} as PodProvider, pods, events: new FakeEvents(), clock, logger: silentLogger };
+  const deps: PodEffectDeps = { provider: {} as PodProvider, admission: { admit: () => ({ admit: true }), recordRunning: () => {} }, pods, events: new FakeEvents(), clock, logger: silentLogger };
   const ctx: EffectContext<PodMsg> = { self: { path: 'pod', tell: (m) => told.push(m) }, clock, signal: new AbortController().signal, schedule: () => {} };
   return { done: Promise.resolve(performPodEffect(deps, identity, effect, ctx)), told, calls };
 }

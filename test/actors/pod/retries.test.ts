@@ -4,6 +4,7 @@
  * provider updates were retried flat (1 s, 5 s) or not at all.
  */
 import t from 'tap';
+import { admittingEverything } from '../../support/admittedStep.js';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { decidePod, initialPodState } from '../../../src/actors/pod/decide.js';
 import { type PodEffect, type PodMsg, type PodState } from '../../../src/actors/pod/protocol.js';
@@ -19,7 +20,7 @@ const host: Pod = {
   status: { phase: 'Pending' },
 };
 type Next = Transition<PodState, PodEffect>;
-const step = (state: PodState, msg: PodMsg): Next => decidePod(config, state, msg, NOW);
+const step = admittingEverything((state: PodState, msg: PodMsg, now = NOW): Next => decidePod(config, state, msg, now));
 const fresh = (): PodState => initialPodState(host, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, ready);
 const timers = (next: Next): Array<{ ms: number; msg: PodMsg }> =>
   (next.stop ? [] : next.effects ?? []).flatMap((e) => (e.type === 'schedule' ? [{ ms: e.ms, msg: e.msg }] : []));

@@ -6,7 +6,7 @@ import t from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { labelValue } from '../../../src/providers/kubernetes/marks.js';
 import { fitDnsLabel, remoteNamespaceFor } from '../../../src/providers/kubernetes/namespaceMapping.js';
-import { formatQuantity, parseQuantity } from '../../../src/providers/kubernetes/node/quantity.js';
+import { formatQuantity, parseQuantity } from '../../../src/lib/quantity.js';
 import { contentDigest, isServiceAccountToken, remoteCopy } from '../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import { ReferenceIndex } from '../../../src/providers/kubernetes/configReflection/referenceIndex.js';
 import { referencedObjects } from '../../../src/providers/kubernetes/configReflection/references.js';

@@ -11,7 +11,7 @@
  */
 import type { Node, Pod } from '../../../adapters/kubernetes/model.js';
 import type { NodeResources, ResourceList } from '../../provider.js';
-import { formatQuantity, parseQuantity } from './quantity.js';
+import { formatQuantity, parseQuantity } from '../../../lib/quantity.js';
 
 export type Amounts = Record<string, number>;
 

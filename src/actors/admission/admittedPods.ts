@@ -1,0 +1,70 @@
+/**
+ * The node's admitted pods: the set the kubelet keeps in its pod manager, owned by the virtual
+ * node (one per node, outliving pod actor restarts) and asked by each pod actor before it creates
+ * its pod. A question and its recording happen in one synchronous call, so two pods asking at once
+ * are judged one after the other, each against the other if it was admitted first.
+ *
+ * The pods counted against a new one: those of the node in the host cache, not terminal, that
+ * were admitted here or that the host shows Running (admitted by an earlier process: after a
+ * restart, running pods are taken as they are, never judged again).
+ */
+import type { Node, Pod } from '../../adapters/kubernetes/model.js';
+import { admit, type AdmissionPolicy, type Verdict } from './admit.js';
+
+export interface AdmissionSources {
+  /** The node's pods in the host watch cache. */
+  readonly pods: () => readonly Pod[];
+  /** The node's Node object as the host has it (undefined before the node watch has listed it). */
+  readonly node: () => Node | undefined;
+  readonly policy: AdmissionPolicy;
+}
+
+const terminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+export class AdmittedPods {
+  private readonly admitted = new Set<string>();
+
+  constructor(private readonly sources: AdmissionSources) {}
+
+  /**
+   * Judges `pod` against the pods admitted so far and, if it fits, counts it from now on.
+   * Undefined while the Node is not known yet (the kubelet falls back to the Node it would
+   * register; Tether waits for the one the API server has, labels and allocatable included).
+   */
+  admit(pod: Pod): Verdict | undefined {
+    const uid = pod.metadata?.uid ?? '';
+    if (this.admitted.has(uid)) return { admit: true };
+    const node = this.sources.node();
+    if (!node) return undefined;
+    const others = this.counted(uid);
+    const verdict = admit(node, others, pod, this.sources.policy);
+    if (verdict.admit) this.admitted.add(uid);
+    return verdict;
+  }
+
+  /** A pod found running at the provider: counted as it is. */
+  recordRunning(pod: Pod): void {
+    const uid = pod.metadata?.uid;
+    if (uid) this.admitted.add(uid);
+  }
+
+  /** How many pods count against a new one now (for tests and the actor tree). */
+  size(): number {
+    return this.counted('').length;
+  }
+
+  private counted(except: string): Pod[] {
+    const live = new Set<string>();
+    const out: Pod[] = [];
+    for (const p of this.sources.pods()) {
+      const uid = p.metadata?.uid;
+      if (!uid) continue;
+      live.add(uid);
+      if (uid === except || terminal(p)) continue;
+      if (this.admitted.has(uid) || p.status?.phase === 'Running') out.push(p);
+    }
+    // Forget pods gone from the host: their resources are free again.
+    for (const uid of this.admitted) if (!live.has(uid) && uid !== except) this.admitted.delete(uid);
+    return out;
+  }
+}
