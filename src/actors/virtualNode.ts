@@ -23,7 +23,7 @@ import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
 import { LazyChildLogger } from '../adapters/lazyChildLogger.js';
-import { isInspectableProvider, isReconcilingProvider, type Provider } from '../providers/provider.js';
+import { isInspectableProvider, isKubeletBackedProvider, isLifecycleHookProvider, isReconcilingProvider, type Provider } from '../providers/provider.js';
 import { partView } from '../runtime/partView.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
@@ -105,7 +105,8 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       const shards = new Shards(sup, 'pods', config.shards, config.podPolicy ?? podRestartPolicy);
       // One deps object for every pod of the node (a per-pod copy and its closures cost ~0.3 KiB a pod).
       const podDeps: PodActorDeps = {
-        config: config.pod,
+        // Who runs hooks and says the container Events is the provider's nature, not a setting.
+        config: { ...config.pod, containerDuties: { by: isKubeletBackedProvider(deps.provider) ? 'provider' : 'tether', hooks: isLifecycleHookProvider(deps.provider) } },
         provider: deps.provider,
         pods: deps.podApi,
         events: deps.events,

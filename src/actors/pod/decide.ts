@@ -11,10 +11,11 @@ import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHo
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
-import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
+import type { NodeReadiness, PodEffect, PodMsg, PodState } from './protocol.js';
 import { onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
-import { after, andThen, enter, event, failedAgain, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
+import { after, andThen, enter, event, failedAgain, kubeletEvent, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
+import { containerEvents } from './containerEvents.js';
 
 export { retryDelay } from './transitions.js';
 
@@ -160,11 +161,12 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   }
   if (pod) {
     const sentSpec = (state.stage === 'running' ? state.sentSpec : null) ?? specFingerprint(state.host);
+    const said = pod.status ? containerEventsOf(config, state, pod.status) : [];
     const running = enter({ ...state, provider: pod.status ?? state.provider }, { stage: 'running', sentSpec });
-    if (state.host.metadata?.deletionTimestamp) return startDeletion(config, running, now);
+    if (state.host.metadata?.deletionTimestamp) return after(said, startDeletion(config, running, now));
     // Adopted while the node is NotReady: mark it from the provider's word, never write a Ready=True.
-    if (!running.node.ready) return state.stage === 'starting' ? markNotReady(config, running, now) : { state: running };
-    return running.provider ? onProviderStatus(config, running, running.provider, now) : { state: running };
+    if (!running.node.ready) return after(said, state.stage === 'starting' ? markNotReady(config, running, now) : { state: running });
+    return running.provider ? after(said, onProviderStatus(config, running, running.provider, now)) : { state: running };
   }
   if (state.stage === 'running') return onProviderGone(config, state, 'NotFound', 'the provider no longer has this pod', now);
   if (state.host.metadata?.deletionTimestamp) return finish(state);
@@ -186,8 +188,23 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
     case 'terminating':
       break;
   }
+  const said = containerEventsOf(config, state, status);
   const next = { ...state, provider: status };
-  if (state.stage === 'terminating' && isTerminal(status)) {
+  return after(said, mirrorStatus(next, status, now));
+}
+
+/**
+ * The kubelet's container Events for the provider's new status, unless the provider's own kubelet
+ * records them. Compared with the last status seen, else with what the host pod shows (written by
+ * an earlier incarnation), so a restart repeats nothing.
+ */
+function containerEventsOf(config: PodActorConfig, state: PodState, status: PodStatus): PodEffect[] {
+  if (config.containerDuties.by !== 'tether') return [];
+  return containerEvents(state, state.provider ?? state.host?.status, status).map((e) => kubeletEvent(config, e));
+}
+
+function mirrorStatus(next: PodState, status: PodStatus, now: number): Next {
+  if (next.stage === 'terminating' && isTerminal(status)) {
     const written = next.node.ready ? requestWrite(next, hostStatusFrom(status)) : { state: next };
     return andThen(written, (s) => finish(s));
   }

@@ -81,7 +81,10 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
       });
     }
     case 'host.event':
-      deps.events.record({ kind: 'Pod', apiVersion: 'v1', namespace, name, uid }, effect.eventType, effect.reason, effect.note, effect.action);
+      deps.events.record(
+        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid, ...(effect.fieldPath !== undefined ? { fieldPath: effect.fieldPath } : {}) },
+        effect.eventType, effect.reason, effect.note, effect.action, effect.source,
+      );
       return;
     case 'host.delete':
       // Grace 0: the provider has already ended the pod; the UID precondition spares a re-created namesake.

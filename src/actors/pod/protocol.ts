@@ -3,6 +3,7 @@
  * provider, its node, and its own effects) and the effects its decisions ask for.
  */
 import type { Schedule } from '../../runtime/effectOutcome.js';
+import type { EventSource } from '../../adapters/kubernetes/eventRecorder.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 
@@ -168,7 +169,8 @@ export type PodEffect =
   | { readonly type: 'provider.delete'; readonly pod: Pod }
   | { readonly type: 'host.write-status'; readonly status: PodStatus }
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
-  | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
+  /** `fieldPath` and `source`: a kubelet's Event about one container (containerEvents.ts). */
+  | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string; readonly fieldPath?: string; readonly source?: EventSource }
   | { readonly type: 'host.delete' }
   /** The delayed self-message, run by the runtime (effectOutcome.ts). */
   | Schedule<PodMsg>

@@ -5,7 +5,14 @@
  * aggregation window update one Event's `series.count` instead of creating new Events.
  */
 export interface EventRecorder {
-  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void;
+  /** `source`: who the Event says recorded it (the kubelet's Events say `kubelet` on the node); Tether's own by default. */
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string, source?: EventSource): void;
+}
+
+/** The component an Event names as its source (`deprecatedSource`, what `kubectl describe` shows under From). */
+export interface EventSource {
+  readonly component: string;
+  readonly host: string;
 }
 
 export type EventType = 'Normal' | 'Warning';
@@ -17,4 +24,6 @@ export interface EventSubject {
   readonly namespace?: string;
   readonly name: string;
   readonly uid?: string;
+  /** The part of the object, as the kubelet names a container: `spec.containers{app}`. */
+  readonly fieldPath?: string;
 }

@@ -4,7 +4,7 @@ import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
 import { call, type Caller } from './call.js';
 import { describeApiError } from './errors.js';
-import type { EventRecorder, EventSubject, EventType } from './eventRecorder.js';
+import type { EventRecorder, EventSource, EventSubject, EventType } from './eventRecorder.js';
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
 import { operation } from './operation.js';
@@ -61,9 +61,9 @@ export class EventRecorderClient implements EventRecorder {
     this.maxTracked = options.maxTracked ?? 4096;
   }
 
-  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void {
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string, source?: EventSource): void {
     const now = this.clock.now();
-    const key = JSON.stringify([regarding.kind, regarding.namespace, regarding.name, regarding.uid, type, reason, action, note]);
+    const key = JSON.stringify([regarding.kind, regarding.namespace, regarding.name, regarding.uid, regarding.fieldPath, type, reason, action, note, source?.component]);
     const known = this.tracked.get(key);
     if (known && now - known.lastObserved <= this.windowMs) {
       known.count += 1;
@@ -73,7 +73,7 @@ export class EventRecorderClient implements EventRecorder {
     }
     known?.flushTimer?.cancel();
     const namespace = regarding.namespace ?? 'default';
-    const body = this.eventBody(regarding, namespace, { type, reason, note, action }, now);
+    const body = this.eventBody(regarding, namespace, { type, reason, note, action, source }, now);
     const series: Series = {
       namespace,
       created: Promise.resolve(undefined),
@@ -144,7 +144,7 @@ export class EventRecorderClient implements EventRecorder {
   private eventBody(
     regarding: EventSubject,
     namespace: string,
-    what: { type: EventType; reason: string; note: string; action: string },
+    what: { type: EventType; reason: string; note: string; action: string; source: EventSource | undefined },
     now: number,
   ): EventsV1Event {
     return {
@@ -166,7 +166,9 @@ export class EventRecorderClient implements EventRecorder {
         name: regarding.name,
         ...(regarding.namespace !== undefined ? { namespace: regarding.namespace } : {}),
         ...(regarding.uid !== undefined ? { uid: regarding.uid } : {}),
+        ...(regarding.fieldPath !== undefined ? { fieldPath: regarding.fieldPath } : {}),
       },
+      ...(what.source !== undefined ? { deprecatedSource: { component: what.source.component, host: what.source.host } } : {}),
     };
   }
 }

@@ -34,6 +34,7 @@ import type {
   InspectableProvider,
   ReconcilingProvider,
   MetricsProvider,
+  KubeletBackedProvider,
   ProviderGauge,
   ProviderPart,
   PortConnection,
@@ -66,8 +67,10 @@ import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
 
 export class KubernetesProvider
-  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, Lifecycle {
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, Lifecycle {
   readonly name = 'kubernetes';
+  /** The remote cluster's kubelet runs the hooks and records the container Events (forwarded by remoteEvents.ts). */
+  readonly runsPodsUnderKubelet = true;
   private readonly clock: Clock;
   private readonly ownsHost: boolean;
   private readonly log: KubeLog;
