@@ -7,7 +7,7 @@
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { createErrorAnnotation, hostUidMark } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
+import { finish, isDeleting, onDeleteFailed, onGraceExpired, onHookFinished, onHostDeleted, onHostDeleteFailed, onPreStopDue, orphaned, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
@@ -87,6 +87,10 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
       return retryDelete(config, state);
     case 'pod.grace-expired':
       return onGraceExpired(config, state, msg, now);
+    case 'pod.prestop-due':
+      return onPreStopDue(config, state, now);
+    case 'pod.hook-finished':
+      return onHookFinished(config, state, msg, now);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':

@@ -10,7 +10,7 @@ import type { PodApi } from '../../adapters/kubernetes/podApi.js';
 import type { Logger } from '../../adapters/logger.js';
 import { eventReasonOf } from '../../providers/errors.js';
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
-import type { PodProvider } from '../../providers/provider.js';
+import { isLifecycleHookProvider, type PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { performWithSchedule, reportTo, type Failure, type OwnEffect } from '../../runtime/effectOutcome.js';
@@ -69,6 +69,16 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
         done: () => ({ type: 'pod.delete-accepted' }),
         failed: ({ kind, message }) => ({ type: 'pod.delete-failed', kind, message }),
       });
+    case 'provider.run-hook': {
+      const hook = effect.hook;
+      const container = effect.container;
+      if (!isLifecycleHookProvider(provider)) return; // never asked of one (containerDuties.hooks)
+      return reportTo(ctx)((signal) => provider.runLifecycleHook(namespace, name, container, hook, signal), {
+        classify: providerFailure,
+        done: () => ({ type: 'pod.hook-finished', container, hook }),
+        failed: ({ message }) => ({ type: 'pod.hook-finished', container, hook, error: message }),
+      });
+    }
     case 'host.write-status':
       return writeStatus(deps, pod, effect.status, ctx, logger);
     case 'host.annotate': {
