@@ -9,7 +9,10 @@ export interface EventRecorder {
   record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string, source?: EventSource): void;
 }
 
-/** The component an Event names as its source (`deprecatedSource`, what `kubectl describe` shows under From). */
+/**
+ * The component an Event names as its reporter (`reportingController` and `reportingInstance`:
+ * events.k8s.io/v1 refuses a `deprecatedSource`; `kubectl describe` shows it under From).
+ */
 export interface EventSource {
   readonly component: string;
   readonly host: string;

@@ -154,8 +154,10 @@ export class EventRecorderClient implements EventRecorder {
       // generateName that ends in a dot, and a name ending in a dash reads badly.
       metadata: { name: eventName(regarding.name, now), namespace },
       eventTime: new V1MicroTime(now),
-      reportingController: REPORTING_CONTROLLER,
-      reportingInstance: truncate(this.options.reportingInstance, 128),
+      // events.k8s.io/v1 refuses `deprecatedSource` on create: an Event recorded for the kubelet
+      // names it as the reporting controller, as client-go fills it in from the kubelet's source.
+      reportingController: what.source?.component ?? REPORTING_CONTROLLER,
+      reportingInstance: truncate(what.source?.host ?? this.options.reportingInstance, 128),
       type: what.type,
       reason: truncate(what.reason, 128),
       action: truncate(what.action, 128),
@@ -168,7 +170,6 @@ export class EventRecorderClient implements EventRecorder {
         ...(regarding.uid !== undefined ? { uid: regarding.uid } : {}),
         ...(regarding.fieldPath !== undefined ? { fieldPath: regarding.fieldPath } : {}),
       },
-      ...(what.source !== undefined ? { deprecatedSource: { component: what.source.component, host: what.source.host } } : {}),
     };
   }
 }
