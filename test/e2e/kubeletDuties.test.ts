@@ -68,7 +68,7 @@ t.test('the kubelet\'s container duties on a virtual node', async (t) => {
     t.same(kubelet.map((e) => e.reason), ['Pulling', 'Pulled', 'Created', 'Started'], 'the kubelet\'s, once each');
     t.ok(kubelet.every((e) => e.reportingInstance === nodeName && e.involvedObject?.fieldPath === 'spec.containers{app}'), 'on the node, about the container');
     const describe = await host.kubectl(['describe', 'pod', '-n', ns, 'web']);
-    t.match(describe, /Started\s+\S+\s+kubelet\s+Container started/, 'kubectl describe shows them from the kubelet');
+    t.match(describe, /Started\s+\S+\s+kubelet\s+spec\.containers\{app\}: Container started/, 'kubectl describe shows them from the kubelet, about the container');
   });
 
   await t.test('a preStop sleep of 5 s delays the stop at the provider by 5 s', async (t) => {

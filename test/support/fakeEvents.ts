@@ -13,8 +13,8 @@ export interface RecordedEvent {
 export class FakeEvents implements EventRecorder {
   readonly recorded: RecordedEvent[] = [];
 
-  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string, source?: EventSource): void {
-    this.recorded.push({ regarding, type, reason, note, action, ...(source ? { source } : {}) });
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void {
+    this.recorded.push({ regarding, type, reason, note, action, ...(regarding.reporter ? { source: regarding.reporter } : {}) });
   }
 
   reasons(): string[] {

@@ -92,8 +92,8 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
     }
     case 'host.event':
       deps.events.record(
-        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid, ...(effect.fieldPath !== undefined ? { fieldPath: effect.fieldPath } : {}) },
-        effect.eventType, effect.reason, effect.note, effect.action, effect.source,
+        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid, ...(effect.fieldPath !== undefined ? { fieldPath: effect.fieldPath } : {}), ...(effect.source ? { reporter: effect.source } : {}) },
+        effect.eventType, effect.reason, effect.note, effect.action,
       );
       return;
     case 'host.delete':

@@ -5,8 +5,8 @@
  * aggregation window update one Event's `series.count` instead of creating new Events.
  */
 export interface EventRecorder {
-  /** `source`: who the Event says recorded it (the kubelet's Events say `kubelet` on the node); Tether's own by default. */
-  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string, source?: EventSource): void;
+  /** `regarding.reporter`: who the Event says recorded it (the kubelet's Events: `kubelet` on the node); Tether by default. */
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void;
 }
 
 /**
@@ -29,4 +29,6 @@ export interface EventSubject {
   readonly uid?: string;
   /** The part of the object, as the kubelet names a container: `spec.containers{app}`. */
   readonly fieldPath?: string;
+  /** Who reports the Event about it, when not Tether itself (an Event of the node's kubelet). */
+  readonly reporter?: EventSource;
 }

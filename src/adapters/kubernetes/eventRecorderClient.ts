@@ -61,7 +61,8 @@ export class EventRecorderClient implements EventRecorder {
     this.maxTracked = options.maxTracked ?? 4096;
   }
 
-  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string, source?: EventSource): void {
+  record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void {
+    const source = regarding.reporter;
     const now = this.clock.now();
     const key = JSON.stringify([regarding.kind, regarding.namespace, regarding.name, regarding.uid, regarding.fieldPath, type, reason, action, note, source?.component]);
     const known = this.tracked.get(key);

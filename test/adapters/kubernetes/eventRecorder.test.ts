@@ -56,7 +56,7 @@ t.test('the first occurrence creates an events.k8s.io/v1 Event', async (t) => {
 
 t.test('an Event recorded for the kubelet names it as its reporter, on the node, and the container it is about', async (t) => {
   const { server, clients } = await setup(t);
-  clients.events.record({ ...subject, fieldPath: 'spec.containers{app}' }, 'Normal', 'Started', 'Container started', 'Start', { component: 'kubelet', host: 'vnode-7' });
+  clients.events.record({ ...subject, fieldPath: 'spec.containers{app}', reporter: { component: 'kubelet', host: 'vnode-7' } }, 'Normal', 'Started', 'Container started', 'Start');
   await until('the event', () => server.matching('POST', eventsPath).length === 1);
   const body = JSON.parse(server.matching('POST', eventsPath)[0]?.body ?? '{}') as Record<string, unknown>;
   t.match(body, {
