@@ -41,6 +41,7 @@ import { podController } from './podController/behavior.js';
 import type { ControllerMsg } from './podController/protocol.js';
 import type { VirtualNodeConfig } from './virtualNodeConfig.js';
 import { spawnReconcilers } from './reconcilers.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface VirtualNodeDeps {
   readonly provider: Provider;
@@ -114,7 +115,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
         logger,
         readHostPod: (namespace, podName) => deps.podWatch.get(namespace, podName),
         nodeReadiness: () => readiness,
-        ...(deps.onStatusLatency ? { onStatusLatency: deps.onStatusLatency } : {}),
+        ...definedOnly({ onStatusLatency: deps.onStatusLatency }),
       };
       current.controller = sup.spawn(
         'pod-controller',

@@ -53,7 +53,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   const podEvents = config.nodes.map(() => new PodEventForwarder());
   // One host connection per node, for the node's actors and its provider alike; stopped last.
   const hostKubeConfig = loadKubeConfig(host);
-  const hostClients = config.nodes.map(() => new ClusterClient(hostKubeConfig, { clock, ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}) }));
+  const hostClients = config.nodes.map(() => new ClusterClient(hostKubeConfig, { clock, ...definedOnly({ rateLimit: config.rateLimit }) }));
   const closeHostClients = async (): Promise<void> => void (await Promise.all(hostClients.map((c) => c.stop())));
   try {
     for (const [i, node] of config.nodes.entries()) {
@@ -75,9 +75,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
       rootPolicy: policies.root,
       clock,
       onStatusLatency: (node, seconds) => metrics.recordStatusLatency(node, seconds),
-      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
-      ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
-      ...(leaderElection ? { leaderElection } : {}),
+      ...definedOnly({ onFatal: options.onFatal, rateLimit: config.rateLimit, leaderElection }),
     });
     config.nodes.forEach((node, i) => podEvents[i]!.bind(agent.eventsOf(node.name)));
     metrics.observe(agent);

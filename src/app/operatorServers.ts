@@ -23,6 +23,7 @@ import { isLoopbackAddress, startIntrospectionServer, type GuardDecision, type I
 import type { TetherMetrics } from '../observability/metrics.js';
 import { kubeletServerLimits } from '../kubelet/kubeletApiSettings.js';
 import type { AgentView } from '../observability/agentView.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export const DEFAULT_INTROSPECTION_PORT = 10256;
 
@@ -70,7 +71,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
     const server = await attempt('the introspection server', () =>
       startIntrospectionServer({
         agent: deps.agent, metrics: deps.metrics, host: introHost, port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness,
-        ...(guard ? { guard } : {}),
+        ...definedOnly({ guard }),
       }));
     if (server) {
       introspectionUrl = server.url;
@@ -92,7 +93,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
     const files = { certFile: api?.certFile, keyFile: api?.keyFile, clientCAFile: api?.clientCAFile };
     const anyFile = files.certFile ?? files.keyFile ?? files.clientCAFile;
     const certificates = anyFile === undefined ? undefined
-      : await watchCertificateFiles(files, { logger: deps.logger, settingPrefix: 'kubeletApi.', ...(api?.certificateCheckIntervalMs ? { checkIntervalMs: api.certificateCheckIntervalMs } : {}) }).catch((error: unknown): undefined => {
+      : await watchCertificateFiles(files, { logger: deps.logger, settingPrefix: 'kubeletApi.', ...definedOnly({ checkIntervalMs: api?.certificateCheckIntervalMs || undefined }) }).catch((error: unknown): undefined => {
         deps.logger.error(`${errorMessage(error)}; the kubelet APIs do not start and /readyz fails`);
         for (const [name, check] of kubeletApi) kubeletApi.set(name, { ...check, ok: false, reason: errorMessage(error) });
         return undefined;
@@ -117,7 +118,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
           address: api?.address ?? '0.0.0.0',
           advertisedAddresses: [node.internalIP],
           logger: deps.logger.child({ node: node.name }),
-          ...(certificates ? { tls: { source: certificates } } : {}),
+          ...definedOnly({ tls: certificates ? { source: certificates } : undefined }),
         }).catch((error: unknown) => {
           kubeletApi.set(node.name, { name: check, ok: false, reason: `did not start: ${errorMessage(error)}` });
           throw error;

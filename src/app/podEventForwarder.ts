@@ -6,6 +6,7 @@
  * starts) is dropped rather than queued without bound.
  */
 import type { EventRecorder, EventType } from '../adapters/kubernetes/eventRecorder.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface PodRef {
   readonly namespace: string;
@@ -23,7 +24,7 @@ export class PodEventForwarder {
   /** The callback shape providers take (the Kubernetes provider's `onRemoteEvent`). */
   readonly record = (pod: PodRef, type: EventType, reason: string, note: string): void => {
     this.recorder?.record(
-      { kind: 'Pod', apiVersion: 'v1', namespace: pod.namespace, name: pod.name, ...(pod.uid !== undefined ? { uid: pod.uid } : {}) },
+      { kind: 'Pod', apiVersion: 'v1', namespace: pod.namespace, name: pod.name, ...definedOnly({ uid: pod.uid }) },
       type, reason, note, 'Offload',
     );
   };

@@ -12,6 +12,7 @@ import type { PodEventForwarder } from './podEventForwarder.js';
 import { withIdentityChecks } from '../providers/identityChecks.js';
 import { registrationFor, type ProviderConfig } from '../providers/registry.js';
 import { ProviderSetupError, type ProviderHandle } from '../providers/registration.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export { ProviderSetupError, type ProviderHandle } from '../providers/registration.js';
 
@@ -34,9 +35,9 @@ export async function createProvider(config: ProviderConfig, ctx: ProviderContex
     nodeName: ctx.nodeName,
     internalIP: ctx.internalIP,
     host: ctx.host,
-    ...(ctx.hostClient ? { hostClient: ctx.hostClient } : {}),
+    ...definedOnly({ hostClient: ctx.hostClient }),
     logger: ctx.logger,
-    ...(ctx.podEvents ? { podEvents: ctx.podEvents.record } : {}),
+    ...definedOnly({ podEvents: ctx.podEvents?.record }),
   });
   return { ...handle, provider: withIdentityChecks(handle.provider, ctx.logger) };
 }

@@ -26,6 +26,7 @@ import { virtualNodeConfig, type VirtualNodeSettings } from '../actors/virtualNo
 import { ActorSystem } from '../supervisors/actorSystem.js';
 import { electionSettings, NodeLocks, type LeaderElectionOptions } from '../ha/index.js';
 import type { RestartPolicy } from '../supervisors/restartPolicy.js';
+import { definedOnly } from '../lib/defaults.js';
 
 /** A node's settings (the config file's `nodes[]` entry), with its provider and restart policies. */
 export interface AgentNodeSpec extends VirtualNodeSettings {
@@ -96,14 +97,14 @@ export class TetherAgent implements Lifecycle {
     this.system = new ActorSystem({
       clock,
       logger,
-      ...(options.rootPolicy ? { rootPolicy: options.rootPolicy } : {}),
+      ...definedOnly({ rootPolicy: options.rootPolicy }),
       onFatal: (error) => {
         this.life.fail(error);
         options.onFatal?.(error);
       },
     });
     this.slots = options.nodes.map((spec) => {
-      const clients = createKubeClients(spec.hostClient ?? kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+      const clients = createKubeClients(spec.hostClient ?? kubeConfig, { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...definedOnly({ rateLimit: options.rateLimit }) });
       const onStatusLatency = options.onStatusLatency;
       const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
       return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe) };
@@ -164,7 +165,7 @@ export class TetherAgent implements Lifecycle {
         nodeWatch: clients.watchNode(),
         clock,
         logger,
-        ...(onStatusLatency ? { onStatusLatency } : {}),
+        ...definedOnly({ onStatusLatency }),
       },
     );
   }

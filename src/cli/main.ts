@@ -32,15 +32,16 @@ const helps: Record<string, () => Promise<string>> = {
   version: async () => (await import('./commands/version.js')).versionHelp,
 };
 
-export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+/** `io` and `env` are the process's by default; tests run a command in process with their own. */
+export async function main(argv: readonly string[], io: Io = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run':
-      return (await import('./commands/run.js')).runCommand(rest, io);
+      return (await import('./commands/run.js')).runCommand(rest, io, { env });
     case 'sandbox':
       return (await import('./commands/sandbox.js')).sandboxCommand(rest, io);
     case 'validate':
-      return (await import('./commands/validate.js')).validateCommand(rest, io);
+      return (await import('./commands/validate.js')).validateCommand(rest, io, env);
     case 'version':
     case '--version':
       return (await import('./commands/version.js')).versionCommand(rest, io);

@@ -10,6 +10,7 @@
  * docs/operating.md ("Uncaught errors") and docs/security.md ("Hostile client").
  */
 import type { Logger } from '../adapters/logger.js';
+import { definedOnly, ifDefined } from '../lib/defaults.js';
 
 export type UncaughtKind = 'uncaughtException' | 'unhandledRejection';
 
@@ -40,8 +41,10 @@ export function describeError(error: unknown): Record<string, unknown> {
   return {
     name: error.name,
     message: error.message.slice(0, 1_000),
-    ...(code !== undefined ? { code: String(code) } : {}),
-    ...(error.stack ? { stack: error.stack.split('\n').slice(0, 12).join('\n') } : {}),
+    ...definedOnly({
+      code: ifDefined(code, String),
+      stack: error.stack ? error.stack.split('\n').slice(0, 12).join('\n') : undefined,
+    }),
   };
 }
 

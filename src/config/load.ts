@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { applyOverrides, type FlagValues } from './overrides.js';
-import { formatPath, issuesToProblems } from './problems.js';
+import { about, formatProblem } from '../lib/fieldProblem.js';
+import { issuesToProblems } from './problems.js';
 import { restartPolicyProblems } from './restartPolicies.js';
 import { configSchema, type TetherConfig } from './schema.js';
 
@@ -48,10 +49,10 @@ export function parseConfig(text: string, file: string, options: LoadOptions = {
   const result = configSchema.safeParse(raw);
   if (!result.success) {
     // A node's own validators may repeat what the schema said about the same field: report it once.
-    const problems = [...new Set(issuesToProblems(result.error.issues, { file, raw, schema: configSchema, overrides: sources, doc, lines }))];
+    const problems = [...new Set(issuesToProblems(result.error.issues, { file, raw, schema: configSchema, overrides: sources, doc, lines }).map(formatProblem))];
     return { ok: false, file, problems };
   }
-  const policyProblems = restartPolicyProblems(result.data.restartPolicies).map((p) => `${file}: ${formatPath(p.path)}: ${p.message}`);
+  const policyProblems = about(file, restartPolicyProblems(result.data.restartPolicies)).map(formatProblem);
   if (policyProblems.length > 0) return { ok: false, file, problems: policyProblems };
   return { ok: true, file, config: result.data };
 }

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { virtualNodeProblems } from '../actors/virtualNodeConfig.js';
 import { fraction, nonEmptyString, nonNegativeNumber, port, positiveInt, positiveNumber, stringMap } from '../lib/schemaPrimitives.js';
+import { plainPath } from '../lib/fieldProblem.js';
 import { providerConfigSchema } from '../providers/registry.js';
 
 const taint = z.strictObject({
@@ -58,7 +59,7 @@ export const nodeSchema = z.strictObject({
   sweepIntervalMs: positiveNumber.optional(),
   shards: positiveInt.optional(),
 }, 'a virtual node mapping').superRefine((node, ctx) => {
-  for (const problem of virtualNodeProblems(node)) ctx.addIssue({ code: 'custom', message: problem.message, path: [...problem.path] });
+  for (const problem of virtualNodeProblems(node)) ctx.addIssue({ code: 'custom', message: problem.message, path: plainPath(problem.path) });
 });
 
 export type NodeFileConfig = z.infer<typeof nodeSchema>;

@@ -1,5 +1,5 @@
 /**
- * Schema issues as lines a person can act on:
+ * Schema issues as problems a person can act on (lib/fieldProblem.ts), shown as:
  *   tether.yaml: nodes[1].ping.intervalMs: expected a positive number, got -5 (line 12)
  * Each names the source (the file, or the flag or environment variable that overrode the field),
  * the field path as written in the file, what is expected, and the value found.
@@ -7,9 +7,8 @@
 import type { Document, LineCounter } from 'yaml';
 import { isMap, isNode, isScalar } from 'yaml';
 import { z } from 'zod';
+import { formatPath, plainPath, type FieldPath, type FieldProblem } from '../lib/fieldProblem.js';
 import { knownFields } from './knownFields.js';
-
-export type FieldPath = readonly PropertyKey[];
 
 /** Where the value at a path came from when it was not the file (a flag or an environment variable). */
 export type OverrideSources = ReadonlyMap<string, string>;
@@ -24,20 +23,9 @@ export interface ProblemContext {
   readonly lines?: LineCounter;
 }
 
-/** `nodes[1].ping.intervalMs`; keys that are not identifiers are quoted: `labels["a/b"]`. */
-export function formatPath(path: FieldPath): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else if (typeof part === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(part)) out += out === '' ? part : `.${part}`;
-    else out += `[${JSON.stringify(String(part))}]`;
-  }
-  return out === '' ? '(top level)' : out;
-}
-
 export function valueAt(raw: unknown, path: FieldPath): unknown {
   let at: unknown = raw;
-  for (const part of path) {
+  for (const part of plainPath(path)) {
     if (at === null || typeof at !== 'object') return undefined;
     at = (at as Record<PropertyKey, unknown>)[part];
   }
@@ -54,17 +42,17 @@ export function show(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
-export function issuesToProblems(issues: readonly z.core.$ZodIssue[], ctx: ProblemContext): string[] {
+export function issuesToProblems(issues: readonly z.core.$ZodIssue[], ctx: ProblemContext): FieldProblem[] {
   return issues.flatMap((issue) => issueLines(issue, ctx));
 }
 
-function issueLines(issue: z.core.$ZodIssue, ctx: ProblemContext): string[] {
-  const path = issue.path;
+function issueLines(issue: z.core.$ZodIssue, ctx: ProblemContext): FieldProblem[] {
+  const path = fieldPath(issue.path);
   const value = valueAt(ctx.raw, path);
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => {
-        const known = knownFields(ctx.schema, path, ctx.raw);
+        const known = knownFields(ctx.schema, plainPath(path), ctx.raw);
         const hint = known.length > 0 ? `; expected one of: ${known.join(', ')}` : '';
         return line(ctx, [...path, key], `unknown field${hint}`, true);
       });
@@ -87,12 +75,13 @@ function issueLines(issue: z.core.$ZodIssue, ctx: ProblemContext): string[] {
 }
 
 /** A discriminator that matches nothing, or the union branch that came closest. */
-function unionLines(issue: z.core.$ZodIssueInvalidUnion, ctx: ProblemContext): string[] {
-  const value = valueAt(ctx.raw, issue.path);
+function unionLines(issue: z.core.$ZodIssueInvalidUnion, ctx: ProblemContext): FieldProblem[] {
+  const path = fieldPath(issue.path);
+  const value = valueAt(ctx.raw, path);
   const discriminator = (issue as { discriminator?: string }).discriminator;
   if (discriminator !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const found = (value as Record<string, unknown>)[discriminator];
-    return [line(ctx, [...issue.path, discriminator], `${found === undefined ? 'missing: expected' : 'expected'} ${issue.message}${found === undefined ? '' : `, got ${show(found)}`}`)];
+    return [line(ctx, [...path, discriminator], `${found === undefined ? 'missing: expected' : 'expected'} ${issue.message}${found === undefined ? '' : `, got ${show(found)}`}`)];
   }
   const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => a.length - b.length);
   const best = branches[0];
@@ -100,13 +89,18 @@ function unionLines(issue: z.core.$ZodIssueInvalidUnion, ctx: ProblemContext): s
   if (best && deeper) return best.flatMap((i) => issueLines({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue, ctx));
   const fields = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
   const got = fields.length > 0 ? `a mapping with ${fields.join(', ')}` : show(value);
-  return [line(ctx, issue.path, `expected ${issue.message}, got ${got}`)];
+  return [line(ctx, path, `expected ${issue.message}, got ${got}`)];
 }
 
-function line(ctx: ProblemContext, path: FieldPath, text: string, keyPosition = false): string {
-  const source = sourceOf(ctx, path);
-  const at = source === ctx.file ? lineOf(ctx, path, keyPosition) : undefined;
-  return `${source}: ${formatPath(path)}: ${text}${at === undefined ? '' : ` (line ${at})`}`;
+/** A schema path as a field path: zod allows symbol keys, which a config file cannot have. */
+function fieldPath(path: readonly PropertyKey[]): FieldPath {
+  return path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+}
+
+function line(ctx: ProblemContext, path: FieldPath, message: string, keyPosition = false): FieldProblem {
+  const object = sourceOf(ctx, path);
+  const at = object === ctx.file ? lineOf(ctx, path, keyPosition) : undefined;
+  return at === undefined ? { object, path, message } : { object, path, message, line: at };
 }
 
 function sourceOf(ctx: ProblemContext, path: FieldPath): string {
@@ -117,7 +111,7 @@ function sourceOf(ctx: ProblemContext, path: FieldPath): string {
 
 function lineOf(ctx: ProblemContext, path: FieldPath, keyPosition: boolean): number | undefined {
   if (!ctx.doc || !ctx.lines) return undefined;
-  const parts = path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const parts = plainPath(path);
   for (let n = parts.length; n >= 0; n--) {
     const offset = offsetOf(ctx.doc, parts.slice(0, n), keyPosition && n === parts.length);
     if (offset !== undefined) return ctx.lines.linePos(offset).line;

@@ -4,7 +4,7 @@
  * What is left out keeps its default; the merged policy is checked by `validateRestartPolicy`.
  */
 import { z } from 'zod';
-import { withDefaults } from '../lib/defaults.js';
+import { definedOnly, withDefaults } from '../lib/defaults.js';
 import { under, type FieldProblem } from '../lib/fieldProblem.js';
 import {
   nodeRestartPolicy, podRestartPolicy, rootRestartPolicy, validateRestartPolicy, type RestartPolicy,
@@ -52,8 +52,7 @@ export function mergeRestartPolicy(base: RestartPolicy, input: RestartPolicyInpu
   return {
     strategy: input.strategy ?? base.strategy,
     restart: input.restart ?? base.restart,
-    ...(childIntensity ? { childIntensity } : {}),
-    ...(intensityOut ? { intensity: intensityOut } : {}),
+    ...definedOnly({ childIntensity, intensity: intensityOut }),
     backoff: withDefaults(base.backoff, input.backoff),
   };
 }

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Lease } from '../adapters/kubernetes/model.js';
+import { when } from '../lib/defaults.js';
 
 /** What this replica last saw of a lock, and when (on its own clock) that record first appeared. */
 export interface Observation {
@@ -103,7 +104,7 @@ export function lockLease(base: Lease | undefined, o: { namespace: string; name:
       holderIdentity: o.identity,
       leaseDurationSeconds: Math.max(1, Math.ceil(o.leaseDurationMs / 1000)),
       renewTime: new Date(o.now),
-      ...(o.taking ? { acquireTime: new Date(o.now), leaseTransitions: base ? transitions + 1 : 0 } : {}),
+      ...when(o.taking, () => ({ acquireTime: new Date(o.now), leaseTransitions: base ? transitions + 1 : 0 })),
     },
   };
 }

@@ -26,6 +26,7 @@ import type { Clock } from '../lib/clock.js';
 import { callWithDeadline } from '../lib/callWithDeadline.js';
 import type { AccessReviewer, NodeRequestAttributes, UserInfo } from '../adapters/kubernetes/accessReview.js';
 import { SourceRateLimit } from './sourceRateLimit.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export const AUTHENTICATED_TOKEN_TTL_MS = 120_000;
 export const UNAUTHENTICATED_TOKEN_TTL_MS = 120_000;
@@ -149,7 +150,7 @@ export function boundedReviewer(inner: AccessReviewer, options: BoundedReviewerO
       if (pending) return pending;
       const asked = callWithDeadline(clock, timeoutMs, undefined, () => inner.authorize(user, attributes))
         .then((answer) => {
-          const verdict: Verdict = { allowed: answer.allowed, ...(answer.reason ? { reason: answer.reason } : {}) };
+          const verdict: Verdict = { allowed: answer.allowed, ...definedOnly({ reason: answer.reason || undefined }) };
           // As the kubelet's authorizer: a key this large is someone's attempt to fill the cache.
           if (key.length <= MAX_VERDICT_KEY_CHARS) verdicts.set(key, verdict, verdict.allowed ? {} : { ttl: deniedTtl });
           return verdict;

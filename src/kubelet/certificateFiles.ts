@@ -12,6 +12,7 @@ import { open } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { errorMessage } from '../lib/errorMessage.js';
 import type { ServingCertificate } from './servingCertificate.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface CertificateFiles {
   /** The serving certificate (leaf first, then any intermediates); with `keyFile` or not at all. */
@@ -147,7 +148,7 @@ export function checkCertificateFiles(snapshot: FilesSnapshot, prefix = ''): Che
       pemCertificates('clientCA', clientCAFile, clientCA);
     }
     try {
-      createSecureContext({ ...(serving ?? {}), ...(clientCA !== undefined ? { ca: clientCA } : {}) });
+      createSecureContext({ ...(serving ?? {}), ...definedOnly({ ca: clientCA }) });
     } catch (error) {
       throw new Refused('all', `TLS refuses them: ${errorMessage(error)}`);
     }

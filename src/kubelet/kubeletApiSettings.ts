@@ -4,6 +4,7 @@
  */
 import type { KubeletServerOptions } from './kubeletServer.js';
 import type { StreamLimitOptions } from './streamRoutes.js';
+import { definedOnly, ifDefined } from '../lib/defaults.js';
 
 export interface KubeletApiSettings {
   readonly requestTimeoutSeconds?: number | undefined;
@@ -28,6 +29,6 @@ export function kubeletServerLimits(settings: KubeletApiSettings | undefined): P
   if (s?.maxMessageBytes !== undefined) streams.maxMessageBytes = s.maxMessageBytes;
   return {
     streams,
-    ...(settings?.requestTimeoutSeconds !== undefined ? { requestTimeoutMs: settings.requestTimeoutSeconds * 1000 } : {}),
+    ...definedOnly({ requestTimeoutMs: ifDefined(settings?.requestTimeoutSeconds, (s) => s * 1000) }),
   };
 }

@@ -29,6 +29,7 @@ import { parseRequestTarget } from './requestTarget.js';
 import type { ServingCertificate } from './servingCertificate.js';
 import { startServingTls, type ServingTlsOptions } from './servingTls.js';
 import { createStreamRoutes, type StreamLimitOptions } from './streamRoutes.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface KubeletServerOptions {
   readonly nodeName: string;
@@ -101,7 +102,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   const address = options.address ?? '0.0.0.0';
   const clock = options.clock ?? systemClock;
   const tls = await startServingTls({ ...options, addresses: [...(options.advertisedAddresses ?? []), ...(address === '0.0.0.0' ? [] : [address])] });
-  const report = rejectionReporter({ clock, ...(options.logger ? { logger: options.logger } : {}), ...(options.rejections ? { sink: options.rejections } : {}) });
+  const report = rejectionReporter({ clock, ...definedOnly({ logger: options.logger, sink: options.rejections }) });
   const context: ReadEndpointContext = {
     nodeName: options.nodeName,
     provider: options.provider,
@@ -125,7 +126,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     ...context,
     report,
     ...options.streams,
-    ...(options.logger ? { logger: options.logger } : {}),
+    ...definedOnly({ logger: options.logger }),
   });
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => streams.handleUpgrade(req, socket, head));
   // Streams end first (each with a Status its client understands), then the listener.

@@ -7,6 +7,7 @@
  *                  namespace, uid; spec.containers with name and image; no status).
  */
 import type { Pod } from '../adapters/kubernetes/model.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface PodList {
   readonly kind: 'PodList';
@@ -33,8 +34,8 @@ export function runningPods(pods: readonly Pod[]): PodList {
     metadata: {
       name: p.metadata?.name ?? '',
       namespace: p.metadata?.namespace ?? 'default',
-      ...(p.metadata?.uid ? { uid: p.metadata.uid } : {}),
+      ...definedOnly({ uid: p.metadata?.uid || undefined }),
     },
-    spec: { containers: (p.spec?.containers ?? []).map((c) => ({ name: c.name, ...(c.image ? { image: c.image } : {}) })) },
+    spec: { containers: (p.spec?.containers ?? []).map((c) => ({ name: c.name, ...definedOnly({ image: c.image || undefined }) })) },
   })));
 }

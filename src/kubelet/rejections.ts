@@ -12,6 +12,7 @@ import { httpStatusFor } from '../lib/errorKind.js';
 import { providerKindOf } from '../providers/errors.js';
 import { InvalidLogQuery } from './logQuery.js';
 import { InvalidStreamRequest } from './streamRequest.js';
+import { definedOnly, ifDefined } from '../lib/defaults.js';
 
 export const REJECTION_REASONS = [
   /** The bytes are not an HTTP request (the parser gave up): Node's clientError. */
@@ -134,9 +135,11 @@ export function rejectionReporter(options: RejectionReporterOptions): RejectionR
     const seen = lastLoud.get(refusal.reason);
     const fields = {
       reason: refusal.reason, code: refusal.code, message: refusal.message.slice(0, 300),
-      ...(context.method !== undefined ? { method: context.method.slice(0, 20) } : {}),
-      ...(context.target !== undefined ? { path: pathOf(context.target) } : {}),
-      ...(context.remote !== undefined ? { remote: context.remote } : {}),
+      ...definedOnly({
+        method: ifDefined(context.method, (m) => m.slice(0, 20)),
+        path: ifDefined(context.target, pathOf),
+        remote: context.remote,
+      }),
     };
     if (seen && now - seen.at < windowMs) {
       seen.quiet++;
@@ -144,7 +147,7 @@ export function rejectionReporter(options: RejectionReporterOptions): RejectionR
       return;
     }
     lastLoud.set(refusal.reason, { at: now, quiet: 0 });
-    const summary = { ...fields, ...(seen && seen.quiet > 0 ? { alsoRefusedSinceLastLine: seen.quiet } : {}) };
+    const summary = { ...fields, ...definedOnly({ alsoRefusedSinceLastLine: seen && seen.quiet > 0 ? seen.quiet : undefined }) };
     if (refusal.code >= 500) logger.warn('kubelet API request refused', summary);
     else logger.info('kubelet API request refused', summary);
   };

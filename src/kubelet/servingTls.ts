@@ -21,6 +21,7 @@ import type { TlsMaterial } from './certificateFiles.js';
 import type { CertificateSource } from './certificateSource.js';
 import { renewingSelfSigned, type RenewingCertificate } from './selfSignedRenewal.js';
 import type { ServingCertificate } from './servingCertificate.js';
+import { definedOnly } from '../lib/defaults.js';
 
 /** How a kubelet API's certificates change while it runs. */
 export interface ServingTlsOptions {
@@ -68,9 +69,7 @@ export async function startServingTls(input: ServingTlsInput): Promise<ServingTl
     : await renewingSelfSigned({
       nodeName: input.nodeName,
       addresses: input.addresses,
-      ...(input.tls?.clock ? { clock: input.tls.clock } : {}),
-      ...(input.tls?.selfSignedDays !== undefined ? { days: input.tls.selfSignedDays } : {}),
-      ...(input.logger ? { logger: input.logger } : {}),
+      ...definedOnly({ clock: input.tls?.clock, days: input.tls?.selfSignedDays, logger: input.logger }),
     });
   const serving = (): ServingCertificate => {
     const pair = material().serving ?? renewing?.current();
@@ -80,7 +79,7 @@ export async function startServingTls(input: ServingTlsInput): Promise<ServingTl
   const context = (): SecureContextOptions => {
     const { clientCA } = material();
     const { cert, key } = serving();
-    return { cert, key, ...(clientCA !== undefined ? { ca: clientCA } : {}) };
+    return { cert, key, ...definedOnly({ ca: clientCA }) };
   };
   const unsubscribe: Array<() => void> = [];
   const stop = (): void => {

@@ -23,6 +23,7 @@ import type { RequestTarget } from './requestTarget.js';
 import { STREAM_RETRY_AFTER_SECONDS, type StreamTicket } from './streamAdmission.js';
 import { parseStreamOptions, streamTarget, type StreamTarget } from './streamRequest.js';
 import { runStreamSession } from './streamSession.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface StreamCheckContext {
   readonly nodeName: string;
@@ -100,8 +101,7 @@ async function preparePortForward(context: StreamCheckContext, req: IncomingMess
       socket: ws,
       pod: `${namespace}/${pod}${target.uid ? `, uid ${target.uid}` : ''}`,
       forward,
-      ...(context.idleTimeoutMs !== undefined ? { idleTimeoutMs: context.idleTimeoutMs } : {}),
-      ...(context.logger ? { logger: context.logger } : {}),
+      ...definedOnly({ idleTimeoutMs: context.idleTimeoutMs, logger: context.logger }),
       onProtocolError: (reason) => context.report?.({ code: reason === 'spdy-internal-error' ? 500 : 400, reason: 'protocol-error', message: reason },
         { method: req.method, target: req.url, remote: req.socket.remoteAddress }),
     }),
@@ -133,8 +133,7 @@ async function prepareChannel(context: StreamCheckContext, req: IncomingMessage,
       protocol,
       options: streamOptions,
       run,
-      ...(context.idleTimeoutMs !== undefined ? { idleTimeoutMs: context.idleTimeoutMs } : {}),
-      ...(context.logger ? { logger: context.logger } : {}),
+      ...definedOnly({ idleTimeoutMs: context.idleTimeoutMs, logger: context.logger }),
       description,
     }),
   };

@@ -30,6 +30,7 @@ import { parseRequestTarget } from './requestTarget.js';
 import { DEFAULT_STREAM_LIMITS, STREAM_RETRY_AFTER_SECONDS, StreamAdmission, type StreamTicket } from './streamAdmission.js';
 import { prepareStream, type PreparedStream, type StreamCheckContext } from './streamPreparation.js';
 import { upgradeProblem } from './upgradeRequest.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export { WEBSOCKET_FEATURE } from './upgradeRequest.js';
 
@@ -95,9 +96,7 @@ export function createStreamRoutes(options: StreamRouteOptions): StreamRoutes {
   const context: StreamCheckContext = {
     nodeName, provider, reviewer, clock,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    ...(options.streamIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.streamIdleTimeoutMs } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.report ? { report: options.report } : {}),
+    ...definedOnly({ idleTimeoutMs: options.streamIdleTimeoutMs, logger: options.logger, report: options.report }),
   };
   const sessions = new Set<Promise<void>>();
   const maxPayload = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;

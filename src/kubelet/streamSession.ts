@@ -27,6 +27,7 @@ import {
   type ChannelProtocol, type EndStatus,
 } from './channelProtocol.js';
 import type { StreamOptions } from './streamRequest.js';
+import { definedOnly } from '../lib/defaults.js';
 
 /** Close codes (RFC 6455) a session ends with. */
 export const CLOSE_NORMAL = 1000;
@@ -159,10 +160,12 @@ export async function runStreamSession(session: StreamSessionOptions): Promise<v
     });
   const streams: ContainerStreams = {
     tty: options.tty,
-    ...(options.stdin ? { stdin } : {}),
-    ...(options.stdout ? { stdout: writer(STDOUT) } : {}),
-    ...(options.stderr ? { stderr: writer(STDERR) } : {}),
-    ...(options.tty ? { resize } : {}),
+    ...definedOnly({
+      stdin: options.stdin ? stdin : undefined,
+      stdout: options.stdout ? writer(STDOUT) : undefined,
+      stderr: options.stderr ? writer(STDERR) : undefined,
+      resize: options.tty ? resize : undefined,
+    }),
   };
   // As the kubelet does: an empty frame on the first output channel says the session is open.
   socket.send(encodeFrame(options.stdout ? STDOUT : options.stderr ? STDERR : ERROR, Buffer.alloc(0)), { binary: true });

@@ -13,6 +13,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ActorRegistry, ActorSnapshot } from '../runtime/actorRegistry.js';
 import { walkActors, type ActorSelection } from './actorQuery.js';
 import { writeChunk } from '../adapters/http/writeChunk.js';
+import { definedOnly, ifDefined } from '../lib/defaults.js';
 
 export interface ActorsRequest {
   readonly selection: ActorSelection;
@@ -48,12 +49,14 @@ export function parseActorsRequest(url: URL, accept: string | undefined): Actors
   const limit = nonNegativeInteger(p, 'limit');
   const token = text('continue');
   const selection: ActorSelection = {
-    ...(text('path') !== undefined ? { path: text('path') } : {}),
-    ...(text('node') !== undefined ? { node: text('node') } : {}),
-    ...(text('namespace') !== undefined ? { namespace: text('namespace') } : {}),
-    ...(text('pod') !== undefined ? { pod: text('pod') } : {}),
-    ...(depth !== undefined ? { depth } : {}),
-    ...(token !== undefined ? { after: decodeContinue(token) } : {}),
+    ...definedOnly({
+      path: text('path'),
+      node: text('node'),
+      namespace: text('namespace'),
+      pod: text('pod'),
+      depth,
+      after: ifDefined(token, decodeContinue),
+    }),
   };
   const wantsNdjson = p.get('format') === 'ndjson' || (accept ?? '').includes('application/x-ndjson');
   if (limit === 0) throw new BadRequest('limit must be at least 1');

@@ -8,6 +8,7 @@
 import type { ActorRegistry } from '../runtime/actorRegistry.js';
 import { rootPathOf } from './actorQuery.js';
 import type { AgentView } from './agentView.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface Check {
   readonly name: string;
@@ -34,10 +35,10 @@ export function readinessChecks(agent: AgentView): Check[] {
   }
   for (const node of agent.nodes) {
     const synced = node.watchesSynced();
-    checks.push({ name: `node/${node.name}/watches`, ok: synced, ...(synced ? {} : { reason: 'pod or Node watch has not listed yet' }) });
+    checks.push({ name: `node/${node.name}/watches`, ok: synced, ...definedOnly({ reason: synced ? undefined : 'pod or Node watch has not listed yet' }) });
     const summary = agent.system.registry.get(`${node.path}/node`)?.snapshot().summary;
     const registered = summary?.['registered'] === true;
-    checks.push({ name: `node/${node.name}/registered`, ok: registered, ...(registered ? {} : { reason: 'the Node object is not registered yet' }) });
+    checks.push({ name: `node/${node.name}/registered`, ok: registered, ...definedOnly({ reason: registered ? undefined : 'the Node object is not registered yet' }) });
   }
   return checks;
 }

@@ -4,6 +4,7 @@
  */
 import type { Pod, PodStatus } from '../adapters/kubernetes/model.js';
 import type { LegacyPodProvider, PodNotification, PodProvider } from './provider.js';
+import { definedOnly, ifDefined } from '../lib/defaults.js';
 
 /**
  * Copies a JSON-like value (client-node model objects): plain objects, arrays, Dates and
@@ -59,10 +60,12 @@ function copyNotification(notification: PodNotification): PodNotification {
   return {
     type: 'status',
     pod: {
-      ...(apiVersion === undefined ? {} : { apiVersion }),
-      ...(kind === undefined ? {} : { kind }),
-      ...(metadata === undefined ? {} : { metadata: deepCopy(metadata) }),
-      ...(status === undefined ? {} : { status: deepCopy(status) }),
+      ...definedOnly({
+        apiVersion,
+        kind,
+        metadata: ifDefined(metadata, deepCopy),
+        status: ifDefined(status, deepCopy),
+      }),
     },
   };
 }

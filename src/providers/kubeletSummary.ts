@@ -6,6 +6,7 @@
  * error naming the source and the field.
  */
 import type { ContainerStats, PodStats, StatsSummary, UsageStats } from './provider.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface KubeletCpuStats {
   readonly time: string;
@@ -50,7 +51,7 @@ export class InvalidStatsSummary extends Error {
 function usage(u: UsageStats): Required<Usage> {
   const cumulative = u.usageCoreNanoSeconds;
   return {
-    cpu: { time: u.time, usageNanoCores: u.usageNanoCores, ...(cumulative !== undefined ? { usageCoreNanoSeconds: cumulative } : {}) },
+    cpu: { time: u.time, usageNanoCores: u.usageNanoCores, ...definedOnly({ usageCoreNanoSeconds: cumulative }) },
     memory: { time: u.time, workingSetBytes: u.workingSetBytes },
   };
 }
@@ -126,7 +127,7 @@ class Reader {
     const workingSet = this.number(memory['workingSetBytes'], `${field}.memory.workingSetBytes`);
     if (nanoCores === undefined || workingSet === undefined) return undefined;
     const time = this.time(cpu['time'], `${field}.cpu.time`);
-    return { time, usageNanoCores: nanoCores, workingSetBytes: workingSet, ...(cumulative !== undefined ? { usageCoreNanoSeconds: cumulative } : {}) };
+    return { time, usageNanoCores: nanoCores, workingSetBytes: workingSet, ...definedOnly({ usageCoreNanoSeconds: cumulative }) };
   }
 }
 

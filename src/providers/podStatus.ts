@@ -4,6 +4,7 @@
  * that condition belongs to the scheduler.
  */
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../adapters/kubernetes/model.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export function isTerminalPhase(phase: string | undefined): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
@@ -14,7 +15,7 @@ export function podCondition(type: string, ok: boolean, at: Date, reason?: strin
     type,
     status: ok ? 'True' : 'False',
     lastTransitionTime: at,
-    ...(reason === undefined ? {} : { reason }),
+    ...definedOnly({ reason }),
   };
 }
 
@@ -45,8 +46,7 @@ function terminatedContainer(spec: { name: string; image?: string }, before: Con
     ready: false,
     started: false,
     restartCount: before?.restartCount ?? 0,
-    ...(before?.containerID === undefined ? {} : { containerID: before.containerID }),
-    ...(before?.lastState === undefined ? {} : { lastState: before.lastState }),
+    ...definedOnly({ containerID: before?.containerID, lastState: before?.lastState }),
   };
   if (before?.state?.terminated !== undefined) return { ...base, state: { terminated: before.state.terminated } };
   if (before?.state?.running !== undefined) {
@@ -58,7 +58,7 @@ function terminatedContainer(spec: { name: string; image?: string }, before: Con
           reason: opts.reason,
           startedAt: before.state.running.startedAt,
           finishedAt: opts.now,
-          ...(before.containerID === undefined ? {} : { containerID: before.containerID }),
+          ...definedOnly({ containerID: before.containerID }),
         },
       },
     };

@@ -33,6 +33,7 @@ import type { Timer } from '../lib/clock.js';
 import { defaultReconcilerSettings, type ReconcileResult, type Reconciler, type ReconcilerSettings } from '../lib/reconcile.js';
 import type { ActorBehavior, EffectContext, StateSummary, Transition } from './behavior.js';
 import { ReconcileQueue } from './reconcileQueue.js';
+import { when } from '../lib/defaults.js';
 
 export type ReconcilerMsg =
   | { readonly type: 'reconcile.enqueue'; readonly key: string; readonly afterMs?: number | undefined }
@@ -107,7 +108,7 @@ export function reconcilerActor(reconciler: Reconciler): ActorBehavior<Reconcile
         case 'reconcile.wake': {
           state.queue.due(now);
           const resync = now >= state.resyncAt;
-          const woken = { ...state, wakeAt: undefined, ...(resync ? { resyncAt: now + settings.resyncMs, resyncs: state.resyncs + 1 } : {}) };
+          const woken = { ...state, wakeAt: undefined, ...when(resync, () => ({ resyncAt: now + settings.resyncMs, resyncs: state.resyncs + 1 })) };
           return pump(woken, now, resync ? [{ type: 'list' }] : []);
         }
       }

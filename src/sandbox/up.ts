@@ -19,6 +19,7 @@ import { startInstance, type Instance } from './instances.js';
 import type { SandboxCluster, SandboxState } from './state.js';
 import { writeState } from './state.js';
 import { hostTetherConfig, introspectionUrl, remoteWorkerConfig, REMOTE_WORKER, toYaml, VIRTUAL_NODE } from './topology.js';
+import { definedOnly, when } from '../lib/defaults.js';
 
 export interface UpOptions {
   readonly stateDir: string;
@@ -59,7 +60,7 @@ export class Sandbox {
     progress('clusters: starting a host and a remote cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)');
     const clusterOptions = (name: string): Parameters<typeof startCluster>[0] => ({
       name: `sandbox-${name}`, dir: join(stateDir, 'clusters', name), binaries,
-      ...(nsAddresses.length > 0 ? { extraSans: nsAddresses, apiserverBindAddress: '0.0.0.0' } : {}),
+      ...when(nsAddresses.length > 0, () => ({ extraSans: nsAddresses, apiserverBindAddress: '0.0.0.0' })),
     });
     const [host, remote] = await Promise.all([startCluster(clusterOptions('host')), startCluster(clusterOptions('remote'))]);
     this.clusters.push(host, remote);
@@ -78,13 +79,13 @@ export class Sandbox {
 
     progress(`tether: starting node '${REMOTE_WORKER}' in the remote cluster (simulated provider)${remoteNs ? ` in netns ${remoteNs.name}` : ''}`);
     const worker = startInstance({
-      name: 'remote', dir, ...(remoteNs ? { netns: remoteNs } : {}),
+      name: 'remote', dir, ...definedOnly({ netns: remoteNs }),
       configYaml: toYaml(remoteWorkerConfig({ clusterKubeconfig: await kubeconfigFor(remote, remoteNs, 'remote-worker.kubeconfig'), internalIP: remoteNs?.namespaceAddress ?? '127.0.0.1', clusterCA: remote.describe().caCertPath }), 'The remote cluster\'s worker: a Tether node with the simulated provider.'),
     });
     this.instances.push(worker);
     progress(`tether: starting virtual node '${VIRTUAL_NODE}' in the host cluster (Kubernetes provider → remote)${hostNs ? ` in netns ${hostNs.name}` : ''}`);
     const offloader = startInstance({
-      name: 'host', dir, ...(hostNs ? { netns: hostNs } : {}),
+      name: 'host', dir, ...definedOnly({ netns: hostNs }),
       configYaml: toYaml(hostTetherConfig({
         clusterKubeconfig: await kubeconfigFor(host, hostNs, 'host.kubeconfig'),
         remoteKubeconfig: await kubeconfigFor(remote, hostNs, 'remote.kubeconfig'),
@@ -95,8 +96,8 @@ export class Sandbox {
     this.instances.push(offloader);
     this.state.introspectionUrl = introspectionUrl(hostNs?.namespaceAddress ?? '127.0.0.1', 'host');
     this.state.tether = {
-      remote: { pid: worker.process.pid, config: worker.configPath, log: worker.logPath, node: REMOTE_WORKER, ...(remoteNs ? { netns: remoteNs.name } : {}) },
-      host: { pid: offloader.process.pid, config: offloader.configPath, log: offloader.logPath, node: VIRTUAL_NODE, ...(hostNs ? { netns: hostNs.name } : {}) },
+      remote: { pid: worker.process.pid, config: worker.configPath, log: worker.logPath, node: REMOTE_WORKER, ...definedOnly({ netns: remoteNs?.name }) },
+      host: { pid: offloader.process.pid, config: offloader.configPath, log: offloader.logPath, node: VIRTUAL_NODE, ...definedOnly({ netns: hostNs?.name }) },
     };
     writeState(this.state);
     await Promise.all([this.nodeReady(remote, REMOTE_WORKER, worker), this.nodeReady(host, VIRTUAL_NODE, offloader)]);

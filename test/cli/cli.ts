@@ -1,10 +1,14 @@
 /**
- * Runs the `tether` CLI from source as a child process, with this test process's own TypeScript
- * loader (tap's), so tests never depend on a stale dist/. Resolves with the exit code and output.
+ * Runs the `tether` CLI from source: in this process (`runMain`: `main()` with its own argv, io and
+ * env, for what the commands print and return) or as a child process with this test process's own
+ * TypeScript loader (tap's), so tests never depend on a stale dist/ (`runCli`/`startCli`: for what
+ * only a process shows, exit codes and signals; those tests live in test/e2e/). Both resolve with
+ * the exit code and the output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MAIN = join(REPO, 'src', 'cli', 'main.ts');
@@ -42,4 +46,15 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
 
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return startCli(args, env).done;
+}
+
+/**
+ * `tether ARGS` as `main()` in this process: the output as the process would have written it (each
+ * line then a newline), and only `env` as the environment (no leak of the test runner's).
+ */
+export async function runMain(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { out: (line) => (stdout += line + '\n'), err: (line) => (stderr += line + '\n') }, env);
+  return { code, signal: null, stdout, stderr };
 }

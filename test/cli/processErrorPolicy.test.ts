@@ -1,15 +1,13 @@
 /**
  * The process-level policy of `tether run`: an uncaught exception or unhandled rejection is
  * logged and counted and the process lives on; only a failed invariant (an assertion) ends it.
- * The decision as a pure function, then the handlers installed in a real child process.
+ * The decision as a pure function. (The handlers installed in a real child process:
+ * test/e2e/processErrorPolicy.test.ts.)
  */
 import { AssertionError, strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
 import { decideUncaught, describeError } from '../../src/cli/processErrorPolicy.js';
-import { REPO } from './cli.js';
 
 const thrown = (fn: () => void): unknown => {
   try {
@@ -56,30 +54,4 @@ t.test('property: only the invariant codes exit', async () => {
 t.test('an error is described by name, code, message and the head of its stack, bounded', async (t) => {
   t.match(describeError(Object.assign(new Error('x'.repeat(5_000)), { code: 'E1' })), { name: 'Error', code: 'E1', message: /^x{1000}$/, stack: /^Error: x/ });
   t.same(describeError(7), { thrown: 'number', value: '7' });
-});
-
-function runFixture(mode: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import=@isaacs/ts-node-temp-fork-for-pr-2009/import', join('test', 'cli', 'fixtures', 'uncaughtErrors.ts'), mode], {
-    cwd: REPO, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-t.test('installed in a process: an unhandled rejection and an uncaught exception are logged, counted, survived', async (t) => {
-  const run = await runFixture('survive');
-  t.equal(run.code, 0, run.stderr);
-  t.same(JSON.parse(run.stdout), { alive: true, counts: { unhandledRejection: 1, uncaughtException: 1 } });
-  t.match(run.stderr, /"msg":"unhandledRejection: logged and counted; Tether runs on.*"name":"TypeError".*"message":"a rejection nobody handled"/);
-  t.match(run.stderr, /"msg":"uncaughtException: logged and counted; Tether runs on.*"name":"URIError"/);
-});
-
-t.test('installed in a process: a failed assertion takes the invariant path, which ends the process', async (t) => {
-  const run = await runFixture('invariant');
-  t.equal(run.code, 70, run.stderr);
-  t.match(run.stdout, /"alive":true[\s\S]*"invariant":true/);
-  t.match(run.stderr, /"msg":"uncaughtException: an invariant failed \(ERR_ASSERTION\): Tether's state cannot be trusted; shutting down"/);
 });

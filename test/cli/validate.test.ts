@@ -1,9 +1,12 @@
-/** `tether validate` and the help of every command, run as the real program from source. */
+/**
+ * `tether validate`, the help of every command and `tether version`, run as `main()` in this
+ * process. (The real program's exit codes and output streams: test/e2e/cliProcess.test.ts.)
+ */
 import t from 'tap';
-import { runCli } from './cli.js';
+import { runMain } from './cli.js';
 
 t.test('validate prints every problem of a broken file and exits 2', async (t) => {
-  const r = await runCli(['validate', 'test/config/fixtures/wrong-types.yaml']);
+  const r = await runMain(['validate', 'test/config/fixtures/wrong-types.yaml']);
   t.equal(r.code, 2);
   t.match(r.stderr, 'test/config/fixtures/wrong-types.yaml: nodes[0].taints[0].effect: expected NoSchedule, PreferNoSchedule or NoExecute, got "Sometimes" (line 10)');
   t.match(r.stderr, 'test/config/fixtures/wrong-types.yaml: logLevel: expected one of debug, info, warn, error, silent, got "verbose"');
@@ -12,37 +15,37 @@ t.test('validate prints every problem of a broken file and exits 2', async (t) =
 });
 
 t.test('validate accepts a valid file with exit 0', async (t) => {
-  const r = await runCli(['validate', 'test/config/fixtures/valid-simulated.yaml']);
+  const r = await runMain(['validate', 'test/config/fixtures/valid-simulated.yaml']);
   t.equal(r.code, 0);
   t.match(r.stdout, 'valid (1 virtual node: vk-fixture (simulated))');
 });
 
 t.test('validate shows each Kubernetes node\'s host cluster id: configured, or derived from the host cluster at start', async (t) => {
-  const r = await runCli(['validate', 'test/config/fixtures/valid-kubernetes.yaml']);
+  const r = await runMain(['validate', 'test/config/fixtures/valid-kubernetes.yaml']);
   t.equal(r.code, 0);
   t.match(r.stdout, 'vk-derived: hostClusterId derived at start from the host cluster (the UID of its kube-system namespace)');
   t.match(r.stdout, 'vk-home: hostClusterId home (configured)');
 });
 
 t.test('validate without a file is a usage error', async (t) => {
-  const r = await runCli(['validate']);
+  const r = await runMain(['validate']);
   t.equal(r.code, 2);
   t.match(r.stderr, "tether validate: a config FILE is required\nRun 'tether validate --help' for usage.");
 });
 
 t.test('--help on the program and on each command', async (t) => {
   for (const args of [['--help'], ['run', '--help'], ['sandbox', '--help'], ['validate', '--help'], ['version', '--help']]) {
-    const r = await runCli(args);
+    const r = await runMain(args);
     t.equal(r.code, 0, args.join(' '));
     t.match(r.stdout, /^Usage: tether/, args.join(' '));
   }
-  const unknown = await runCli(['frobnicate']);
+  const unknown = await runMain(['frobnicate']);
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, "tether: unknown command 'frobnicate'");
 });
 
 t.test('version', async (t) => {
-  const r = await runCli(['version', '--json']);
+  const r = await runMain(['version', '--json']);
   t.equal(r.code, 0);
   t.match(JSON.parse(r.stdout), { tether: '0.1.0', kubeletVersion: /^v1\.36\.3\+tether/ });
 });

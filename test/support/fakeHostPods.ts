@@ -5,7 +5,8 @@
  *
  * Like the apiserver: every write bumps a resourceVersion and is delivered to the watch as
  * 'updated' (after the store reflects it); the status patch merges conditions by type and
- * container statuses by name; a write or delete naming another uid is a 409 conflict; a delete
+ * replaces every other field it gives (container statuses are atomic lists, addresses are sent
+ * to be replaced: see the PodApi contract); a write or delete naming another uid is a 409 conflict; a delete
  * with grace 0 and a matching UID removes the pod and is delivered as 'deleted'. Tests and the
  * bench play the other clients: `bind` (the scheduler), `requestDelete` (kubectl delete: a
  * deletionTimestamp, then the kubelet's final delete), `recreate` (a namesake with a new uid).
@@ -164,8 +165,6 @@ export class FakeHostPods implements PodApi {
           ...before,
           ...status,
           conditions: mergeBy(before.conditions, status.conditions, (c) => c.type),
-          containerStatuses: mergeBy(before.containerStatuses, status.containerStatuses, (c) => c.name),
-          initContainerStatuses: mergeBy(before.initContainerStatuses, status.initContainerStatuses, (c) => c.name),
         },
       });
     });

@@ -1,5 +1,6 @@
 import type { Lease } from '../../adapters/kubernetes/model.js';
 import type { LeaseConfig } from './config.js';
+import { definedOnly, ifDefined } from '../../lib/defaults.js';
 
 /** The Lease Tether wants, built on the one stored (whose other fields and metadata it keeps). */
 export function desiredLease(config: LeaseConfig, renewAt: number, nodeUid: string | undefined, base: Lease | undefined): Lease {
@@ -12,7 +13,7 @@ export function desiredLease(config: LeaseConfig, renewAt: number, nodeUid: stri
       ...metadata,
       name,
       namespace: config.namespace,
-      ...(nodeUid !== undefined ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: nodeUid }] } : {}),
+      ...definedOnly({ ownerReferences: ifDefined(nodeUid, (uid) => [{ apiVersion: 'v1', kind: 'Node', name, uid }]) }),
     },
     spec: {
       ...base?.spec,

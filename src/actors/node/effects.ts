@@ -9,6 +9,7 @@ import { reportTo, withSchedule, type Classifier, type Failure } from '../../run
 import { apiFailure, providerFailure } from '../effectFailures.js';
 import { desiredNode, labelPatch, type NodeSettings } from './nodeObject.js';
 import type { NodeEffect, NodeFacts, NodeMsg, Readiness } from './protocol.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 /**
  * The node actor's effects: the only code that talks to the NodeApi, the provider and the event
@@ -33,7 +34,7 @@ type Ctx = EffectContext<NodeMsg>;
 export function nodeEffects(deps: NodeActorDeps, settings: NodeSettings): (effect: NodeEffect, ctx: Ctx) => Promise<void> | void {
   const { config } = settings;
   const name = config.nodeName;
-  const subject = (uid: string | undefined): EventSubject => ({ kind: 'Node', apiVersion: 'v1', name, ...(uid !== undefined ? { uid } : {}) });
+  const subject = (uid: string | undefined): EventSubject => ({ kind: 'Node', apiVersion: 'v1', name, ...definedOnly({ uid }) });
   const facts = async (ctx: Ctx): Promise<NodeFacts> => {
     // A missed deadline is the provider being slow or down (transient), not a bug to crash on.
     const call = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> =>

@@ -2,6 +2,7 @@ import type { Node, NodeCondition, NodeStatus, NodeSystemInfo } from '../../adap
 import type { NodeMetadataPatch } from '../../adapters/kubernetes/nodeApi.js';
 import { defaultTaints, type NodeConfig } from './config.js';
 import type { NodeFacts, NodeState } from './protocol.js';
+import { ifDefined } from '../../lib/defaults.js';
 
 /**
  * Pure builders of the Node object Tether wants: labels, taints, the create body and the status
@@ -108,13 +109,11 @@ function staticStatus(settings: NodeSettings, facts: NodeFacts | undefined): Par
     // node's name resolves nowhere, so `kubectl logs` would fail before reaching the kubelet API.
     addresses: [{ type: 'InternalIP', address: config.internalIP }],
     daemonEndpoints: { kubeletEndpoint: { Port: config.kubeletPort } },
-    ...(facts
-      ? {
-          capacity: { ...facts.resources.capacity },
-          allocatable: { ...facts.resources.allocatable },
-          nodeInfo: nodeInfo(settings, facts),
-        }
-      : {}),
+    ...ifDefined(facts, (f) => ({
+      capacity: { ...f.resources.capacity },
+      allocatable: { ...f.resources.allocatable },
+      nodeInfo: nodeInfo(settings, f),
+    })),
   };
 }
 

@@ -18,6 +18,7 @@ import { apiFailure, providerFailure, queuedWriteFailure } from '../effectFailur
 import { createErrorAnnotation } from './annotations.js';
 import { ownedFingerprint } from './podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export interface PodEffectDeps {
   readonly provider: PodProvider;
@@ -54,7 +55,7 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
         done: () => ({ type: 'pod.create-succeeded' }),
         failed: ({ kind, message, error }) => {
           const reason = eventReasonOf(error);
-          return { type: 'pod.create-failed', kind, message, ...(reason !== undefined ? { reason } : {}) };
+          return { type: 'pod.create-failed', kind, message, ...definedOnly({ reason }) };
         },
       });
     case 'provider.update':
@@ -119,7 +120,7 @@ function writeStatus(deps: PodEffectDeps, pod: Identity, status: PodStatus, ctx:
       type: 'pod.status-written',
       written: fingerprint(status),
       stored: ownedFingerprint(stored.status),
-      ...(stored.metadata?.resourceVersion ? { storedVersion: stored.metadata.resourceVersion } : {}),
+      ...definedOnly({ storedVersion: stored.metadata?.resourceVersion || undefined }),
     }),
     failed: (failure) => {
       if (failure.kind === 'superseded') return { type: 'pod.status-write-superseded' };

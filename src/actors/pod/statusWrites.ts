@@ -13,6 +13,7 @@ import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { withReadinessGates } from './readinessGates.js';
 import { succeeded } from './retries.js';
 import { failedAgain, retryDelay, withEffects, type Next } from './transitions.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 /**
  * Another client wrote the status fields Tether owns: put Tether's back. Only when nothing is in
@@ -48,7 +49,7 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must
   // send (not a status this one made stale).
-  if (fp === newest) return { state: { ...state, writes: { ...state.writes, held: null, ...(state.writes.inFlight === 0 ? { last: status } : {}) } } };
+  if (fp === newest) return { state: { ...state, writes: { ...state.writes, held: null, ...definedOnly({ last: state.writes.inFlight === 0 ? status : undefined }) } } };
   if (state.writes.inFlight === 0 && hostAlreadyShows(state, status)) {
     // After a restart or a lost response: the API server holds this status already.
     return { state: { ...state, writes: { ...state.writes, held: null, last: status, confirmed: fp, stored: ownedFingerprint(status) } } };

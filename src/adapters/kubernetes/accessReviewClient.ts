@@ -12,6 +12,7 @@ import { callWithDeadline } from '../../lib/callWithDeadline.js';
 import { systemClock } from '../clock.js';
 import { DEFAULT_CALL_DEADLINES, withSignal } from './call.js';
 import { translateErrors } from './errors.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export interface AccessReviewClientOptions {
   /** Each review's deadline (default: the 'other' call deadline, 10 s). */
@@ -32,8 +33,7 @@ export function createAccessReviewer(kubeConfig: KubeConfig, options: AccessRevi
       return {
         username: status.user.username,
         groups: status.user.groups ?? [],
-        ...(status.user.uid ? { uid: status.user.uid } : {}),
-        ...(status.user.extra ? { extra: status.user.extra } : {}),
+        ...definedOnly({ uid: status.user.uid || undefined, extra: status.user.extra }),
       };
     },
     async authorize(user: UserInfo, attributes: NodeRequestAttributes) {
@@ -42,13 +42,15 @@ export function createAccessReviewer(kubeConfig: KubeConfig, options: AccessRevi
           spec: {
             user: user.username,
             groups: [...user.groups],
-            ...(user.uid ? { uid: user.uid } : {}),
-            ...(user.extra ? { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) } : {}),
+            ...definedOnly({
+              uid: user.uid || undefined,
+              extra: user.extra ? Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) : undefined,
+            }),
             resourceAttributes: { ...attributes, group: '', version: 'v1' },
           },
         },
       }, o)));
-      return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
+      return { allowed: review.status?.allowed === true, ...definedOnly({ reason: review.status?.reason || undefined }) };
     },
   };
 }

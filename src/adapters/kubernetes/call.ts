@@ -17,6 +17,7 @@ import { KubeApiError, translateErrors } from './errors.js';
 import { isKind } from '../../lib/errorKind.js';
 import { describeOperation, type Operation } from './operation.js';
 import type { Priority, RequestScheduler, ScheduleOptions } from './rateLimiter.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 /** How long one request of each class may take, in ms, from the moment it is sent. */
 export interface CallDeadlines {
@@ -127,7 +128,7 @@ export function call<T>(
           throw error;
         }
       },
-      { ...scheduling, ...(fence ? { signal: fence } : {}) },
+      { ...scheduling, ...definedOnly({ signal: fence }) },
     ),
   );
 }

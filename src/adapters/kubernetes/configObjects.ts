@@ -7,6 +7,7 @@
 import { CoreV1Api, type ConfigurationOptions, type KubeConfig } from '@kubernetes/client-node';
 import { boundedRead } from './boundedRead.js';
 import { isKind } from '../../lib/errorKind.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 type Data = Readonly<Record<string, string>>;
 
@@ -23,7 +24,7 @@ export function createConfigObjectReader(kubeConfig: KubeConfig, timeoutMs = 10_
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const read = async <T>(what: string, signal: AbortSignal | undefined, fn: (request: ConfigurationOptions) => Promise<T>): Promise<T | undefined> => {
     try {
-      return await boundedRead(what, { timeoutMs, ...(signal ? { signal } : {}) }, fn);
+      return await boundedRead(what, { timeoutMs, ...definedOnly({ signal }) }, fn);
     } catch (error) {
       if (isKind(error, 'not-found')) return undefined;
       throw error;

@@ -23,6 +23,7 @@
  * | anything else (a TypeError: a bug)        | none (kindOf is undefined: a crash) |
  */
 import { KindedError, kindOf, type ErrorKind } from '../../lib/errorKind.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 /** The facts of one API failure. `message` is the server's Status message when it sent one. */
 export interface ApiErrorInfo {
@@ -120,8 +121,7 @@ function fromStatus(status: number, e: Record<string, unknown>): ApiErrorInfo {
     kind: kindOfStatus(status, reason),
     status,
     message,
-    ...(reason !== undefined ? { reason } : {}),
-    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    ...definedOnly({ reason, retryAfterSeconds }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { EventRecorder, EventSource, EventSubject, EventType } from './even
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
 import { operation } from './operation.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export const REPORTING_CONTROLLER = 'tether.dev/virtual-kubelet';
 
@@ -167,9 +168,7 @@ export class EventRecorderClient implements EventRecorder {
         kind: regarding.kind,
         apiVersion: regarding.apiVersion,
         name: regarding.name,
-        ...(regarding.namespace !== undefined ? { namespace: regarding.namespace } : {}),
-        ...(regarding.uid !== undefined ? { uid: regarding.uid } : {}),
-        ...(regarding.fieldPath !== undefined ? { fieldPath: regarding.fieldPath } : {}),
+        ...definedOnly({ namespace: regarding.namespace, uid: regarding.uid, fieldPath: regarding.fieldPath }),
       },
     };
   }

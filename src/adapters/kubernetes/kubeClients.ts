@@ -24,6 +24,7 @@ import { PodApiClient } from './podApiClient.js';
 import type { Priority, PriorityStats } from './rateLimiter.js';
 import type { NodeWatch, PodWatch } from './watch.js';
 import { createNodeWatch, createPodWatch } from './watchClients.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export interface KubeClientsOptions {
   /** The virtual node's name: Event reportingInstance and the watches' selectors. */
@@ -82,10 +83,7 @@ export interface KubeClients extends Lifecycle {
 export function createKubeClients(host: ClusterClient | KubeConfig, options: KubeClientsOptions): KubeClients {
   const owned = !(host instanceof ClusterClient);
   const cluster = host instanceof ClusterClient ? host : new ClusterClient(host, {
-    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
-    ...(options.connectionPool !== undefined ? { connectionPool: options.connectionPool } : {}),
-    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+    ...definedOnly({ rateLimit: options.rateLimit, connectionPool: options.connectionPool, deadlines: options.deadlines, clock: options.clock }),
   });
   const { clock, core, deadlines, kubeConfig: kc } = cluster;
   const log = options.log ?? noopKubeLog;

@@ -11,8 +11,10 @@ export interface PodApi {
 
   /**
    * Strategic-merge patch of the `status` subresource, with no resourceVersion: a blind
-   * overwrite of the fields given (Tether is the only writer of pod status). Lists inside
-   * merge by key (conditions by `type`, container statuses by `name`). The patch carries
+   * overwrite of the fields given (Tether is the only writer of pod status). Conditions merge
+   * by `type` (others' conditions survive); every other list given replaces the stored one
+   * (container statuses are atomic lists, and `podIPs`/`hostIPs` are sent with the replace
+   * directive, so a pod that moved never holds two addresses of one family). The patch carries
    * `metadata.uid` and nothing else of metadata, as the kubelet's does: the API server refuses
    * it (`conflict`) if the pod of that name now has another UID. Returns the stored Pod. Writes
    * of one pod's status run one at a time, in order, and a newer one drops an older one still

@@ -5,6 +5,8 @@ import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import { operation } from './operation.js';
+import { statusPatchBody } from './statusPatch.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 const PAGE_SIZE = 500;
 
@@ -50,7 +52,7 @@ export class PodApiClient implements PodApi {
       'status',
       operation('patch', `status of pod ${namespace}/${name} (uid ${uid})`),
       (o) => this.core.patchNamespacedPodStatus(
-        { name, namespace, body: { metadata: { uid }, status } },
+        { name, namespace, body: { metadata: { uid }, status: statusPatchBody(status) } },
         setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o),
       ),
       { key: statusKey(uid) },
@@ -73,8 +75,8 @@ export class PodApiClient implements PodApi {
         this.core.deleteNamespacedPod({
           name,
           namespace,
-          ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}),
-          body: { preconditions: { uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) },
+          ...definedOnly({ gracePeriodSeconds }),
+          body: { preconditions: { uid }, ...definedOnly({ gracePeriodSeconds }) },
         }, o),
       ),
     );
@@ -97,9 +99,7 @@ export class PodApiClient implements PodApi {
     const { namespace, fieldSelector, labelSelector } = options;
     const query = {
       limit: PAGE_SIZE,
-      ...(cont !== undefined ? { _continue: cont } : {}),
-      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
-      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...definedOnly({ _continue: cont, fieldSelector, labelSelector }),
     };
     const where = namespace ?? 'all namespaces';
     return call(this.limiter, 'other', operation('list', `pods in ${where}`), (o) =>

@@ -65,6 +65,7 @@ import { ServiceReflector, type NamespaceReflection } from './serviceReflection/
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, Lifecycle {
@@ -102,7 +103,7 @@ export class KubernetesProvider
     if (o.nodeName === '' || o.hostClusterId === '') throw new Error('kubernetes provider: nodeName and hostClusterId are required');
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? noopKubeLog;
-    const clientOptions = { clock: this.clock, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}), ...(o.deadlines ? { deadlines: o.deadlines } : {}) };
+    const clientOptions = { clock: this.clock, ...definedOnly({ rateLimit: o.rateLimit, deadlines: o.deadlines }) };
     this.remote = new ClusterClient(o.remote, clientOptions);
     // An injected host connection is the agent's (one per node) and stays open; a source gets our own.
     this.ownsHost = !(o.host instanceof ClusterClient);
@@ -110,7 +111,7 @@ export class KubernetesProvider
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
     this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
-    const common = { clock: this.clock, log: this.log, ...(o.watch ? { watch: o.watch } : {}) };
+    const common = { clock: this.clock, log: this.log, ...definedOnly({ watch: o.watch }) };
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
@@ -124,8 +125,7 @@ export class KubernetesProvider
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
       lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
       events: this.hostEvents,
-      ...(o.reflection?.sweepMs !== undefined ? { resyncMs: o.reflection.sweepMs } : {}),
-      ...(o.reflection?.minAgeMs !== undefined ? { lingerMs: o.reflection.minAgeMs } : {}),
+      ...definedOnly({ resyncMs: o.reflection?.sweepMs, lingerMs: o.reflection?.minAgeMs }),
     });
     this.events = o.onRemoteEvent
       ? new RemoteEvents({
@@ -148,10 +148,12 @@ export class KubernetesProvider
     this.stats = new RemoteStats({ remote: this.remote, rule: this.rule, owned: () => this.pods.list(), clock: this.clock, log: this.log });
     this.node = new RemoteNode({
       remote: this.remote, isOwnPod: (pod) => ownershipOf(pod, this.rule).owned,
-      ...(o.pingTimeoutMs !== undefined ? { pingTimeoutMs: o.pingTimeoutMs } : {}),
-      ...(o.quota ? { quota: o.quota } : {}),
-      ...(o.countVirtualNodes ? { countVirtualNodes: true } : {}),
-      ...(o.nodeInfo ? { defaultNodeInfo: o.nodeInfo } : {}),
+      ...definedOnly({
+        pingTimeoutMs: o.pingTimeoutMs,
+        quota: o.quota,
+        countVirtualNodes: o.countVirtualNodes || undefined,
+        defaultNodeInfo: o.nodeInfo,
+      }),
     });
     this.calls = new RemotePodCalls({
       o, remote: this.remote, namespaces: this.namespaces, reflector: this.reflector, pods: this.pods, rule: this.rule,

@@ -12,6 +12,7 @@ import { DEFAULT_REMOTE_SECRET_KEY, kubernetesProviderSchema, type KubernetesPro
 import { KubernetesProvider } from './kubernetesProvider.js';
 import { hostClusterIdFromUid } from './marks.js';
 import { refusedCredentials } from './remoteKubeconfigPolicy.js';
+import { definedOnly, ifDefined } from '../../lib/defaults.js';
 
 export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProviderSchema> = {
   type: 'kubernetes',
@@ -28,17 +29,19 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       remote,
       host: context.hostClient ?? context.host,
       log: context.logger.child({ provider: 'kubernetes' }),
-      ...(config.namespaceStrategy ? { namespaceStrategy: config.namespaceStrategy } : {}),
-      ...(config.podPolicy ? { podPolicy: Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) } : {}),
-      ...(config.offloadingPatch ? { offloadingPatch: config.offloadingPatch } : {}),
-      ...(config.blankPodIPs !== undefined ? { blankPodIPs: config.blankPodIPs } : {}),
-      ...(config.quota ? { quota: config.quota } : {}),
-      ...(config.countVirtualNodes !== undefined ? { countVirtualNodes: config.countVirtualNodes } : {}),
-      ...(config.pingTimeoutMs !== undefined ? { pingTimeoutMs: config.pingTimeoutMs } : {}),
-      ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
-      ...(config.reflection ? { reflection: config.reflection } : {}),
-      ...(context.podEvents ? { onRemoteEvent: context.podEvents } : {}),
-      ...(config.reflectedKinds !== undefined ? { reflectedKinds: config.reflectedKinds === 'none' ? [] : [...new Set(config.reflectedKinds)] } : {}),
+      ...definedOnly({
+        namespaceStrategy: config.namespaceStrategy || undefined,
+        podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
+        offloadingPatch: config.offloadingPatch,
+        blankPodIPs: config.blankPodIPs,
+        quota: config.quota,
+        countVirtualNodes: config.countVirtualNodes,
+        pingTimeoutMs: config.pingTimeoutMs,
+        rateLimit: config.rateLimit,
+        reflection: config.reflection,
+        onRemoteEvent: context.podEvents,
+        reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
+      }),
     });
     return handleOf(provider);
   },

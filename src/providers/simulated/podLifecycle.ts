@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ContainerStatus, Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { mergeConditions, podCondition } from '../podStatus.js';
+import { definedOnly, ifDefined } from '../../lib/defaults.js';
 
 export interface Placement {
   readonly hostIP: string;
@@ -33,7 +34,7 @@ function addresses(placement: Placement): Partial<PodStatus> {
   return {
     hostIP: placement.hostIP,
     hostIPs: [{ ip: placement.hostIP }],
-    ...(placement.podIP === undefined ? {} : { podIP: placement.podIP, podIPs: [{ ip: placement.podIP }] }),
+    ...ifDefined(placement.podIP, (ip) => ({ podIP: ip, podIPs: [{ ip }] })),
     startTime: placement.startTime,
   };
 }
@@ -61,7 +62,7 @@ export function pendingStatus(pod: Pod, placement: Placement, previous: PodStatu
       podCondition('ContainersReady', false, now, 'ContainersNotReady'),
       podCondition('Ready', false, now, 'ContainersNotReady'),
     ]),
-    ...(inits.length === 0 ? {} : { initContainerStatuses: inits.map((c) => waiting(c, 'PodInitializing')) }),
+    ...definedOnly({ initContainerStatuses: inits.length === 0 ? undefined : inits.map((c) => waiting(c, 'PodInitializing')) }),
     containerStatuses: (pod.spec?.containers ?? []).map((c) => waiting(c, inits.length === 0 ? 'ContainerCreating' : 'PodInitializing')),
   };
 }
@@ -109,7 +110,7 @@ export function runningStatus(pod: Pod, placement: Placement, previous: PodStatu
       podCondition('ContainersReady', true, now),
       podCondition('Ready', true, now),
     ]),
-    ...(inits.length === 0 ? {} : { initContainerStatuses: inits.map((c) => completedInit(uid, c, now)) }),
+    ...definedOnly({ initContainerStatuses: inits.length === 0 ? undefined : inits.map((c) => completedInit(uid, c, now)) }),
     containerStatuses: (pod.spec?.containers ?? []).map((c) => runningContainer(uid, c, now)),
   };
 }

@@ -10,6 +10,7 @@ import { nonEmptyString, nonNegativeNumber, positiveNumber } from '../../lib/sch
 import type { NodeResources } from '../provider.js';
 import { handleOf, type ProviderRegistration } from '../registration.js';
 import { DEFAULT_RESOURCES, SimulatedProvider } from './simulatedProvider.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 const resources = z.strictObject({
   cpu: nonEmptyString.optional(),
@@ -54,12 +55,14 @@ export const simulatedRegistration: ProviderRegistration<typeof simulatedProvide
     const provider = new SimulatedProvider({
       hostIP: config.hostIP ?? context.internalIP,
       resources: simulatedResources(config.resources),
-      ...(config.startLatencyMs !== undefined ? { startLatencyMs: config.startLatencyMs } : {}),
-      ...(config.stopLatencyMs !== undefined ? { stopLatencyMs: config.stopLatencyMs } : {}),
-      ...(exitAfter !== undefined ? { exitAfterMs: () => exitAfter } : {}),
-      ...(config.logIntervalMs !== undefined ? { logIntervalMs: config.logIntervalMs } : {}),
-      ...(config.podCIDR !== undefined ? { podCIDR: config.podCIDR } : {}),
-      ...(config.faults ? { faults: { ...config.faults } } : {}),
+      ...definedOnly({
+        startLatencyMs: config.startLatencyMs,
+        stopLatencyMs: config.stopLatencyMs,
+        exitAfterMs: exitAfter !== undefined ? () => exitAfter : undefined,
+        logIntervalMs: config.logIntervalMs,
+        podCIDR: config.podCIDR,
+        faults: config.faults ? { ...config.faults } : undefined,
+      }),
       // exec sees the ConfigMaps and Secrets of the cluster whose pods this node runs.
       configSource: createConfigObjectReader(loadKubeConfig(context.host)),
     });

@@ -11,6 +11,7 @@ import { terminatedStatus } from '../podStatus.js';
 import { podIdentity, podKey, type PodNotification } from '../provider.js';
 import { IpAllocator } from './ipAllocator.js';
 import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 type Stage = 'starting' | 'running' | 'stopping' | 'ended';
 
@@ -207,7 +208,7 @@ export class SimulatedPods {
       imageID: simulatedImageID(image),
       containerID: simulatedContainerID(record.pod.metadata?.uid ?? '', name, restartCount),
       restartCount,
-      lastState: { terminated: { exitCode: 0, reason: 'Completed', startedAt: new Date(startedAt), finishedAt: new Date(now), ...(old.containerID ? { containerID: old.containerID } : {}) } },
+      lastState: { terminated: { exitCode: 0, reason: 'Completed', startedAt: new Date(startedAt), finishedAt: new Date(now), ...definedOnly({ containerID: old.containerID || undefined }) } },
       state: { running: { startedAt: new Date(now) } },
     };
     statuses[index] = next;

@@ -40,6 +40,7 @@ import { simulatedStats } from './stats.js';
 import type { ConfigSource } from './configSource.js';
 import { SimulatedPods, type SimPod } from './simulatedPods.js';
 import { SimulatedSessions } from './simulatedSessions.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export interface SimulatedProviderOptions {
   readonly clock?: Clock;
@@ -96,16 +97,14 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       clock: this.clock,
       hostIP: options.hostIP ?? '10.0.0.10',
       podCIDR: options.podCIDR ?? '10.244.0.0/16',
-      ...(options.startLatencyMs !== undefined ? { startLatencyMs: options.startLatencyMs } : {}),
-      ...(options.stopLatencyMs !== undefined ? { stopLatencyMs: options.stopLatencyMs } : {}),
-      ...(options.exitAfterMs !== undefined ? { exitAfterMs: options.exitAfterMs } : {}),
+      ...definedOnly({ startLatencyMs: options.startLatencyMs, stopLatencyMs: options.stopLatencyMs, exitAfterMs: options.exitAfterMs }),
       notify: (notification) => this.deliver(notification),
     });
     this.resources = deepCopy(options.resources ?? DEFAULT_RESOURCES);
     this.faults = new SimulatedFaults(options.faults);
     this.sessions = new SimulatedSessions({
       pods: this.pods, faults: this.faults, clock: this.clock, logIntervalMs: options.logIntervalMs ?? 1000,
-      ...(options.configSource ? { configSource: options.configSource } : {}),
+      ...definedOnly({ configSource: options.configSource }),
     });
     this.bootTime = this.clock.now();
   }

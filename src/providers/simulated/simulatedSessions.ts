@@ -15,6 +15,7 @@ import type { SimulatedFaults } from './faults.js';
 import { servePortConnection } from './portResponder.js';
 import type { SimPod, SimulatedPods } from './simulatedPods.js';
 import { syntheticLogs, type LogSource } from './syntheticLogs.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 export interface SimulatedSessionsDeps {
   readonly pods: SimulatedPods;
@@ -57,7 +58,7 @@ export class SimulatedSessions {
     if (source === undefined) throw invalidInput(`previous terminated container "${containerName}" in pod "${podName}" not found`);
     const current = (): LogSource | undefined =>
       this.deps.pods.get(key) === record ? this.logSource(record, containerName, label, isInit, options.previous === true) : undefined;
-    return syntheticLogs({ clock: this.clock, intervalMs: this.deps.logIntervalMs, options, source: current, ...(signal ? { signal } : {}) });
+    return syntheticLogs({ clock: this.clock, intervalMs: this.deps.logIntervalMs, options, source: current, ...definedOnly({ signal }) });
   }
 
   /**
@@ -86,13 +87,13 @@ export class SimulatedSessions {
     const shell = new BuiltinShell({
       view,
       terminalSize: () => size,
-      ...(streams.stdin ? { stdin: streams.stdin } : {}),
+      ...definedOnly({ stdin: streams.stdin }),
       stdout: out(streams.stdout),
       // With a terminal there is one output: stderr goes to it too.
       stderr: out(streams.tty ? streams.stdout : streams.stderr),
       tty: streams.tty,
       sleep: (ms, s) => sleep(this.clock, ms, s),
-      ...(signal ? { signal } : {}),
+      ...definedOnly({ signal }),
     });
     return shell.run(command);
   }

@@ -52,6 +52,7 @@ import { OrphanSweep } from './orphanSweep.js';
 import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
 import { referencedObjects, referenceKey, type ReferencedKind } from './references.js';
+import { ifDefined } from '../../../lib/defaults.js';
 
 export interface ReflectorOptions {
   readonly host: ClusterClient;
@@ -227,7 +228,7 @@ export class Reflector {
         copiesSynced: copies?.hasSynced() ?? false,
         copy,
         desired,
-        ...(desired ? this.ledger.judge(ledgerKey, contentDigest(desired)) : {}),
+        ...ifDefined(desired, (d) => this.ledger.judge(ledgerKey, contentDigest(d))),
       });
       if (verdict.action === 'none' || !desired) return done;
       // Content Tether wrote before, missing or changed now: someone changed the remote.

@@ -14,6 +14,7 @@ import { fingerprint } from '../../../lib/fingerprint.js';
 import { withContentMark } from '../contentMark.js';
 import { hostNamespaceAnnotation, ownershipLabels, withoutMarks } from '../marks.js';
 import type { ReferencedKind } from './references.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -40,8 +41,7 @@ export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespa
     const cm = host as ConfigMap;
     return withContentMark<HostObject>({
       apiVersion: 'v1', kind: 'ConfigMap', metadata,
-      ...(cm.data ? { data: { ...cm.data } } : {}),
-      ...(cm.binaryData ? { binaryData: { ...cm.binaryData } } : {}),
+      ...definedOnly({ data: cm.data ? { ...cm.data } : undefined, binaryData: cm.binaryData ? { ...cm.binaryData } : undefined }),
     }, contentDigest);
   }
   const secret = host as Secret;
@@ -49,8 +49,7 @@ export function remoteCopy(kind: ReferencedKind, host: HostObject, remoteNamespa
   const type = secret.type;
   return withContentMark<HostObject>({
     apiVersion: 'v1', kind: 'Secret', metadata,
-    ...(type ? { type } : {}),
-    ...(secret.data ? { data: { ...secret.data } } : {}),
+    ...definedOnly({ type: type || undefined, data: secret.data ? { ...secret.data } : undefined }),
   }, contentDigest);
 }
 

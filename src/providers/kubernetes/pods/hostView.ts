@@ -5,6 +5,7 @@
  */
 import type { Pod, PodStatus } from '../../../adapters/kubernetes/model.js';
 import { hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation } from '../marks.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 export interface HostIdentity {
   readonly namespace: string;
@@ -36,13 +37,15 @@ export function toHostPod(remote: Pod, options: HostViewOptions = {}): Pod | und
     metadata: {
       namespace: identity.namespace,
       name: identity.name,
-      ...(identity.uid === undefined ? {} : { uid: identity.uid }),
-      ...(copy.metadata?.labels ? { labels: copy.metadata.labels } : {}),
-      ...(copy.metadata?.annotations ? { annotations: copy.metadata.annotations } : {}),
-      ...(copy.metadata?.creationTimestamp ? { creationTimestamp: copy.metadata.creationTimestamp } : {}),
-      ...(copy.metadata?.deletionTimestamp ? { deletionTimestamp: copy.metadata.deletionTimestamp } : {}),
+      ...definedOnly({
+        uid: identity.uid,
+        labels: copy.metadata?.labels,
+        annotations: copy.metadata?.annotations,
+        creationTimestamp: copy.metadata?.creationTimestamp,
+        deletionTimestamp: copy.metadata?.deletionTimestamp,
+      }),
     },
-    ...(copy.spec ? { spec: copy.spec } : {}),
+    ...definedOnly({ spec: copy.spec }),
     status: hostStatus(copy.status ?? {}, options),
   };
 }

@@ -14,6 +14,7 @@
  */
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import type { V1Container } from '@kubernetes/client-node';
+import type { FieldPath, FieldProblem } from '../../../lib/fieldProblem.js';
 import type { NamespaceStrategy } from '../namespaceMapping.js';
 
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
@@ -39,26 +40,34 @@ function refuses(policy: PodPolicy, explicit: boolean | undefined): boolean {
   return explicit ?? (policy.podSecurityLevel ?? DEFAULT_POD_SECURITY_LEVEL) !== 'privileged';
 }
 
-function allContainers(pod: Pod): Array<{ where: string; container: V1Container }> {
+function allContainers(pod: Pod): Array<{ where: FieldPath; container: V1Container }> {
   const spec = pod.spec;
   return [
-    ...(spec?.initContainers ?? []).map((c) => ({ where: `spec.initContainers[${c.name}]`, container: c })),
-    ...(spec?.containers ?? []).map((c) => ({ where: `spec.containers[${c.name}]`, container: c })),
+    ...(spec?.initContainers ?? []).map((c) => ({ where: ['spec', 'initContainers', { key: c.name }], container: c })),
+    ...(spec?.containers ?? []).map((c) => ({ where: ['spec', 'containers', { key: c.name }], container: c })),
   ];
 }
 
-/** Why the policy refuses this pod: one line per offending field, empty when it may be sent. */
-export function policyViolations(pod: Pod, policy: PodPolicy): string[] {
-  const out: string[] = [];
+/**
+ * Why the policy refuses this pod: one problem per offending field (entries named by their name,
+ * ports by their container port), empty when it may be sent.
+ */
+export function policyViolations(pod: Pod, policy: PodPolicy): FieldProblem[] {
+  const out: FieldProblem[] = [];
   if (refuses(policy, policy.refuseHostPath)) {
-    for (const v of pod.spec?.volumes ?? []) if (v.hostPath) out.push(`spec.volumes[${v.name}].hostPath (${v.hostPath.path}): host paths are refused`);
+    for (const v of pod.spec?.volumes ?? []) {
+      if (v.hostPath) out.push({ path: ['spec', 'volumes', { key: v.name }, 'hostPath'], value: v.hostPath.path, message: 'host paths are refused' });
+    }
   }
   for (const { where, container } of allContainers(pod)) {
     if (refuses(policy, policy.refusePrivileged) && container.securityContext?.privileged === true) {
-      out.push(`${where}.securityContext.privileged: privileged containers are refused`);
+      out.push({ path: [...where, 'securityContext', 'privileged'], message: 'privileged containers are refused' });
     }
-    if (refuses(policy, policy.refuseHostPorts)) {
-      for (const p of container.ports ?? []) if (p.hostPort !== undefined && p.hostPort !== 0) out.push(`${where}.ports[${p.containerPort}].hostPort (${p.hostPort}): host ports are refused`);
+    if (!refuses(policy, policy.refuseHostPorts)) continue;
+    for (const p of container.ports ?? []) {
+      if (p.hostPort !== undefined && p.hostPort !== 0) {
+        out.push({ path: [...where, 'ports', { key: String(p.containerPort) }, 'hostPort'], value: String(p.hostPort), message: 'host ports are refused' });
+      }
     }
   }
   return out;

@@ -6,6 +6,7 @@
  */
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
+import { formatProblem } from '../../../lib/fieldProblem.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
 import type { ClusterClient } from '../clusterClient.js';
@@ -18,6 +19,7 @@ import { namespaceRefusal, policyViolations } from './podPolicy.js';
 import { toRemotePod, type TranslationContext } from './podTranslation.js';
 import type { RemoteNamespaces } from './remoteNamespaces.js';
 import type { RemotePods } from './remotePods.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 export interface RemotePodCallsDeps {
   readonly o: KubernetesProviderOptions;
@@ -52,7 +54,7 @@ export class RemotePodCalls {
 
   async create(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {})]
+    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {}).map(formatProblem)]
       .filter((r): r is string => r !== undefined);
     if (refusals.length > 0) {
       throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
@@ -101,8 +103,10 @@ export class RemotePodCalls {
         spec: {
           ...spec,
           containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
-          ...(spec.initContainers ? { initContainers: spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) } : {}),
-          ...(desired.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: desired.spec.activeDeadlineSeconds } : {}),
+          ...definedOnly({
+            initContainers: spec.initContainers ? spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) : undefined,
+            activeDeadlineSeconds: desired.spec?.activeDeadlineSeconds,
+          }),
         },
       };
       await this.remote.call('other', operation('update', `${what}`), (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
@@ -126,8 +130,8 @@ export class RemotePodCalls {
       await this.remote.call('delete', operation('delete', `${what}`), (core, opts) =>
         core.deleteNamespacedPod({
           name, namespace: remoteNamespace,
-          ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
-          body: { ...(uid ? { preconditions: { uid } } : {}), ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
+          ...definedOnly({ gracePeriodSeconds: grace }),
+          body: definedOnly({ preconditions: uid ? { uid } : undefined, gracePeriodSeconds: grace }),
         }, opts),
       );
     } catch (err) {
@@ -154,7 +158,7 @@ export class RemotePodCalls {
       hostClusterId: this.o.hostClusterId,
       nodeName: this.o.nodeName,
       remoteNamespace,
-      ...(this.o.offloadingPatch ? { offloadingPatch: this.o.offloadingPatch } : {}),
+      ...definedOnly({ offloadingPatch: this.o.offloadingPatch }),
     };
   }
 }

@@ -10,6 +10,7 @@
  */
 import type { Endpoint, Pod } from '../../../adapters/kubernetes/model.js';
 import { hostUidAnnotation } from '../marks.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 /** Where an offloaded host pod runs in the remote cluster. */
 export interface RemotePodAddress {
@@ -36,12 +37,8 @@ export function translateEndpoint(endpoint: Endpoint, addressType: string, hostN
   const address = remote ? addressOfFamily(remote.ips, addressType) : undefined;
   return {
     addresses: address !== undefined ? [address] : [...endpoint.addresses],
-    ...(endpoint.conditions ? { conditions: { ...endpoint.conditions } } : {}),
-    ...(endpoint.hostname !== undefined ? { hostname: endpoint.hostname } : {}),
-    ...(endpoint.zone !== undefined ? { zone: endpoint.zone } : {}),
-    ...(remote && address !== undefined
-      ? { targetRef: { kind: 'Pod', namespace: remote.namespace, name: remote.name, ...(remote.uid ? { uid: remote.uid } : {}) } }
-      : {}),
+    ...definedOnly({ conditions: endpoint.conditions ? { ...endpoint.conditions } : undefined, hostname: endpoint.hostname, zone: endpoint.zone }),
+    ...definedOnly({ targetRef: remote && address !== undefined ? { kind: 'Pod', namespace: remote.namespace, name: remote.name, ...definedOnly({ uid: remote.uid || undefined }) } : undefined }),
   };
 }
 
@@ -58,6 +55,6 @@ export function offloadedPodLookup(remotePod: (remoteNamespace: string, name: st
     if (hostUid !== undefined && carried !== undefined && carried !== hostUid) return undefined;
     const listed = (pod.status?.podIPs ?? []).map((p) => p.ip).filter((ip): ip is string => Boolean(ip));
     const ips = listed.length > 0 ? listed : pod.status?.podIP ? [pod.status.podIP] : [];
-    return { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}), ips };
+    return { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', ...definedOnly({ uid: pod.metadata?.uid || undefined }), ips };
   };
 }

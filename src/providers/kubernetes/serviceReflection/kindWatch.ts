@@ -10,6 +10,7 @@ import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.
 import type { ClusterClient } from '../clusterClient.js';
 import type { ReflectedKind } from './servicePlan.js';
 import { operation } from '../../../adapters/kubernetes/operation.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 export type KindScope = { readonly namespace: string } | { readonly labelSelector: string };
 
@@ -37,7 +38,7 @@ export function kindWatch(cluster: ClusterClient, kind: ReflectedKind, scope: Ki
     ...deps.watch,
     kubeConfig: cluster.kubeConfig,
     path,
-    ...(labelSelector !== undefined ? { labelSelector } : {}),
+    ...definedOnly({ labelSelector }),
     list,
     clock: deps.clock,
     log: deps.log,

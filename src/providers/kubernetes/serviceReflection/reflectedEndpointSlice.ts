@@ -13,6 +13,7 @@ import type { EndpointSlice } from '../../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../../lib/fingerprint.js';
 import { translateEndpoint, type OffloadedPodLookup } from './endpointTranslation.js';
 import { reflectedMetadata, type ReflectionMarks } from './reflectedService.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -36,7 +37,7 @@ export function remoteEndpointSlice(host: EndpointSlice, remoteNamespace: string
     metadata,
     addressType: host.addressType,
     endpoints: (host.endpoints ?? []).map((e) => translateEndpoint(e, host.addressType, hostNamespace, lookup)),
-    ...(host.ports ? { ports: host.ports.map((p) => ({ ...p })) } : {}),
+    ...definedOnly({ ports: host.ports ? host.ports.map((p) => ({ ...p })) : undefined }),
   };
 }
 

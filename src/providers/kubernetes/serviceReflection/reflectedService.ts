@@ -13,6 +13,7 @@
 import type { Service, ServicePort } from '../../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../../lib/fingerprint.js';
 import { hostNamespaceAnnotation, labelValue, ownershipLabels, virtualNodeLabel, withoutMarks } from '../marks.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 /** Who reflects: the host cluster and the virtual node whose marks the remote objects carry. */
 export interface ReflectionMarks {
@@ -70,14 +71,16 @@ export function remoteService(host: Service, remoteNamespace: string, marks: Ref
     metadata: reflectedMetadata(host.metadata ?? {}, remoteNamespace, marks),
     spec: {
       type: external ? 'ExternalName' : 'ClusterIP',
-      ...(external && spec.externalName !== undefined ? { externalName: spec.externalName } : {}),
-      ...(isHeadless(host) ? { clusterIP: 'None' } : {}),
-      ...(spec.ports ? { ports: spec.ports.map(remotePort) } : {}),
-      ...(spec.sessionAffinity !== undefined ? { sessionAffinity: spec.sessionAffinity } : {}),
-      ...(spec.sessionAffinityConfig ? { sessionAffinityConfig: structuredClone(spec.sessionAffinityConfig) } : {}),
-      ...(!external && spec.ipFamilies ? { ipFamilies: [...spec.ipFamilies] } : {}),
-      ...(!external && spec.ipFamilyPolicy !== undefined ? { ipFamilyPolicy: spec.ipFamilyPolicy } : {}),
-      ...(spec.publishNotReadyAddresses === true ? { publishNotReadyAddresses: true } : {}),
+      ...definedOnly({
+        externalName: external && spec.externalName !== undefined ? spec.externalName : undefined,
+        clusterIP: isHeadless(host) ? 'None' : undefined,
+        ports: spec.ports ? spec.ports.map(remotePort) : undefined,
+        sessionAffinity: spec.sessionAffinity,
+        sessionAffinityConfig: spec.sessionAffinityConfig ? structuredClone(spec.sessionAffinityConfig) : undefined,
+        ipFamilies: !external && spec.ipFamilies ? [...spec.ipFamilies] : undefined,
+        ipFamilyPolicy: !external && spec.ipFamilyPolicy !== undefined ? spec.ipFamilyPolicy : undefined,
+        publishNotReadyAddresses: spec.publishNotReadyAddresses || undefined,
+      }),
     },
   };
 }
@@ -85,10 +88,7 @@ export function remoteService(host: Service, remoteNamespace: string, marks: Ref
 function remotePort(port: ServicePort): ServicePort {
   return {
     port: port.port,
-    ...(port.name !== undefined ? { name: port.name } : {}),
-    ...(port.protocol !== undefined ? { protocol: port.protocol } : {}),
-    ...(port.targetPort !== undefined ? { targetPort: port.targetPort } : {}),
-    ...(port.appProtocol !== undefined ? { appProtocol: port.appProtocol } : {}),
+    ...definedOnly({ name: port.name, protocol: port.protocol, targetPort: port.targetPort, appProtocol: port.appProtocol }),
   };
 }
 

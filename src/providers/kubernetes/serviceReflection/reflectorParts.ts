@@ -2,6 +2,7 @@
 import { isoOrNull } from '../../../lib/clock.js';
 import type { ProviderPart } from '../../provider.js';
 import type { NamespaceReflection } from './serviceReflector.js';
+import { definedOnly, ifDefined } from '../../../lib/defaults.js';
 
 export function reflectorParts(reflection: readonly NamespaceReflection[]): ProviderPart[] {
   return reflection.map((r) => ({
@@ -12,6 +13,6 @@ export function reflectorParts(reflection: readonly NamespaceReflection[]): Prov
       services: r.services, endpointSlices: r.endpointSlices, namesTaken: r.taken.join(',') || null,
       releasesAt: isoOrNull(r.releasesAt),
     },
-    ...(r.lastError !== undefined ? { lastError: { message: r.lastError, at: new Date(r.lastErrorAt ?? 0).toISOString() } } : {}),
+    ...definedOnly({ lastError: ifDefined(r.lastError, (message) => ({ message, at: new Date(r.lastErrorAt ?? 0).toISOString() })) }),
   }));
 }

@@ -41,6 +41,7 @@ import { serviceNameOf } from './reflectedEndpointSlice.js';
 import { isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
 import { ReflectionWriter } from './serviceWriter.js';
+import { definedOnly, ifDefined } from '../../../lib/defaults.js';
 
 export interface ServiceReflectorOptions {
   readonly host: ClusterClient;
@@ -202,8 +203,8 @@ export class ServiceReflector {
       return {
         namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
         services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
-        ...(releasesAt !== undefined ? { releasesAt } : {}),
-        ...(failure ? { lastError: failure.message, lastErrorAt: failure.at } : {}),
+        ...definedOnly({ releasesAt }),
+        ...ifDefined(failure, (f) => ({ lastError: f.message, lastErrorAt: f.at })),
       };
     });
   }
@@ -293,7 +294,7 @@ export class ServiceReflector {
     const serviceName = desired.kind === 'Service' ? desired.name : serviceNameOf(desired.object) ?? desired.name;
     const service = services.find((s) => s.metadata?.name === serviceName);
     this.o.events.record(
-      { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...(service?.metadata?.uid ? { uid: service.metadata.uid } : {}) },
+      { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...definedOnly({ uid: service?.metadata?.uid || undefined }) },
       'Warning', reason, note, 'Reflect',
     );
   }

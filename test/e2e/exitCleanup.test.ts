@@ -1,3 +1,8 @@
+/**
+ * The harness's exit cleanup in a real process (test/harness/fixtures/spawnsAndWaits.ts): a
+ * process interrupted by a signal takes the components it started with it. No cluster; here
+ * because only a process shows it and one from source takes seconds to start.
+ */
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -5,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { groupAlive } from '../../src/harness/processes.js';
-import { waitFor } from './waitFor.js';
+import { waitFor } from '../harness/waitFor.js';
 
-const fixture = fileURLToPath(new URL('./fixtures/spawnsAndWaits.ts', import.meta.url));
+const fixture = fileURLToPath(new URL('../harness/fixtures/spawnsAndWaits.ts', import.meta.url));
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   void t.test(`a process interrupted by ${signal} takes its components with it`, async (t) => {
