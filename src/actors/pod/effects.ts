@@ -93,7 +93,7 @@ function performOwn(deps: PodEffectDeps, pod: Identity, effect: OwnEffect<PodEff
     }
     case 'host.event':
       deps.events.record(
-        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid, ...(effect.fieldPath !== undefined ? { fieldPath: effect.fieldPath } : {}), ...(effect.source ? { reporter: effect.source } : {}) },
+        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid, ...definedOnly({ fieldPath: effect.fieldPath, reporter: effect.source }) },
         effect.eventType, effect.reason, effect.note, effect.action,
       );
       return;
