@@ -24,7 +24,7 @@ import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
 import { LazyChildLogger } from '../adapters/lazyChildLogger.js';
-import { isInspectableProvider, isReconcilingProvider, supportedPodFeatures, type Provider } from '../providers/provider.js';
+import { isInspectableProvider, isKubeletBackedProvider, isLifecycleHookProvider, isReconcilingProvider, supportedPodFeatures, type Provider } from '../providers/provider.js';
 import { partView } from '../runtime/partView.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
@@ -115,7 +115,8 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
         policy: { daemonSets: config.admission.daemonSets, features: new Set(supportedPodFeatures(deps.provider)) },
       });
       const podDeps: PodActorDeps = {
-        config: config.pod,
+        // Who runs hooks and says the container Events is the provider's nature, not a setting.
+        config: { ...config.pod, containerDuties: { by: isKubeletBackedProvider(deps.provider) ? 'provider' : 'tether', hooks: isLifecycleHookProvider(deps.provider) } },
         admission,
         provider: deps.provider,
         pods: deps.podApi,

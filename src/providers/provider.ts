@@ -32,6 +32,7 @@ import type { AttachProvider, ExecProvider, LogsProvider, PortForwardProvider, S
 // The optional capabilities the kubelet API serves, and a provider's own gauges, in files of their own.
 export * from './containerSessions.js';
 export * from './metricsProvider.js';
+export * from './containerDuties.js';
 
 /** What a provider pushes to Tether about one pod. */
 export type PodNotification =

@@ -105,11 +105,15 @@ export class FakeHostPods implements PodApi {
     this.watchFaults.deliver({ type: 'added', pod });
   }
 
-  /** `kubectl delete pod`: a deletionTimestamp and grace period; the kubelet finishes it. */
+  /**
+   * `kubectl delete pod`: a deletionTimestamp and grace period; the kubelet finishes it. A second
+   * delete of a terminating pod only shortens its grace period, as the API server does.
+   */
   requestDelete(namespace: string, name: string, graceSeconds = 30): void {
     const key = `${namespace}/${name}`;
     const old = this.pods.get(key);
-    if (!old || old.metadata?.deletionTimestamp) return;
+    if (!old) return;
+    if (old.metadata?.deletionTimestamp && graceSeconds >= (old.metadata.deletionGracePeriodSeconds ?? 0)) return;
     this.store(key, {
       ...old,
       metadata: {

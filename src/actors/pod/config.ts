@@ -16,6 +16,17 @@ export interface PodActorConfig {
   readonly createDeadlineMs: number;
   /** Re-read the provider after a failed read this soon. */
   readonly refetchMs: number;
+  /**
+   * Who performs the kubelet's container duties (lifecycle hooks, container Events): Tether, or
+   * the provider, whose pods run under a kubelet of their own (docs/kubelet-api.md).
+   */
+  readonly containerDuties: ContainerDuties;
+}
+
+/** `tether`, or `provider` (a `KubeletBackedProvider`); `hooks`: it can run exec and httpGet hooks (a `LifecycleHookProvider`). */
+export interface ContainerDuties {
+  readonly by: 'tether' | 'provider';
+  readonly hooks: boolean;
 }
 
 export type PodActorConfigInput = Pick<PodActorConfig, 'nodeName'> &
@@ -33,6 +44,7 @@ export function withPodDefaults(input: PodActorConfigInput): PodActorConfig {
     graceMarginMs: input.graceMarginMs ?? DEFAULT_GRACE_MARGIN_MS,
     createDeadlineMs: input.createDeadlineMs ?? DEFAULT_CREATE_DEADLINE_MS,
     refetchMs: input.refetchMs ?? DEFAULT_REFETCH_MS,
+    containerDuties: input.containerDuties ?? { by: 'tether', hooks: false },
   };
 }
 

@@ -9,14 +9,15 @@ import { armActiveDeadline, onActiveDeadlineReached, pastActiveDeadline, stopFor
 import { askAdmission, onAdmissionRejected, onAdmitted } from './admission.js';
 import { createErrorAnnotation, hostUidMark } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHostDeleted, onHostDeleteFailed, orphaned, retryDelete, startDeletion } from './deletion.js';
+import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHookFinished, onHostDeleted, onHostDeleteFailed, onPreStopDue, orphaned, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
-import type { NodeReadiness, PodMsg, PodState } from './protocol.js';
+import type { NodeReadiness, PodEffect, PodMsg, PodState } from './protocol.js';
 import { observeGeneration, onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
-import { after, andThen, enter, event, failedAgain, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
+import { after, andThen, enter, event, failedAgain, kubeletEvent, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
+import { containerEvents } from './containerEvents.js';
 
 export { retryDelay } from './transitions.js';
 
@@ -103,6 +104,10 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
       return onGraceExpired(config, state, msg, now);
     case 'pod.active-deadline-reached':
       return onActiveDeadlineReached(config, state, msg.at, now);
+    case 'pod.prestop-due':
+      return onPreStopDue(config, state, now);
+    case 'pod.hook-finished':
+      return onHookFinished(config, state, msg, now);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':
@@ -182,10 +187,11 @@ function onProviderFetched(config: PodActorConfig, state: PodState, pod: Pod | u
   }
   if (pod) {
     const sentSpec = (state.stage === 'running' ? state.sentSpec : null) ?? specFingerprint(state.host);
+    const said = pod.status ? containerEventsOf(config, state, pod.status) : [];
     const running = enter({ ...state, provider: pod.status ?? state.provider }, { stage: 'running', sentSpec, deadlineTimer: null });
     // Already at the provider (admitted before a restart): counted as admitted, never judged again.
     const adopted = state.stage === 'starting' ? [{ type: 'node.admitted-as-running', pod: state.host } as const] : [];
-    return after(adopted, adoptRunning(config, state, running, now));
+    return after([...adopted, ...said], adoptRunning(config, state, running, now));
   }
   if (state.stage === 'running') return onProviderGone(config, state, 'NotFound', 'the provider no longer has this pod', now);
   if (state.host.metadata?.deletionTimestamp) return finish(state);
@@ -214,7 +220,22 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
     case 'terminating':
       break;
   }
+  const said = containerEventsOf(config, state, status);
   const next = { ...state, provider: status };
+  return after(said, mirrorStatus(config, next, status, now));
+}
+
+/**
+ * The kubelet's container Events for the provider's new status, unless the provider's own kubelet
+ * records them. Compared with the last status seen, else with what the host pod shows (written by
+ * an earlier incarnation), so a restart repeats nothing.
+ */
+function containerEventsOf(config: PodActorConfig, state: PodState, status: PodStatus): PodEffect[] {
+  if (config.containerDuties.by !== 'tether') return [];
+  return containerEvents(state, state.provider ?? state.host?.status, status).map((e) => kubeletEvent(config, e));
+}
+
+function mirrorStatus(config: PodActorConfig, next: PodState, status: PodStatus, now: number): Next {
   if (next.stage === 'terminating' && isTerminal(status)) return endTermination(next, status, now);
   // Past its active deadline (an actor restarted late, say): stopped before anything is written.
   if (next.stage === 'running' && pastActiveDeadline(next, now)) return stopForDeadline(config, next, now);

@@ -14,6 +14,7 @@ import { deadlineExceededStatus, gracePeriodSeconds, hostStatusFrom, isTerminal,
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodIn, PodMsg, PodState, Termination } from './protocol.js';
 import { requestWrite } from './statusWrites.js';
+import { beginPreStop, failedHookEvent, killingEvents, preStopOver, remainingGrace, shortenPreStop } from './lifecycleHooks.js';
 import { after, andThen, enter, event, failedAgain, minimalPod, noRetry, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
@@ -71,20 +72,26 @@ export function startDeletion(config: PodActorConfig, state: PodState, now: numb
   }
 }
 
-/** Asks the provider to stop the pod within its grace period, and arms the deadline. */
+/**
+ * Asks the provider to stop the pod within its grace period, and arms the deadline. A running pod
+ * is stopped as the kubelet stops it when Tether has the containers' duties: `Killing` for each
+ * running container, their preStop hooks first (lifecycleHooks.ts), the provider asked after them.
+ */
 export function terminate(config: PodActorConfig, state: PodState, now: number, cause: Termination['cause'] = 'deletion'): Next {
   const graceSeconds = gracePeriodSeconds(state.host);
   const ms = graceSeconds * 1000 + config.graceMarginMs;
-  const next = enter(state, { stage: 'terminating', termination: { cause, graceSeconds, deadlineAt: now + ms, escalations: 0 }, delete: noRetry });
-  return withEffects(next, [
-    { type: 'provider.delete', pod: deletionRequest(config, next) },
-    { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } },
-  ]);
+  const ours = state.stage === 'running' && config.containerDuties.by === 'tether';
+  const killing = ours ? killingEvents(config, state.host, state.provider) : [];
+  const hooks = ours ? beginPreStop(config, state.host, state.provider, graceSeconds, now) : { preStop: null, effects: [] };
+  const next = enter(state, { stage: 'terminating', termination: { cause, graceSeconds, deadlineAt: now + ms, escalations: 0, preStop: hooks.preStop }, delete: noRetry });
+  const ask: PodEffect[] = hooks.preStop ? [] : [{ type: 'provider.delete', pod: deletionRequest(config, next) }];
+  return withEffects(next, [...killing, ...hooks.effects, ...ask, { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } }]);
 }
 
 /**
  * A shorter grace period given to a terminating pod re-asks the provider and brings the deadline
- * forward. A pod being stopped for its active deadline and now deleted leaves the host once ended.
+ * forward; during the preStop hooks it cuts them instead (the provider is asked once they are over).
+ * A pod being stopped for its active deadline and now deleted leaves the host once ended.
  */
 function shortenGrace(config: PodActorConfig, deleted: PodIn<'terminating'>, now: number): Next {
   const state: PodIn<'terminating'> = { ...deleted, termination: { ...deleted.termination, cause: 'deletion' } };
@@ -93,10 +100,33 @@ function shortenGrace(config: PodActorConfig, deleted: PodIn<'terminating'>, now
   if (current.escalations > 0 || graceSeconds >= current.graceSeconds) return { state };
   const ms = graceSeconds * 1000 + config.graceMarginMs;
   const deadlineAt = Math.min(current.deadlineAt, now + ms);
-  const next: PodState = { ...state, termination: { ...current, graceSeconds, deadlineAt } };
-  const effects: PodEffect[] = [{ type: 'provider.delete', pod: deletionRequest(config, next) }];
+  const cut = current.preStop ? shortenPreStop(current.preStop, graceSeconds, now) : null;
+  const next: PodIn<'terminating'> = { ...state, termination: { ...current, graceSeconds, deadlineAt, preStop: cut?.preStop ?? null } };
+  const effects: PodEffect[] = cut ? cut.effects : [{ type: 'provider.delete', pod: deletionRequest(config, next) }];
   if (deadlineAt !== current.deadlineAt) effects.push({ type: 'schedule', ms: deadlineAt - now, msg: { type: 'pod.grace-expired', at: deadlineAt } });
-  return withEffects(next, effects);
+  return andThen(withEffects(next, effects), (s) => endPreStopIfOver(config, s, now));
+}
+
+/** A preStop timer is due (a stale one, after a shorter grace, finds the hooks still running and waits on). */
+export function onPreStopDue(config: PodActorConfig, state: PodState, now: number): Next {
+  return endPreStopIfOver(config, state, now);
+}
+
+/** The provider ran a container's hook: the preStop wait may be over; a failed hook is the kubelet's Warning. */
+export function onHookFinished(config: PodActorConfig, state: PodState, msg: Extract<PodMsg, { type: 'pod.hook-finished' }>, now: number): Next {
+  const warn = msg.error !== undefined ? [failedHookEvent(config, msg.container, msg.hook)] : [];
+  if (msg.hook !== 'preStop' || state.stage !== 'terminating' || !state.termination.preStop) return withEffects(state, warn);
+  const preStop = state.termination.preStop;
+  const next: PodState = { ...state, termination: { ...state.termination, preStop: { ...preStop, pending: preStop.pending.filter((c) => c !== msg.container) } } };
+  return after(warn, endPreStopIfOver(config, next, now));
+}
+
+/** The hooks are over (or cut): ask the provider, with what is left of the grace period. */
+function endPreStopIfOver(config: PodActorConfig, state: PodState, now: number): Next {
+  if (state.stage !== 'terminating' || !state.termination.preStop || !preStopOver(state.termination.preStop, now)) return { state };
+  const graceSeconds = remainingGrace(state.termination, state.termination.preStop, now);
+  const next: PodState = { ...state, termination: { ...state.termination, graceSeconds, preStop: null } };
+  return withEffects(next, [{ type: 'provider.delete', pod: deletionRequest(config, next) }]);
 }
 
 /** The deadline passed and the provider has not reported the end: escalate (grace 0), ask again later. */
@@ -104,7 +134,8 @@ export function onGraceExpired(config: PodActorConfig, state: PodState, msg: Ext
   if (state.stage !== 'terminating' || msg.at !== state.termination.deadlineAt) return { state };
   const current = state.termination;
   const delay = retryDelay(config, state, current.escalations);
-  const next: PodState = { ...state, termination: { ...current, graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1 } };
+  // Escalated: whatever hook still runs is cut (the provider kills the pod now).
+  const next: PodState = { ...state, termination: { ...current, graceSeconds: 0, deadlineAt: now + delay, escalations: current.escalations + 1, preStop: null } };
   const effects: PodEffect[] = [
     { type: 'provider.delete', pod: deletionRequest(config, next) },
     { type: 'schedule', ms: delay, msg: { type: 'pod.grace-expired', at: now + delay } },

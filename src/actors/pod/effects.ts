@@ -11,7 +11,7 @@ import type { Logger } from '../../adapters/logger.js';
 import { eventReasonOf } from '../../providers/errors.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { Verdict } from '../admission/admit.js';
-import type { PodProvider } from '../../providers/provider.js';
+import { isLifecycleHookProvider, type PodProvider } from '../../providers/provider.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import type { PodIdentity } from '../../lib/podIdentity.js';
 import type { EffectContext } from '../../runtime/behavior.js';
@@ -88,6 +88,16 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
         done: () => ({ type: 'pod.delete-accepted' }),
         failed: ({ kind, message }) => ({ type: 'pod.delete-failed', kind, message }),
       });
+    case 'provider.run-hook': {
+      const hook = effect.hook;
+      const container = effect.container;
+      if (!isLifecycleHookProvider(provider)) return; // never asked of one (containerDuties.hooks)
+      return reportTo(ctx)((signal) => provider.runLifecycleHook(namespace, name, container, hook, signal), {
+        classify: providerFailure,
+        done: () => ({ type: 'pod.hook-finished', container, hook }),
+        failed: ({ message }) => ({ type: 'pod.hook-finished', container, hook, error: message }),
+      });
+    }
     case 'host.write-status':
       return writeStatus(deps, pod, effect.status, ctx, logger);
     case 'host.annotate': {
@@ -100,7 +110,10 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
       });
     }
     case 'host.event':
-      deps.events.record({ kind: 'Pod', apiVersion: 'v1', namespace, name, uid }, effect.eventType, effect.reason, effect.note, effect.action);
+      deps.events.record(
+        { kind: 'Pod', apiVersion: 'v1', namespace, name, uid, ...definedOnly({ fieldPath: effect.fieldPath, reporter: effect.source }) },
+        effect.eventType, effect.reason, effect.note, effect.action,
+      );
       return;
     case 'host.delete':
       // Grace 0: the provider has already ended the pod; the UID precondition spares a re-created namesake.

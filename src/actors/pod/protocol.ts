@@ -3,8 +3,10 @@
  * provider, its node, and its own effects) and the effects its decisions ask for.
  */
 import type { Schedule } from '../../runtime/effectOutcome.js';
+import type { EventSource } from '../../adapters/kubernetes/eventRecorder.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
+import type { LifecycleHookName } from '../../providers/containerDuties.js';
 
 /** The virtual node's readiness, as its node actor last announced it. */
 export interface NodeReadiness {
@@ -127,6 +129,24 @@ export interface Termination {
   readonly deadlineAt: number;
   /** Escalated requests sent so far. */
   readonly escalations: number;
+  /** The containers' preStop hooks Tether is waiting out before it asks the provider (null: none, or over). */
+  readonly preStop: PreStop | null;
+}
+
+/**
+ * PreStop hooks under way (lifecycleHooks.ts), within the grace period as the kubelet runs them
+ * (killContainer): the provider is asked to stop the pod once every hook is over or the grace
+ * period given to them has run out, with what is left of it (at least 2 s).
+ */
+export interface PreStop {
+  /** When the longest `sleep` hook ends (the start, when there is none). */
+  readonly sleepUntil: number;
+  /** When the grace period in force runs out: the hooks are cut there. */
+  readonly cutAt: number;
+  /** When the grace period in force began (a shorter one, given during the hooks, begins then). */
+  readonly graceFrom: number;
+  /** Containers whose exec or httpGet hook the provider is running. */
+  readonly pending: readonly string[];
 }
 
 export type PodMsg =
@@ -160,6 +180,10 @@ export type PodMsg =
   | { readonly type: 'pod.grace-expired'; readonly at: number }
   /** The active deadline a timer was armed for (`at`, epoch ms) is due; a stale one is ignored. */
   | { readonly type: 'pod.active-deadline-reached'; readonly at: number }
+  /** A preStop hook's time (the sleep's end, or the grace period's cut) armed for `at` is due. */
+  | { readonly type: 'pod.prestop-due'; readonly at: number }
+  /** The provider ran a container's exec or httpGet hook; `error`: it failed, saying why. */
+  | { readonly type: 'pod.hook-finished'; readonly container: string; readonly hook: LifecycleHookName; readonly error?: string }
   | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string; readonly storedVersion?: string }
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
   /** A newer status write of this pod took the place of this one in the queue: it was never sent. */
@@ -185,9 +209,11 @@ export type PodEffect =
   | { readonly type: 'provider.create'; readonly pod: Pod }
   | { readonly type: 'provider.update'; readonly pod: Pod }
   | { readonly type: 'provider.delete'; readonly pod: Pod }
+  | { readonly type: 'provider.run-hook'; readonly container: string; readonly hook: LifecycleHookName }
   | { readonly type: 'host.write-status'; readonly status: PodStatus }
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
-  | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string }
+  /** `fieldPath` and `source`: a kubelet's Event about one container (containerEvents.ts). */
+  | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string; readonly fieldPath?: string; readonly source?: EventSource }
   | { readonly type: 'host.delete' }
   /** The delayed self-message, run by the runtime (effectOutcome.ts). */
   | Schedule<PodMsg>

@@ -55,6 +55,15 @@ export function event(eventType: 'Normal' | 'Warning', reason: string, note: str
   return { type: 'host.event', eventType, reason, note, action };
 }
 
+/** The action each kubelet reason stands for (events.k8s.io/v1 wants one; the kubelet's core Events have none). */
+const kubeletActions: Readonly<Record<string, string>> = { Pulling: 'Pull', Pulled: 'Pull', Created: 'Create', Started: 'Start', Killing: 'Kill', BackOff: 'BackOff', Failed: 'Start', FailedPreStopHook: 'Kill', FailedPostStartHook: 'Start' };
+
+/** An Event as the node's kubelet records it: source `kubelet` on the node, about one container. */
+export function kubeletEvent(config: PodActorConfig, e: { readonly eventType: 'Normal' | 'Warning'; readonly reason: string; readonly note: string; readonly fieldPath: string }): PodEffect {
+  const action = kubeletActions[e.reason] ?? e.reason;
+  return { type: 'host.event', eventType: e.eventType, reason: e.reason, note: e.note, action, fieldPath: e.fieldPath, source: { component: 'kubelet', host: config.nodeName } };
+}
+
 export function minimalPod(state: PodState): Pod {
   return { metadata: { namespace: state.namespace, name: state.name, uid: state.uid } };
 }

@@ -4,7 +4,7 @@ import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
 import { call, type Caller } from './call.js';
 import { describeApiError } from './errors.js';
-import type { EventRecorder, EventSubject, EventType } from './eventRecorder.js';
+import type { EventRecorder, EventSource, EventSubject, EventType } from './eventRecorder.js';
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
 import { operation } from './operation.js';
@@ -63,8 +63,9 @@ export class EventRecorderClient implements EventRecorder {
   }
 
   record(regarding: EventSubject, type: EventType, reason: string, note: string, action: string): void {
+    const source = regarding.reporter;
     const now = this.clock.now();
-    const key = JSON.stringify([regarding.kind, regarding.namespace, regarding.name, regarding.uid, type, reason, action, note]);
+    const key = JSON.stringify([regarding.kind, regarding.namespace, regarding.name, regarding.uid, regarding.fieldPath, type, reason, action, note, source?.component]);
     const known = this.tracked.get(key);
     if (known && now - known.lastObserved <= this.windowMs) {
       known.count += 1;
@@ -74,7 +75,7 @@ export class EventRecorderClient implements EventRecorder {
     }
     known?.flushTimer?.cancel();
     const namespace = regarding.namespace ?? 'default';
-    const body = this.eventBody(regarding, namespace, { type, reason, note, action }, now);
+    const body = this.eventBody(regarding, namespace, { type, reason, note, action, source }, now);
     const series: Series = {
       namespace,
       created: Promise.resolve(undefined),
@@ -145,7 +146,7 @@ export class EventRecorderClient implements EventRecorder {
   private eventBody(
     regarding: EventSubject,
     namespace: string,
-    what: { type: EventType; reason: string; note: string; action: string },
+    what: { type: EventType; reason: string; note: string; action: string; source: EventSource | undefined },
     now: number,
   ): EventsV1Event {
     return {
@@ -155,8 +156,10 @@ export class EventRecorderClient implements EventRecorder {
       // generateName that ends in a dot, and a name ending in a dash reads badly.
       metadata: { name: eventName(regarding.name, now), namespace },
       eventTime: new V1MicroTime(now),
-      reportingController: REPORTING_CONTROLLER,
-      reportingInstance: truncate(this.options.reportingInstance, 128),
+      // events.k8s.io/v1 refuses `deprecatedSource` on create: an Event recorded for the kubelet
+      // names it as the reporting controller, as client-go fills it in from the kubelet's source.
+      reportingController: what.source?.component ?? REPORTING_CONTROLLER,
+      reportingInstance: truncate(what.source?.host ?? this.options.reportingInstance, 128),
       type: what.type,
       reason: truncate(what.reason, 128),
       action: truncate(what.action, 128),
@@ -165,7 +168,7 @@ export class EventRecorderClient implements EventRecorder {
         kind: regarding.kind,
         apiVersion: regarding.apiVersion,
         name: regarding.name,
-        ...definedOnly({ namespace: regarding.namespace, uid: regarding.uid }),
+        ...definedOnly({ namespace: regarding.namespace, uid: regarding.uid, fieldPath: regarding.fieldPath }),
       },
     };
   }

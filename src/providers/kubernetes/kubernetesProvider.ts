@@ -35,6 +35,7 @@ import type {
   InspectableProvider,
   ReconcilingProvider,
   MetricsProvider,
+  KubeletBackedProvider,
   ProviderGauge,
   ProviderPart,
   PortConnection,
@@ -68,8 +69,10 @@ import type { Reconciler } from '../../lib/reconcile.js';
 import { definedOnly, when } from '../../lib/defaults.js';
 
 export class KubernetesProvider
-  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, Lifecycle {
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, Lifecycle {
   readonly name = 'kubernetes';
+  /** The remote cluster's kubelet runs the hooks and records the container Events (forwarded by remoteEvents.ts). */
+  readonly runsPodsUnderKubelet = true;
   private readonly clock: Clock;
   private readonly ownsHost: boolean;
   private readonly log: KubeLog;

@@ -20,6 +20,8 @@ import type {
   ContainerRef,
   ContainerStreams,
   ExecProvider,
+  LifecycleHookName,
+  LifecycleHookProvider,
   LogsProvider,
   PortConnection,
   PortForwardProvider,
@@ -70,7 +72,7 @@ export const DEFAULT_RESOURCES: NodeResources = {
   allocatable: { cpu: '20', memory: '100Gi', pods: '10000' },
 };
 
-export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider, PortForwardProvider, Lifecycle {
+export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider, PortForwardProvider, LifecycleHookProvider, Lifecycle {
   readonly name = 'simulated';
   /** Failure injection; change it at any time. */
   readonly faults: SimulatedFaults;
@@ -232,6 +234,10 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
   }
 
   /** A small HTTP responder on a declared `containerPort`; see simulatedSessions.ts. */
+  runLifecycleHook(namespace: string, podName: string, container: string, hook: LifecycleHookName, signal?: AbortSignal): Promise<void> {
+    return this.sessions.runLifecycleHook(namespace, podName, container, hook, signal);
+  }
+
   portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
     return this.sessions.portForward(namespace, podName, port, connection, signal);
   }

@@ -1,13 +1,14 @@
 /**
  * The simulated node's container sessions: synthetic logs, exec through the built-in shell
  * (builtinShell.ts) against the container's env and volume files, attach to the main process's
- * log lines, and port-forward to a small HTTP responder on declared ports.
+ * log lines, port-forward to a small HTTP responder on declared ports, and the exec and httpGet
+ * lifecycle hooks the pod actor hands it (the built-in shell; the responder on declared ports).
  */
 import { sleep, type Clock } from '../../lib/clock.js';
 import { deepCopyPod } from '../deepCopy.js';
 import { invalidInput, notFound, transient } from '../errors.js';
 import { podKey } from '../../lib/podIdentity.js';
-import type { ContainerLogOptions, ContainerRef, ContainerStreams, PortConnection, TerminalSize } from '../provider.js';
+import type { LifecycleHookName, ContainerLogOptions, ContainerRef, ContainerStreams, PortConnection, TerminalSize } from '../provider.js';
 import { BuiltinShell } from './builtinShell.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { containerView, MissingReference } from './containerView.js';
@@ -128,6 +129,46 @@ export class SimulatedSessions {
     const container = (record.pod.spec?.containers ?? []).find((c) => (c.ports ?? []).some((p) => p.containerPort === port));
     if (!container) throw invalidInput(`nothing listens on port ${port} of pod ${key}: no container declares it`);
     await servePortConnection({ namespace, pod: podName, container: container.name, port }, connection, signal);
+  }
+
+  /**
+   * A container's exec or httpGet hook, as far as the simulator can run it: exec through the
+   * built-in shell (a non-zero exit fails it, with the kubelet's message shape); httpGet succeeds
+   * on a port the pod declares (the responder there answers 200 to any request) and is refused on
+   * any other. Rejects `invalidInput` when the container has no such hook.
+   */
+  async runLifecycleHook(namespace: string, podName: string, containerName: string, hook: LifecycleHookName, signal?: AbortSignal): Promise<void> {
+    const record = this.runningContainer(namespace, podName, containerName, 'runLifecycleHook');
+    const handler = (record.pod.spec?.containers ?? []).find((c) => c.name === containerName)?.lifecycle?.[hook];
+    const where = `for Container "${containerName}" in Pod "${podName}_${namespace}(${record.pod.metadata?.uid ?? ''})"`;
+    if (handler?.exec) {
+      const command = handler.exec.command ?? [];
+      let output = '';
+      const collect = (chunk: string | Buffer): Promise<void> => {
+        output += chunk.toString();
+        return Promise.resolve();
+      };
+      const code = await this.runInContainer({ namespace, pod: podName, container: containerName }, command, { tty: false, stdout: collect, stderr: collect }, signal);
+      if (code !== 0) throw transient(`Exec lifecycle hook ([${command.join(' ')}]) ${where} failed - error: command '${command.join(' ')}' exited with ${code}, message: ${JSON.stringify(output)}`);
+      return;
+    }
+    if (handler?.httpGet) {
+      const path = handler.httpGet.path ?? '/';
+      const named = handler.httpGet.port;
+      const port = typeof named === 'number' ? named : (record.pod.spec?.containers ?? []).flatMap((c) => c.ports ?? []).find((p) => p.name === named)?.containerPort ?? Number(named);
+      const failed = (error: string): Error => transient(`HTTP lifecycle hook (${path}) ${where} failed - error: ${error}`);
+      let answer = '';
+      const request = `GET ${path} HTTP/1.1\r\nHost: ${record.placement.podIP ?? 'localhost'}:${port}\r\nUser-Agent: kube-lifecycle/1.36\r\nConnection: close\r\n\r\n`;
+      try {
+        await this.portForward(namespace, podName, port, { input: (async function* () { yield Buffer.from(request); })(), write: async (c) => void (answer += c.toString()) }, signal);
+      } catch (error) {
+        throw failed(`Get "http://${record.placement.podIP ?? ''}:${port}${path}": dial tcp: connect: connection refused (${error instanceof Error ? error.message : String(error)})`);
+      }
+      const code = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+      if (code < 200 || code >= 400) throw failed(`HTTP lifecycle hook answered ${code}`);
+      return;
+    }
+    throw invalidInput(`container ${containerName} of pod ${podKey(namespace, podName)} has no exec or httpGet ${hook} hook`);
   }
 
   private runningContainer(namespace: string, podName: string, containerName: string, operation: string): SimPod {

@@ -148,7 +148,7 @@ const effectsOf = (next: Next): readonly PodEffect[] => (next.stop ? [] : next.e
 
 t.test('enter carries what every stage has and drops the old stage\'s own fields', async (t) => {
   const terminating = enter({ ...base(), createError: { kind: 'transient', message: 'quota', at: NOW } }, {
-    stage: 'terminating', termination: { cause: 'deletion', graceSeconds: 30, deadlineAt: NOW + 32_000, escalations: 0 }, delete: noRetry,
+    stage: 'terminating', termination: { cause: 'deletion', graceSeconds: 30, deadlineAt: NOW + 32_000, escalations: 0, preStop: null }, delete: noRetry,
   });
   const finishing = enter(terminating, { stage: 'finishing', hostDelete: noRetry });
   t.same(Object.keys(finishing).sort(), [...COMMON, 'stage', 'hostDelete'].sort(), 'no termination left behind');

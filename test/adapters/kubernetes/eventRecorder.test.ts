@@ -54,6 +54,19 @@ t.test('the first occurrence creates an events.k8s.io/v1 Event', async (t) => {
   t.match(String(body.eventTime), /\.\d{6}Z$/, 'eventTime is a MicroTime');
 });
 
+t.test('an Event recorded for the kubelet names it as its reporter, on the node, and the container it is about', async (t) => {
+  const { server, clients } = await setup(t);
+  clients.events.record({ ...subject, fieldPath: 'spec.containers{app}', reporter: { component: 'kubelet', host: 'vnode-7' } }, 'Normal', 'Started', 'Container started', 'Start');
+  await until('the event', () => server.matching('POST', eventsPath).length === 1);
+  const body = JSON.parse(server.matching('POST', eventsPath)[0]?.body ?? '{}') as Record<string, unknown>;
+  t.match(body, {
+    reason: 'Started',
+    reportingController: 'kubelet',
+    reportingInstance: 'vnode-7',
+    regarding: { kind: 'Pod', name: 'p', fieldPath: 'spec.containers{app}' },
+  });
+});
+
 t.test('repeats within the window become one series update, not a flood', async (t) => {
   const { server, clock, clients } = await setup(t);
   clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');

@@ -1,0 +1,41 @@
+/**
+ * Optional capabilities about the kubelet's container-level duties: lifecycle hooks and container
+ * Events. By default Tether performs them for every provider (the pod actor runs `sleep` hooks on
+ * its clock and derives the container Events from the provider's statuses); a provider says here
+ * what it does instead (docs/providers.md, "Optional capabilities"; docs/kubelet-api.md).
+ */
+
+export type LifecycleHookName = 'postStart' | 'preStop';
+
+/**
+ * Optional: runs a container's `exec` and `httpGet` lifecycle hooks, as the kubelet runs them
+ * (exec: the command in the container; httpGet: the request against the pod's IP). A provider
+ * without it gets the kubelet's Warning (`FailedPreStopHook`, `FailedPostStartHook`) for such a
+ * hook instead. `sleep` hooks are never passed on: Tether runs them.
+ */
+export interface LifecycleHookProvider {
+  /**
+   * Runs the `hook` handler of `container` in the pod the provider runs (the handler is the one in
+   * the spec it was given). Resolves once the hook succeeded; rejects `transient` with a message
+   * saying why it failed, `notFound` when the pod or container is not there. Tether bounds the
+   * hook with the grace period through `signal`.
+   */
+  runLifecycleHook(namespace: string, name: string, container: string, hook: LifecycleHookName, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * Optional: the provider's pods run under a kubelet of their own (another cluster's), which runs
+ * their lifecycle hooks and records their container Events (the provider forwards those), so
+ * Tether does neither: doing them again would run every hook twice and say everything twice.
+ */
+export interface KubeletBackedProvider {
+  readonly runsPodsUnderKubelet: true;
+}
+
+export function isLifecycleHookProvider<P extends object>(provider: P): provider is P & LifecycleHookProvider {
+  return typeof (provider as Record<string, unknown>).runLifecycleHook === 'function';
+}
+
+export function isKubeletBackedProvider<P extends object>(provider: P): provider is P & KubeletBackedProvider {
+  return (provider as Record<string, unknown>).runsPodsUnderKubelet === true;
+}

@@ -1,0 +1,42 @@
+/** The simulated provider runs a container's exec and httpGet lifecycle hooks (LifecycleHookProvider). */
+import t, { type Test } from 'tap';
+import type { Pod } from '../../../src/adapters/kubernetes/model.js';
+import { providerKindOf } from '../../../src/providers/errors.js';
+import { SimulatedProvider } from '../../../src/providers/simulated/simulatedProvider.js';
+import { waitFor } from '../../harness/waitFor.js';
+
+type Lifecycle = NonNullable<NonNullable<Pod['spec']>['containers'][number]['lifecycle']>;
+
+async function running(t: Test, lifecycle: Lifecycle): Promise<SimulatedProvider> {
+  const provider = new SimulatedProvider({ startLatencyMs: 0 });
+  provider.notifyPods(() => undefined);
+  await provider.createPod({
+    metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
+    spec: { containers: [{ name: 'app', image: 'x', ports: [{ name: 'http', containerPort: 8080 }], lifecycle }] },
+  });
+  await waitFor('running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
+  t.teardown(() => provider.stop());
+  return provider;
+}
+
+t.test('an exec hook runs in the built-in shell: exit 0 succeeds, anything else fails in the kubelet\'s words', async (t) => {
+  const ok = await running(t, { preStop: { exec: { command: ['sh', '-c', 'echo bye'] } } });
+  await ok.runLifecycleHook('shop', 'web', 'app', 'preStop');
+  const failing = await running(t, { postStart: { exec: { command: ['sh', '-c', 'echo nope; exit 3'] } } });
+  const error = await failing.runLifecycleHook('shop', 'web', 'app', 'postStart').then(() => undefined, (e: unknown) => e);
+  t.equal(providerKindOf(error), 'transient');
+  t.match(String(error), /Exec lifecycle hook \(\[sh -c echo nope; exit 3\]\) for Container "app" in Pod "web_shop\(u1\)" failed - error: .*exited with 3, message: "nope\\n"/);
+});
+
+t.test('an httpGet hook asks the port\'s responder: a declared port (by number or name) answers, another refuses', async (t) => {
+  const byName = await running(t, { preStop: { httpGet: { path: '/quit', port: 'http' as unknown as number } } });
+  await byName.runLifecycleHook('shop', 'web', 'app', 'preStop');
+  const refused = await running(t, { preStop: { httpGet: { path: '/quit', port: 9999 } } });
+  await t.rejects(refused.runLifecycleHook('shop', 'web', 'app', 'preStop'), /HTTP lifecycle hook \(\/quit\) for Container "app" in Pod "web_shop\(u1\)" failed - error: .*connection refused/);
+});
+
+t.test('a container without such a hook is invalid input', async (t) => {
+  const provider = await running(t, { preStop: { sleep: { seconds: 1 } } });
+  const error = await provider.runLifecycleHook('shop', 'web', 'app', 'preStop').then(() => undefined, (e: unknown) => e);
+  t.equal(providerKindOf(error), 'invalid-input');
+});
