@@ -1,6 +1,7 @@
 /**
  * Kubernetes API errors, classified once, here, into Tether's vocabulary (lib/errorKind.ts) by
- * what the caller should do about them: by HTTP status and error code, never by message text.
+ * what the caller should do about them: by HTTP status and error code, never by message text,
+ * except which check refused a 403, which the API server says only in words (admissionDenial.ts).
  *
  * client-node 1.4 rejects with `ApiException` (numeric `.code`, `.body` a raw JSON string of a
  * `Status`, or undefined for 401), node-fetch rejects with a `FetchError` (`type: 'system'`, an
@@ -16,7 +17,7 @@
  * | 409 otherwise                             | conflict       |
  * | 400, 422                                  | invalid-input  |
  * | 401                                       | unauthorized   |
- * | 403                                       | forbidden      |
+ * | 403                                       | forbidden, and which check refused (`denial`, admissionDenial.ts) |
  * | 410                                       | gone           |
  * | any other status, a network error code,   | transient      |
  * | an abort, a timeout, a deadline           |                |
@@ -24,6 +25,7 @@
  */
 import { KindedError, kindOf, type ErrorKind } from '../../lib/errorKind.js';
 import { definedOnly } from '../../lib/defaults.js';
+import { admissionDenialOf, type AdmissionDenial } from './admissionDenial.js';
 
 /** The facts of one API failure. `message` is the server's Status message when it sent one. */
 export interface ApiErrorInfo {
@@ -38,6 +40,8 @@ export interface ApiErrorInfo {
   readonly retryAfterSeconds?: number;
   /** The fields the Status names in `details.causes` (e.g. `metadata.uid` on a 422 Invalid). */
   readonly causeFields?: readonly string[];
+  /** On a 403: which check refused (PodSecurity, quota, RBAC …), when the answer says. */
+  readonly denial?: AdmissionDenial;
 }
 
 /** The error every adapter method rejects with. `cause` holds the original error. */
@@ -47,6 +51,7 @@ export class KubeApiError extends KindedError implements ApiErrorInfo {
   readonly reason?: string;
   readonly retryAfterSeconds?: number;
   readonly causeFields?: readonly string[];
+  readonly denial?: AdmissionDenial;
 
   constructor(info: ApiErrorInfo, operation: string, cause?: unknown) {
     super(info.kind, `${operation}: ${info.message}`, { cause });
@@ -54,6 +59,7 @@ export class KubeApiError extends KindedError implements ApiErrorInfo {
     if (info.reason !== undefined) this.reason = info.reason;
     if (info.retryAfterSeconds !== undefined) this.retryAfterSeconds = info.retryAfterSeconds;
     if (info.causeFields !== undefined) this.causeFields = info.causeFields;
+    if (info.denial !== undefined) this.denial = info.denial;
   }
 }
 
@@ -121,11 +127,14 @@ function fromStatus(status: number, e: Record<string, unknown>): ApiErrorInfo {
   const reason = body?.reason;
   const message = body?.message ?? (status === 401 ? 'Unauthorized' : `HTTP ${status}`);
   const retryAfterSeconds = retryAfterOf(e.headers) ?? body?.retryAfterSeconds;
+  const denial = status === 403 && body !== undefined
+    ? admissionDenialOf({ message, ...definedOnly({ detailsKind: body.detailsKind, detailsName: body.detailsName }) })
+    : undefined;
   return {
     kind: kindOfStatus(status, reason),
     status,
     message,
-    ...definedOnly({ reason, retryAfterSeconds, causeFields: body?.causeFields }),
+    ...definedOnly({ reason, retryAfterSeconds, causeFields: body?.causeFields, denial }),
   };
 }
 
@@ -147,6 +156,8 @@ interface StatusBody {
   reason?: string;
   retryAfterSeconds?: number;
   causeFields?: readonly string[];
+  detailsKind?: string;
+  detailsName?: string;
 }
 
 /** Parses a Status from a raw JSON string or an already-parsed object; undefined if neither. */
@@ -165,6 +176,8 @@ function parseStatusBody(body: unknown): StatusBody | undefined {
   if (typeof obj.message === 'string' && obj.message !== '') out.message = obj.message;
   if (typeof obj.reason === 'string' && obj.reason !== '') out.reason = obj.reason;
   if (typeof details.retryAfterSeconds === 'number') out.retryAfterSeconds = details.retryAfterSeconds;
+  if (typeof details.kind === 'string' && details.kind !== '') out.detailsKind = details.kind;
+  if (typeof details.name === 'string' && details.name !== '') out.detailsName = details.name;
   const fields = (Array.isArray(details.causes) ? details.causes : []).flatMap((c: unknown) => (isRecord(c) && typeof c.field === 'string' ? [c.field] : []));
   if (fields.length > 0) out.causeFields = fields;
   return out;

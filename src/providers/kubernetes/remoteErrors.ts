@@ -6,38 +6,35 @@
  * |----------------------------------------------|----------------|
  * | 404 NotFound                                 | notFound       |
  * | 400 BadRequest, 422 Invalid                  | invalidInput   |
- * | 403 from an admission check on the pod: Pod  | invalidInput: a rejection (annotation and Event), |
+ * | 403 from a check that judges the pod: Pod    | invalidInput: a rejection (annotation and Event), |
  * | Security, LimitRange, a quota that requires  | retried only once the spec changes                 |
  * | limits, a webhook or admission policy denial |                                                    |
- * | 403 exceeded quota, RBAC                     | transient (clears when pods end / an admin acts), the server's message kept |
+ * | 403 exceeded quota, RBAC, any other 403      | transient (clears when pods end / an admin acts), the server's message kept |
  * | 409, 401, 410, 429, 5xx, network, timeouts   | transient      |
  *
- * The kind comes from the adapters (adapters/kubernetes/errors.ts: by status code and error code).
- * What a 403 means for the pod is the one thing the API server says only in words: admission
- * plugins and quota answer with the same Status (403, reason Forbidden, no structured cause), so
- * `isAdmissionRejection` reads the server's message of a 'forbidden' failure, and nothing else.
+ * The kind and, on a 403, which check refused (`denial`) come from the adapters
+ * (adapters/kubernetes/errors.ts, admissionDenial.ts); this file branches on them only and never
+ * reads message text.
  *
  * The message is `<operation>: <status> <reason>: <server message>` on one line. An error that is
  * no API failure at all (a TypeError: a bug) is passed through unclassified, so it crashes the
  * calling actor as it should.
  */
+import type { AdmissionDenial } from '../../adapters/kubernetes/admissionDenial.js';
 import { classifyApiError, describeApiError } from '../../adapters/kubernetes/errors.js';
 import { invalidInput, notFound, ProviderError, transient } from '../errors.js';
 
 /**
- * 403s that judge the pod itself, as the admission plugins word them: retrying the same pod can
- * never pass. ("exceeded quota" and RBAC's "cannot …" are about the cluster's state, not the pod.)
+ * Refusals that judge the pod itself: retrying the same pod can never pass. An exhausted quota
+ * and RBAC are about the cluster's state, not the pod; an unknown 403 is treated the same way.
  */
-const ADMISSION_REJECTION = [
-  /violates PodSecurity/,
-  /(maximum|minimum) \S+ usage per (Container|Pod)/,
-  /failed quota: .*must specify/,
-  /admission webhook .* denied the request/,
-  /ValidatingAdmissionPolicy .* denied request/,
-];
+const JUDGES_THE_POD: ReadonlySet<AdmissionDenial> = new Set<AdmissionDenial>([
+  'pod-security', 'limit-range', 'quota-requires', 'webhook', 'admission-policy',
+]);
 
-export function isAdmissionRejection(message: string): boolean {
-  return !/exceeded quota/.test(message) && ADMISSION_REJECTION.some((pattern) => pattern.test(message));
+/** True if the refusal judged the pod as sent (so only a changed spec can pass). */
+export function judgesThePod(denial: AdmissionDenial | undefined): boolean {
+  return denial !== undefined && JUDGES_THE_POD.has(denial);
 }
 
 export function toProviderError(err: unknown, operation: string): unknown {
@@ -51,7 +48,7 @@ export function toProviderError(err: unknown, operation: string): unknown {
     case 'invalid-input':
       return invalidInput(message, { cause: err });
     case 'forbidden':
-      return isAdmissionRejection(info.message) ? invalidInput(message, { cause: err }) : transient(message, { cause: err });
+      return judgesThePod(info.denial) ? invalidInput(message, { cause: err }) : transient(message, { cause: err });
     case 'conflict':
     case 'already-exists':
     case 'unauthorized':

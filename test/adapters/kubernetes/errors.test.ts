@@ -50,7 +50,7 @@ t.test('classification table', async (t) => {
 t.test('the Status message and reason come from the JSON string body', async (t) => {
   const quota = 'pods "p" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=10, limited: pods=10';
   const info = classifyApiError(api(403, 'Forbidden', quota));
-  t.same(info, { kind: 'forbidden', status: 403, reason: 'Forbidden', message: quota });
+  t.same(info, { kind: 'forbidden', status: 403, reason: 'Forbidden', message: quota, denial: 'quota-exceeded' });
   t.equal(describeApiError(api(403, 'Forbidden', quota)), `403 Forbidden: ${quota}`);
   t.equal(describeApiError(netErr('ECONNREFUSED')), 'unavailable: request failed, reason: connect ECONNREFUSED');
   t.equal(describeApiError(api(503)), '503: HTTP 503');

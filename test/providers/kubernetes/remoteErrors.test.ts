@@ -3,13 +3,15 @@
  * rejection must name the quota on the host pod).
  */
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import type { AdmissionDenial } from '../../../src/adapters/kubernetes/admissionDenial.js';
 import { KubeApiError } from '../../../src/adapters/kubernetes/errors.js';
 import { providerKindOf } from '../../../src/providers/errors.js';
 import { asProviderCall, toProviderError, untilAborted } from '../../../src/providers/kubernetes/remoteErrors.js';
 
-function apiException(code: number, reason: string, message: string): Error {
+function apiException(code: number, reason: string, message: string, body?: object): Error {
   return Object.assign(new Error(`HTTP-Code: ${code}\nMessage: ...`), {
-    code, headers: {}, body: JSON.stringify({ kind: 'Status', status: 'Failure', reason, message, code }),
+    code, headers: {}, body: JSON.stringify(body ?? { kind: 'Status', status: 'Failure', reason, message, code }),
   });
 }
 
@@ -59,19 +61,25 @@ t.test('untilAborted rejects with the signal reason', async (t) => {
   t.equal(await untilAborted(Promise.resolve(3), new AbortController().signal), 3);
 });
 
-t.test('a 403 from an admission check is a rejection (invalid-input); exceeded quota and RBAC stay transient', async (t) => {
-  const forbidden = (message: string): KubeApiError => new KubeApiError({ kind: 'forbidden', status: 403, reason: 'Forbidden', message }, 'create pod');
+t.test('a 403 that judges the pod is a rejection (invalid-input); exceeded quota and RBAC stay transient, by the adapter\'s denial', async (t) => {
+  const recorded = JSON.parse(readFileSync(new URL('../../adapters/kubernetes/fixtures/admissionDenials.json', import.meta.url), 'utf8')) as Record<string, { code: number; reason: string; message: string }>;
   const table: Array<[string, string]> = [
-    ['pods "web" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false', 'invalid-input'],
-    ['pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2', 'invalid-input'],
-    ['pods "web" is forbidden: failed quota: q: must specify limits.cpu for: app', 'invalid-input'],
-    ['admission webhook "policy.example.com" denied the request: image registry not allowed', 'invalid-input'],
-    ['pods "web" is forbidden: ValidatingAdmissionPolicy \'no-latest\' with binding \'b\' denied request: tag latest', 'invalid-input'],
-    ['pods "web" is forbidden: exceeded quota: q, requested: cpu=2, used: cpu=9, limited: cpu=10', 'transient'],
-    ['pods is forbidden: User "system:serviceaccount:t:tether" cannot create resource "pods" in API group "" in the namespace "x"', 'transient'],
+    ['pod-security', 'invalid-input'],
+    ['limit-range', 'invalid-input'],
+    ['quota-requires', 'invalid-input'],
+    ['admission-policy-invalid', 'invalid-input'],
+    ['quota-exceeded', 'transient'],
+    ['authorization', 'transient'],
   ];
-  for (const [message, kind] of table) {
-    const err = toProviderError(forbidden(message), 'create remote pod');
-    t.equal((err as { kind?: string }).kind, kind, message);
+  for (const [name, kind] of table) {
+    const body = recorded[name];
+    if (!body) throw new Error(`no fixture ${name}`);
+    const err = toProviderError(apiException(body.code, body.reason, body.message, body), 'create remote pod') as Error;
+    t.equal(providerKindOf(err), kind, name);
+    t.equal(err.message, `create remote pod: ${body.code} ${body.reason}: ${body.message}`, `${name}: the server's words kept`);
   }
+  const denied = (denial?: AdmissionDenial): KubeApiError => new KubeApiError({ kind: 'forbidden', status: 403, reason: 'Forbidden', message: 'm', ...(denial ? { denial } : {}) }, 'create pod');
+  t.equal(providerKindOf(toProviderError(denied('webhook'), 'x')), 'invalid-input', 'a webhook 403');
+  t.equal(providerKindOf(toProviderError(denied('admission-policy'), 'x')), 'invalid-input', 'a policy 403');
+  t.equal(providerKindOf(toProviderError(denied(), 'x')), 'transient', 'an unnamed 403');
 });
