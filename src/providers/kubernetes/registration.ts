@@ -28,9 +28,9 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       hostClusterId,
       remote,
       host: context.hostClient ?? context.host,
-      ...(context.hostEvents ? { hostEvents: context.hostEvents } : {}),
       log: context.logger.child({ provider: 'kubernetes' }),
       ...definedOnly({
+        hostEvents: context.hostEvents,
         namespaceStrategy: config.namespaceStrategy || undefined,
         podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
         offloadingPatch: config.offloadingPatch,

@@ -12,6 +12,13 @@ import { readSecretData } from '../../../src/adapters/kubernetes/secrets.js';
 import { until } from '../../support/until.js';
 import { MockApiServer } from './mockApiServer.js';
 
+/**
+ * Long enough for the first request to reach the server on a loaded machine (it loads TLS and
+ * connects first): a deadline that passes before the request is sent leaves nothing to abandon,
+ * and the test would wait for an abandonment that cannot come.
+ */
+const DEADLINE_MS = 1500;
+
 async function hangingServer(t: Test): Promise<{ server: MockApiServer; source: KubeconfigSource }> {
   const server = await MockApiServer.start();
   t.teardown(() => server.close());
@@ -21,7 +28,7 @@ async function hangingServer(t: Test): Promise<{ server: MockApiServer; source: 
 
 t.test('reading the cluster UID from an API server that never answers rejects at its deadline and abandons the request', async (t) => {
   const { server, source } = await hangingServer(t);
-  await t.rejects(readClusterUid(source, { timeoutMs: 100 }), /timed out after 100 ms/);
+  await t.rejects(readClusterUid(source, { timeoutMs: DEADLINE_MS }), new RegExp(`timed out after ${DEADLINE_MS} ms`));
   await until('the request is abandoned', () => server.abandoned.some((r) => r.url.pathname === '/api/v1/namespaces/kube-system'));
 });
 
@@ -37,7 +44,7 @@ t.test('reading the cluster UID stops its request when the caller aborts', async
 
 t.test('reading the remote kubeconfig Secret rejects at its deadline and abandons the request', async (t) => {
   const { server, source } = await hangingServer(t);
-  await t.rejects(readSecretData(source, 'tether', 'remote', { timeoutMs: 100 }), /timed out after 100 ms/);
+  await t.rejects(readSecretData(source, 'tether', 'remote', { timeoutMs: DEADLINE_MS }), new RegExp(`timed out after ${DEADLINE_MS} ms`));
   await until('the request is abandoned', () => server.abandoned.some((r) => r.url.pathname === '/api/v1/namespaces/tether/secrets/remote'));
 });
 
@@ -59,8 +66,8 @@ t.test('the start-up reads still answer from a server that does', async (t) => {
 
 t.test('a ConfigMap or Secret read that hangs is abandoned at its deadline, and when its caller aborts', async (t) => {
   const { server } = await hangingServer(t);
-  const reader = createConfigObjectReader(server.kubeConfig(), 100);
-  await t.rejects(reader.configMap('ns', 'settings'), /timed out after 100 ms/);
+  const reader = createConfigObjectReader(server.kubeConfig(), DEADLINE_MS);
+  await t.rejects(reader.configMap('ns', 'settings'), new RegExp(`timed out after ${DEADLINE_MS} ms`));
   await until('the ConfigMap request is abandoned', () => server.abandoned.some((r) => r.url.pathname === '/api/v1/namespaces/ns/configmaps/settings'));
   const stop = new AbortController();
   const read = createConfigObjectReader(server.kubeConfig(), 60_000).secret('ns', 'token', stop.signal);
