@@ -1,11 +1,13 @@
 /**
  * The kubelet's container duties on a whole virtual node, in memory (test/support/inMemoryNode.ts):
  * the container Events a pod's statuses mean, and preStop sleeps waited out within the grace
- * period before the provider is asked to stop the pod.
+ * period before the provider is asked to stop the pod; ephemeral containers and in-place resizes
+ * the provider cannot do, answered as a kubelet that cannot.
  */
 import t from 'tap';
 import type { Pod } from '../../src/adapters/kubernetes/model.js';
 import { podFixture } from '../providers/helpers.js';
+import { definedOnly } from '../../src/lib/defaults.js';
 import { IN_MEMORY_NODE, startInMemoryNode } from '../support/inMemoryNode.js';
 
 function withPreStopSleep(pod: Pod, seconds: number): Pod {
@@ -46,4 +48,32 @@ t.test('a second delete with a shorter grace period during the sleep cuts it', a
   const [call] = node.provider.callsOf('deletePod', 'web');
   t.ok((call?.at ?? 0) - shortenedAt >= 2_000, 'when the new grace period ran out');
   t.equal(call?.graceSeconds, 2, 'with the kubelet\'s minimum');
+});
+
+t.test('kubectl debug on a pod whose provider cannot run ephemeral containers ends with a terminated status and one Failed Event', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(podFixture('web'));
+  node.host.updateSpec('ns', 'web', (spec) => ({ ...spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox' }] }));
+  const shown = () => node.host.pod('ns', 'web')?.status?.ephemeralContainerStatuses?.find((c) => c.name === 'debugger');
+  await node.eventually('the ephemeral container shown', () => shown() !== undefined);
+  t.equal(shown()?.state?.terminated?.reason, 'StartError');
+  t.match(shown()?.state?.terminated?.message, /cannot run ephemeral containers/);
+  await node.advance(5_000);
+  const failed = node.eventsOf('web').filter((e) => e.reason === 'Failed' && e.regarding.fieldPath === 'spec.ephemeralContainers{debugger}');
+  t.equal(failed.length, 1, 'said once');
+});
+
+t.test('a resize the provider cannot apply ends with PodResizePending Infeasible and one ResizeInfeasible Event, cleared when undone', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(podFixture('web'));
+  const cpu = (value: string) => (spec: NonNullable<Pod['spec']>) => ({ ...spec, containers: (spec.containers ?? []).map((c) => ({ ...c, resources: { requests: { cpu: value } } })) });
+  const original = node.host.pod('ns', 'web')?.spec?.containers?.[0]?.resources;
+  node.host.updateSpec('ns', 'web', cpu('2'));
+  await node.eventually('PodResizePending', () => node.podCondition('ns', 'web', 'PodResizePending')?.status === 'True');
+  t.equal(node.podCondition('ns', 'web', 'PodResizePending')?.reason, 'Infeasible');
+  await node.advance(5_000);
+  t.equal(node.eventsOf('web').filter((e) => e.reason === 'ResizeInfeasible').length, 1, 'said once');
+  // Undone: the resources the provider was given, again.
+  node.host.updateSpec('ns', 'web', (spec) => ({ ...spec, containers: (spec.containers ?? []).map(({ resources: _resized, ...c }) => ({ ...c, ...definedOnly({ resources: original }) })) }));
+  await node.eventually('no longer pending', () => node.podCondition('ns', 'web', 'PodResizePending')?.status === 'False');
 });

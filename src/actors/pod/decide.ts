@@ -14,10 +14,11 @@ import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { NodeReadiness, PodEffect, PodMsg, PodState } from './protocol.js';
-import { observeGeneration, onHoldExpired, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
+import { observeGeneration, onHoldExpired, showUnsupported, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
-import { after, andThen, enter, event, failedAgain, kubeletEvent, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
+import { after, andThen, dutyEvent, enter, event, failedAgain, kubeletEvent, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
 import { containerEvents } from './containerEvents.js';
+import { trackAllocation, unsupportedDutyEvents } from './unsupportedDuties.js';
 
 export { retryDelay } from './transitions.js';
 
@@ -32,6 +33,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     annotation: { shown: host?.metadata?.annotations?.[createErrorAnnotation] ?? null, inFlight: false },
     writes: { inFlight: 0, last: null, held: null, holds: 0, confirmed: null, stored: null, storedVersion: null, waitingSince: null },
     retries: { fetch: noRetry, annotate: noRetry, update: noRetry, write: noRetry },
+    allocation: null,
   };
 }
 
@@ -45,9 +47,22 @@ export function onPodStart(config: PodActorConfig, state: PodState, now: number)
   return after([{ type: 'provider.get' }], andThen(begun, (s) => markNotReady(config, s, now)));
 }
 
-/** Each message decided, then the running pod's active-deadline timer armed if its deadline moved. */
+/**
+ * Each message decided, the container resources the provider has tracked first (a resize it cannot
+ * apply is said on the status written); then the running pod's active-deadline timer armed if its
+ * deadline moved, and the Events of what the provider cannot do that a new status says.
+ */
 export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {
-  return armActiveDeadline(route(config, state, msg, now), now);
+  const tracked = trackAllocation(state, msg.type === 'pod.host-changed' ? msg.pod : state.host, now);
+  return withDutyEvents(config, tracked, armActiveDeadline(route(config, tracked, msg, now), now));
+}
+
+/** The kubelet's Events for ephemeral containers and resizes the provider cannot do, once per status that says so. */
+function withDutyEvents(config: PodActorConfig, before: PodState, next: Next): Next {
+  const written = next.state.writes.last;
+  if (next.stop || !written || written === before.writes.last) return next;
+  const said = unsupportedDutyEvents(next.state.host, before.writes.last ?? before.host?.status, written);
+  return plus(next, ...said.map((e) => dutyEvent(config, e)));
 }
 
 function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number): Next {
@@ -139,7 +154,7 @@ function onHostChanged(config: PodActorConfig, state: PodState, now: number): Ne
   const host = state.host as Pod;
   if (host.metadata?.deletionTimestamp && (!isDeleting(state) || state.stage === 'terminating')) return startDeletion(config, state, now);
   // A new generation of the spec is answered with a status for it, as the kubelet does once synced.
-  return andThen(onHostSpec(config, state, host, now), observeGeneration);
+  return andThen(andThen(onHostSpec(config, state, host, now), observeGeneration), showUnsupported);
 }
 
 function onHostSpec(config: PodActorConfig, state: PodState, host: Pod, now: number): Next {

@@ -20,6 +20,9 @@ export const ownedConditionTypes: ReadonlySet<string> = new Set([
   'ContainersReady',
   'Initialized',
   'PodReadyToStartContainers',
+  // In-place resize (allocation_manager.go); Tether writes PodResizePending (unsupportedDuties.ts).
+  'PodResizePending',
+  'PodResizeInProgress',
 ]);
 
 const ownedFields = ['observedGeneration', 'phase', 'reason', 'message', 'podIP', 'podIPs', 'hostIP', 'hostIPs', 'startTime', 'containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses', 'qosClass'] as const;

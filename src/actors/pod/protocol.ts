@@ -76,6 +76,13 @@ export interface AnnotationSync {
   readonly inFlight: boolean;
 }
 
+/** The container resources the provider was given (a fingerprint), whether the spec asks for others (a resize), and since when. */
+export interface Allocation {
+  readonly resources: string;
+  readonly pending: boolean;
+  readonly since: number;
+}
+
 /** What is valid in every stage. */
 export interface PodCommon {
   readonly namespace: string;
@@ -91,6 +98,8 @@ export interface PodCommon {
   readonly annotation: AnnotationSync;
   readonly writes: StatusWrites;
   readonly retries: Readonly<Record<RetryKind, Retry>>;
+  /** The container resources the provider was given, to tell a resize it cannot apply (unsupportedDuties.ts); null: none seen yet. */
+  readonly allocation: Allocation | null;
 }
 
 /**

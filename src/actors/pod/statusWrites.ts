@@ -12,6 +12,7 @@ import { hostStatusFrom, isNotReadyMark, ownedFingerprint } from './podStatusVie
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { withReadinessGates } from './readinessGates.js';
+import { asksUnsupported, withUnsupportedDuties } from './unsupportedDuties.js';
 import { succeeded } from './retries.js';
 import { failedAgain, retryDelay, withEffects, type Next } from './transitions.js';
 import { definedOnly } from '../../lib/defaults.js';
@@ -66,6 +67,17 @@ export function observeGeneration(state: PodState): Next {
 }
 
 /**
+ * The host pod changed without a new generation (or with one already written): the running pod's
+ * status is asked for again, in case the spec now asks for what the provider cannot do (an
+ * ephemeral container, a resize). requestWrite writes only what differs.
+ */
+export function showUnsupported(state: PodState): Next {
+  const last = state.writes.last;
+  if (state.stage !== 'running' || !last || !state.node.ready || !state.provider || isNotReadyMark(last) || !asksUnsupported(state.host, state.allocation)) return { state };
+  return requestWrite(state, hostStatusFrom(state.provider));
+}
+
+/**
  * How long a Pending status waits before it is written: a pod that starts within it is written once,
  * Running (virtual-kubelet's rate-limited queue coalesces the same way, by accident of its queue).
  */
@@ -80,7 +92,8 @@ export const PENDING_HOLD_MS = 1_000;
 export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
   // Ready follows the host pod's readiness gates; the status carries the generation of its spec.
-  const status = withObservedGeneration(withReadinessGates(provided, state.host), state.host);
+  // What the provider cannot do (ephemeral containers, a resize) is said as the kubelet says it.
+  const status = withObservedGeneration(withUnsupportedDuties(withReadinessGates(provided, state.host), state.host, state.allocation), state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must

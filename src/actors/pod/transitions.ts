@@ -4,6 +4,7 @@
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../lib/fingerprint.js';
+import { definedOnly } from '../../lib/defaults.js';
 import type { Transition } from '../../runtime/behavior.js';
 import { backoffDelay, seededJitter } from '../../lib/backoff.js';
 import type { PodActorConfig } from './config.js';
@@ -35,8 +36,8 @@ export function andThen(next: Next, then: (state: PodState) => Next): Next {
 
 /** The fields valid in every stage, and nothing of the stage's own. */
 export function common(state: PodState): PodCommon {
-  const { namespace, name, uid, host, node, provider, createError, annotation, writes, retries } = state;
-  return { namespace, name, uid, host, node, provider, createError, annotation, writes, retries };
+  const { namespace, name, uid, host, node, provider, createError, annotation, writes, retries, allocation } = state;
+  return { namespace, name, uid, host, node, provider, createError, annotation, writes, retries, allocation };
 }
 
 /** `state` in another stage: what every stage has is carried, the old stage's own fields are not. */
@@ -56,12 +57,18 @@ export function event(eventType: 'Normal' | 'Warning', reason: string, note: str
 }
 
 /** The action each kubelet reason stands for (events.k8s.io/v1 wants one; the kubelet's core Events have none). */
-const kubeletActions: Readonly<Record<string, string>> = { Pulling: 'Pull', Pulled: 'Pull', Created: 'Create', Started: 'Start', Killing: 'Kill', BackOff: 'BackOff', Failed: 'Start', FailedPreStopHook: 'Kill', FailedPostStartHook: 'Start' };
+const kubeletActions: Readonly<Record<string, string>> = { ResizeInfeasible: 'Resize', Pulling: 'Pull', Pulled: 'Pull', Created: 'Create', Started: 'Start', Killing: 'Kill', BackOff: 'BackOff', Failed: 'Start', FailedPreStopHook: 'Kill', FailedPostStartHook: 'Start' };
 
 /** An Event as the node's kubelet records it: source `kubelet` on the node, about one container. */
 export function kubeletEvent(config: PodActorConfig, e: { readonly eventType: 'Normal' | 'Warning'; readonly reason: string; readonly note: string; readonly fieldPath: string }): PodEffect {
   const action = kubeletActions[e.reason] ?? e.reason;
   return { type: 'host.event', eventType: e.eventType, reason: e.reason, note: e.note, action, fieldPath: e.fieldPath, source: { component: 'kubelet', host: config.nodeName } };
+}
+
+/** A kubelet Event about the pod (a container's, with `fieldPath`), from the kubelet on the node. */
+export function dutyEvent(config: PodActorConfig, e: { readonly reason: string; readonly note: string; readonly fieldPath?: string }): PodEffect {
+  const action = kubeletActions[e.reason] ?? e.reason;
+  return { type: 'host.event', eventType: 'Warning', reason: e.reason, note: e.note, action, ...definedOnly({ fieldPath: e.fieldPath }), source: { component: 'kubelet', host: config.nodeName } };
 }
 
 export function minimalPod(state: PodState): Pod {
