@@ -8,6 +8,7 @@
  */
 import type { Pod, PodSpec } from '../../adapters/kubernetes/model.js';
 import type { ConfigSource } from './configSource.js';
+import { expandReferences } from './commandExpansion.js';
 
 type Container = PodSpec['containers'][number];
 type Volume = NonNullable<PodSpec['volumes']>[number];
@@ -51,14 +52,6 @@ function resourceField(container: Container | undefined, resource: string): stri
   return name === undefined ? undefined : list?.[name];
 }
 
-/** Expands `$(NAME)` from what is defined so far; `$$(NAME)` is a literal `$(NAME)`. */
-function expand(value: string, env: ReadonlyMap<string, string>): string {
-  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (match, name: string | undefined) => {
-    if (match === '$$') return '$';
-    return env.get(name as string) ?? match;
-  });
-}
-
 class Resolver {
   private readonly cache = new Map<string, Promise<Data | undefined>>();
   constructor(private readonly source: ConfigSource, private readonly namespace: string, private readonly signal?: AbortSignal) {}
@@ -97,7 +90,7 @@ async function resolveEnv(pod: Pod, container: Container, resolver: Resolver): P
   for (const variable of container.env ?? []) {
     const source = variable.valueFrom;
     if (!source) {
-      env.set(variable.name, expand(variable.value ?? '', env));
+      env.set(variable.name, expandReferences(variable.value ?? '', env));
       continue;
     }
     const keyRef = source.configMapKeyRef ?? source.secretKeyRef;
