@@ -45,7 +45,7 @@ export function podPhase(spec: PodSpec | undefined, inits: readonly ContainerSta
     const status = find(inits, c.name);
     if (isSidecar(c)) {
       if (status?.state?.running) running++;
-      else if (!status?.lastState?.terminated) pendingInit++;
+      else if (!status?.state?.terminated && !status?.lastState?.terminated) pendingInit++;
       continue;
     }
     const code = exitCodeOf(status);
