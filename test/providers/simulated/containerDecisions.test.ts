@@ -70,7 +70,7 @@ void t.test('$(VAR) expansion: known names, $$ escapes, unknown and unclosed ref
   t.equal(expandReferences('$()', env), '$()');
 });
 
-void t.test('$(VAR) expansion leaves any string without a $ unchanged, and $$ always becomes $', async (t) => {
+void t.test('$(VAR) expansion leaves any string without a $ unchanged, and $$ always becomes $', async () => {
   fc.assert(fc.property(fc.string(), (s) => {
     const plain = s.replace(/\$/g, '');
     return expandReferences(plain, new Map([['A', 'y']])) === plain && expandReferences(`$$${plain}`, new Map()) === `$${plain}`;

@@ -9,7 +9,6 @@ import { drain } from '../../support/until.js';
 import type { ContainerStatus, Pod, PodSpec } from '../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
 import type { ShellRunner } from '../../../src/providers/simulated/containerRuntime.js';
-import { sleep } from '../../../src/lib/clock.js';
 
 type Container = PodSpec['containers'][number];
 
