@@ -9,13 +9,17 @@ import { Buffer } from 'node:buffer';
 /** The kubelet reads at most this much of the termination-message file (its last 4096 bytes). */
 const MAX_TERMINATION_MESSAGE = 4096;
 
+/**
+ * The part of the shell's file system (`ShellFileSystem`) the runtime needs: the command writes,
+ * the runtime reads the termination message back. Any `ShellFileSystem` is one.
+ */
 export interface ContainerFiles {
   read(path: string): string | undefined;
-  write(path: string, content: string): void;
-  append(path: string, content: string): void;
-  list(): ReadonlyMap<string, string>;
+  /** Writes (or appends to) the file; an error such as "Read-only file system", else undefined. */
+  write(path: string, content: string, options?: { readonly append?: boolean }): string | undefined;
 }
 
+/** Files by path: the view's to start with, and what the command writes. */
 export class InstanceFiles implements ContainerFiles {
   private readonly files: Map<string, string>;
 
@@ -27,16 +31,9 @@ export class InstanceFiles implements ContainerFiles {
     return this.files.get(path);
   }
 
-  write(path: string, content: string): void {
-    this.files.set(path, content);
-  }
-
-  append(path: string, content: string): void {
-    this.files.set(path, (this.files.get(path) ?? '') + content);
-  }
-
-  list(): ReadonlyMap<string, string> {
-    return this.files;
+  write(path: string, content: string, options: { readonly append?: boolean } = {}): string | undefined {
+    this.files.set(path, (options.append === true ? this.files.get(path) ?? '' : '') + content);
+    return undefined;
   }
 }
 

@@ -25,8 +25,8 @@ export interface InstanceExit {
   readonly message?: string;
 }
 
-/** The shell's IO with what the grown shell takes beside it (files, signals). */
-export type RuntimeShellIO = ShellIO & { readonly files: ContainerFiles; readonly signals: InstanceSignals };
+/** The shell's IO with what the grown shell takes beside it (files, signals, the clock for `date`). */
+export type RuntimeShellIO = ShellIO & { readonly files: ContainerFiles; readonly signals: InstanceSignals; readonly now: () => number };
 /** Runs argv in a shell over `io`; the exit code. */
 export type ShellRunner = (argv: readonly string[], io: RuntimeShellIO) => Promise<number>;
 
@@ -118,6 +118,7 @@ export class ContainerInstance {
       stderr: async (chunk) => log.write('stderr', chunk),
       tty: false,
       sleep: (ms, signal) => sleep(clock, ms, signal),
+      now: () => clock.now(),
       signal: this.abort.signal,
     };
     let code: number;

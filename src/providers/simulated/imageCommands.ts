@@ -28,7 +28,7 @@ export type ContainerProgram =
   /** Runs in the built-in shell. */
   | { readonly kind: 'shell'; readonly argv: readonly string[] };
 
-const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', '/bin/sh', '/bin/bash', '/bin/ash', '/usr/bin/bash']);
+const SHELLS = new Set(['sh', 'bash', 'ash', 'dash'].flatMap((name) => [name, `/bin/${name}`, `/usr/bin/${name}`, `/usr/local/bin/${name}`]));
 const BUILTINS = new Set<string>(BUILTIN_COMMANDS.map((c) => c.split(' ')[0] as string));
 
 /** `docker.io/library/busybox:1.36` and `busybox@sha256:…` → `busybox`. */
