@@ -17,8 +17,8 @@ import { ContainerLog } from './containerLog.js';
 import { InstanceFiles, InstanceSignals } from './containerFiles.js';
 import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
 import { podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
-import { containerView, MissingReference, type ContainerView } from './containerView.js';
-import type { ConfigSource } from './configSource.js';
+import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
+import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { imageFault } from './dataFaults.js';
 import { containerProgram, type ContainerProgram, type ImageCommands } from './imageCommands.js';
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
@@ -55,7 +55,8 @@ export interface PodContainersOptions {
   /** The pod as it is now (spec and status). */
   readonly pod: () => Pod;
   readonly imageCommands: ImageCommands;
-  readonly configSource: ConfigSource;
+  /** Where a command's ConfigMaps and Secrets come from; without one they are left out. */
+  readonly configSource?: ConfigSource;
   readonly runShell?: ShellRunner;
   /** Servers of a Never/OnFailure pod exit 0 this long after they start (benchmarks). */
   readonly exitAfterMs?: number;
@@ -224,7 +225,9 @@ export class PodContainers {
     // Stands for the view being read: no other launch meanwhile, and a stop or restart voids it.
     const attempt: Timer = { cancel: () => undefined };
     r.timer = attempt;
-    void containerView(deepCopyPod(pod), r.name, this.options.configSource).then(
+    const source = this.options.configSource;
+    const viewed = source === undefined ? containerView(withoutObjectReferences(deepCopyPod(pod)), r.name, emptyConfigSource) : containerView(deepCopyPod(pod), r.name, source);
+    void viewed.then(
       (view) => this.batch(() => {
         if (r.timer !== attempt || this.stopping) return;
         r.timer = undefined;

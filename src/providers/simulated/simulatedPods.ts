@@ -16,7 +16,7 @@ import { IpAllocator } from './ipAllocator.js';
 import { pendingStatus, type Placement } from './podLifecycle.js';
 import { PodContainers } from './podContainers.js';
 import type { ShellRunner } from './containerRuntime.js';
-import { emptyConfigSource, type ConfigSource } from './configSource.js';
+import type { ConfigSource } from './configSource.js';
 import { startLatencyOf } from './dataFaults.js';
 import { DEFAULT_IMAGE_COMMANDS, type ImageCommands } from './imageCommands.js';
 import { definedOnly } from '../../lib/defaults.js';
@@ -47,7 +47,7 @@ export interface SimulatedPodsOptions {
   readonly exitAfterMs?: (pod: Pod) => number | undefined;
   /** Image → default command (imageCommands.ts), over the built-in table. */
   readonly imageCommands?: ImageCommands;
-  /** Where a command's env and files come from. Default: no ConfigMaps or Secrets. */
+  /** Where a command's ConfigMaps and Secrets come from. Without one, references to them are left out. */
   readonly configSource?: ConfigSource;
   /** Runs a container's shell program; default the built-in shell. */
   readonly runShell?: ShellRunner;
@@ -170,8 +170,7 @@ export class SimulatedPods {
       clock: this.clock,
       pod: () => record.pod,
       imageCommands: this.imageCommands,
-      configSource: this.options.configSource ?? emptyConfigSource,
-      ...definedOnly({ runShell: this.options.runShell, exitAfterMs: this.options.exitAfterMs?.(record.pod) }),
+      ...definedOnly({ configSource: this.options.configSource, runShell: this.options.runShell, exitAfterMs: this.options.exitAfterMs?.(record.pod) }),
       changed: () => this.containersChanged(record, containers),
     });
     record.containers = containers;

@@ -9,6 +9,7 @@ import { drain } from '../../support/until.js';
 import type { ContainerStatus, Pod, PodSpec } from '../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
 import type { ShellRunner } from '../../../src/providers/simulated/containerRuntime.js';
+import { staticConfigSource } from '../../../src/providers/simulated/configSource.js';
 
 type Container = PodSpec['containers'][number];
 
@@ -188,9 +189,14 @@ void t.test('faults as data: simulated/err-image-pull waits in ErrImagePull then
   t.equal((await sim.getPodStatus('ns', 'slow'))?.phase, 'Running', 'after 8 s');
 });
 
-void t.test('a missing ConfigMap a command needs waits in CreateContainerConfigError', async (t) => {
-  const { clock, sim } = setup();
-  await sim.createPod(pod('cfg', [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo'], env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'absent', key: 'x' } } }] }]));
-  await pass(clock, 1000);
-  t.match(await container(sim, 'cfg'), { state: { waiting: { reason: 'CreateContainerConfigError', message: /configmap "absent" not found/ } } });
+void t.test('a missing ConfigMap a command needs waits in CreateContainerConfigError; a node without a source leaves the reference out', async (t) => {
+  const spec: Container = { name: 'main', image: 'busybox', command: ['sh', '-c', 'echo "[$X]" $Y'], env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'absent', key: 'x' } } }, { name: 'Y', value: 'literal' }] };
+  const withSource = setup({ configSource: staticConfigSource({}) });
+  await withSource.sim.createPod(pod('cfg', [spec], { restartPolicy: 'Never' }));
+  await pass(withSource.clock, 1000);
+  t.match(await container(withSource.sim, 'cfg'), { state: { waiting: { reason: 'CreateContainerConfigError', message: /configmap "absent" not found/ } } });
+  const without = setup();
+  await without.sim.createPod(pod('cfg', [spec], { restartPolicy: 'Never' }));
+  await pass(without.clock, 1000);
+  t.equal(await logs(without.sim, 'cfg'), '[] literal\n');
 });
