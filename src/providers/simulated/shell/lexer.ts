@@ -118,7 +118,10 @@ export class Lexer {
         if (part) {
           flush();
           parts.push(part);
-        } else literal += c;
+        } else {
+          literal += c;
+          this.pos++;
+        }
       } else {
         literal += c;
         this.pos++;
