@@ -130,3 +130,12 @@ t.test('background jobs: $! and wait', async (t) => {
   t.equal((await sh('(echo bg) & wait $!; echo $?')).out, 'bg\n0\n');
   t.equal((await sh('(exit 3) & wait $!; echo $?')).out, '3\n');
 });
+
+t.test('hostile scripts end with a clear error and bounded memory: a doubling variable, a fork bomb', async (t) => {
+  const doubling = await sh('X=ab; while true; do X="$X$X" || exit 7; done', { limits: { valueLength: 4096 } });
+  t.equal(doubling.code, 7);
+  t.match(doubling.err, /word longer than 4096 characters/);
+  const bomb = await sh('f() { f & f; }; f');
+  t.equal(bomb.code, 2);
+  t.match(bomb.err, /more than 32 background jobs|nesting deeper than/);
+});
