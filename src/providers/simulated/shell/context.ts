@@ -51,6 +51,8 @@ export interface ShellHandle {
   /** `$?`. */
   readonly status: number;
   positional: string[];
+  /** `set -e`: a failing command outside a condition ends the shell. */
+  errexit: boolean;
   now(): number;
   /** Sleeps on the injected clock; 0, or 128 + n when a trapped signal interrupted it. `Infinity` sleeps until then. */
   sleep(ms: number): Promise<number>;

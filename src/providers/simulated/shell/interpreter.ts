@@ -16,6 +16,7 @@ import { redirect } from './redirections.js';
 import { Jobs } from './jobs.js';
 import type { SignalHub } from './signalHub.js';
 import { BrokenPipe, capped, Input, Pipe } from './streams.js';
+import { Variables } from './variables.js';
 import type { TerminalSize } from '../../provider.js';
 
 export interface InterpreterOptions {
@@ -42,8 +43,10 @@ export class Interpreter implements ShellHandle {
   positional: string[] = [];
   name = 'sh';
   traps = new Map<SignalName | 'EXIT', string>();
-  private vars = new Map<string, string>();
-  private exported = new Set<string>();
+  errexit = false;
+  private vars: Variables;
+  /** Inside an if/while condition or a non-final part of && / ||, where `set -e` does not apply. */
+  private conditional = 0;
   private functions = new Map<string, Command>();
   private depth = 0;
   private substitutionStatus: number | undefined;
@@ -58,10 +61,7 @@ export class Interpreter implements ShellHandle {
     this.terminalSize = options.terminalSize;
     this.root = root;
     this.jobs = new Jobs(options.limits.jobs);
-    for (const [k, v] of env) {
-      this.vars.set(k, v);
-      this.exported.add(k);
-    }
+    this.vars = Variables.environment(options.limits.valueLength, env);
   }
 
   now(): number {
@@ -71,8 +71,9 @@ export class Interpreter implements ShellHandle {
   /** A subshell: a copy of this shell's state. */
   fork(): Interpreter {
     const child = new Interpreter(this.options, new Map(), false);
-    child.vars = new Map(this.vars);
-    child.exported = new Set(this.exported);
+    child.vars = new Variables(this.limits.valueLength, this.vars);
+    child.errexit = this.errexit;
+    child.conditional = this.conditional;
     child.functions = new Map(this.functions);
     child.positional = [...this.positional];
     child.name = this.name;
@@ -82,8 +83,6 @@ export class Interpreter implements ShellHandle {
     child.jobs = this.jobs;
     return child;
   }
-
-  // --- variables ---------------------------------------------------------------------------
 
   variable(name: string): string | undefined {
     if (/^[1-9]$/.test(name)) return this.positional[Number(name) - 1];
@@ -99,30 +98,21 @@ export class Interpreter implements ShellHandle {
   }
 
   setVariable(name: string, value: string): void {
-    if (value.length > this.limits.valueLength) throw new LimitExceeded(`${name}: value longer than ${this.limits.valueLength} characters`);
     this.vars.set(name, value);
   }
 
   unsetVariable(name: string): void {
-    this.vars.delete(name);
-    this.exported.delete(name);
+    this.vars.unset(name);
     this.functions.delete(name);
   }
 
   markExported(name: string): void {
-    this.exported.add(name);
+    this.vars.export(name);
   }
 
   environment(): Map<string, string> {
-    const env = new Map<string, string>();
-    for (const name of this.exported) {
-      const value = this.vars.get(name);
-      if (value !== undefined) env.set(name, value);
-    }
-    return env;
+    return this.vars.environment();
   }
-
-  // --- signals, sleeping, jobs ---------------------------------------------------------------
 
   async sleep(ms: number): Promise<number> {
     const slept = await this.options.hub.sleep(ms);
@@ -166,8 +156,6 @@ export class Interpreter implements ShellHandle {
       this.status = status;
     }
   }
-
-  // --- running -------------------------------------------------------------------------------
 
   async runScript(text: string, scope: 'same' | { readonly name: string; readonly args: readonly string[] }, io: CommandIO): Promise<number> {
     const parsed = parse(text, this.limits);
@@ -216,13 +204,27 @@ export class Interpreter implements ShellHandle {
     this.status = 0;
   }
 
+  /** `set -e` ends the shell when the last pipeline of a list fails outside a condition. */
   private async runAndOr(andOr: AndOr, io: CommandIO): Promise<number> {
-    let status = await this.runPipeline(andOr.first, io);
-    for (const { op, pipeline } of andOr.rest) {
-      this.status = status;
-      if ((op === '&&') === (status === 0)) status = await this.runPipeline(pipeline, io);
+    const all: { op?: '&&' | '||'; pipeline: Pipeline }[] = [{ pipeline: andOr.first }, ...andOr.rest];
+    let status = 0;
+    for (const [i, { op, pipeline }] of all.entries()) {
+      if (op !== undefined && (op === '&&') !== (status === 0)) continue;
+      if (i > 0) this.status = status;
+      const checked = i === all.length - 1 && !pipeline.negated;
+      status = checked ? await this.runPipeline(pipeline, io) : await this.condition(() => this.runPipeline(pipeline, io));
+      if (checked && status !== 0 && this.errexit && this.conditional === 0) throw new ExitRequest(status);
     }
     return status;
+  }
+
+  private async condition(body: () => Promise<number>): Promise<number> {
+    this.conditional++;
+    try {
+      return await body();
+    } finally {
+      this.conditional--;
+    }
   }
 
   private async runPipeline(pipeline: Pipeline, io: CommandIO): Promise<number> {
@@ -281,11 +283,11 @@ export class Interpreter implements ShellHandle {
         return 0;
       case 'if': {
         for (const branch of command.branches) {
-          if ((await this.runList(branch.condition, io)) === 0) return this.runList(branch.body, io);
+          if ((await this.condition(() => this.runList(branch.condition, io))) === 0) return this.runList(branch.body, io);
         }
         return command.otherwise ? this.runList(command.otherwise, io) : 0;
       }
-      case 'loop': return this.loop(io, async () => ((await this.runList(command.condition, io)) === 0) !== command.until, () => this.runList(command.body, io));
+      case 'loop': return this.loop(io, async () => ((await this.condition(() => this.runList(command.condition, io))) === 0) !== command.until, () => this.runList(command.body, io));
       case 'for': {
         const items = command.items ? await expandWords(command.items, this.scope(io)) : [...this.positional];
         let i = 0;

@@ -67,12 +67,18 @@ const unset: Builtin = async (ctx) => {
   return 0;
 };
 
-/** `set -- ARGS` sets the positional parameters; options (`-e`, `-x`, `-u`...) are accepted and not enforced. */
+/** `set -e`/`+e`/`-o errexit` switch errexit; `set -- ARGS` (or `set ARGS`) sets the positional parameters; other options are accepted and not enforced. */
 const set: Builtin = async (ctx) => {
-  const dash = ctx.args.indexOf('--');
-  if (dash >= 0) ctx.shell.positional = ctx.args.slice(dash + 1);
-  else if (ctx.args.length === 0) for (const [k, v] of ctx.shell.environment()) await ctx.stdout(`${k}='${v}'\n`);
-  else if (!ctx.args.every((a) => /^[-+][a-zA-Z]+$/.test(a) || a === '-o' || a === 'pipefail' || a === 'errexit' || a === 'nounset')) ctx.shell.positional = ctx.args.filter((a) => !/^[-+][a-z]+$/.test(a));
+  const args = [...ctx.args];
+  if (args.length === 0) for (const [k, v] of ctx.shell.environment()) await ctx.stdout(`${k}='${v}'\n`);
+  while (args[0] !== undefined && /^[-+]([a-zA-Z]+|o)$/.test(args[0])) {
+    const flag = args.shift() as string;
+    const on = flag.startsWith('-');
+    if (flag.includes('e')) ctx.shell.errexit = on;
+    if (flag.endsWith('o') && args.shift() === 'errexit') ctx.shell.errexit = on;
+  }
+  if (args[0] === '--') ctx.shell.positional = args.slice(1);
+  else if (args.length > 0) ctx.shell.positional = args;
   return 0;
 };
 

@@ -27,3 +27,10 @@ t.test('eval runs text in this shell; exec ends it with the command\'s status; s
   t.equal((await sh("sh -c 'echo $0 $1' inner arg")).out, 'inner arg\n');
   t.equal((await sh('echo "echo from stdin" | sh')).out, 'from stdin\n');
 });
+
+t.test('set -e ends the script at a failing command, but not in a condition or before && / ||', async (t) => {
+  t.same(await sh('set -e; echo a; false; echo never'), { code: 1, out: 'a\n', err: '' });
+  t.same(await sh('set -euo pipefail; if false; then :; fi; false || echo rescued; false && echo no; ! false; while false; do :; done; echo end'), { code: 0, out: 'rescued\nend\n', err: '' });
+  t.equal((await sh('set -e; (exit 3); echo never')).code, 3);
+  t.equal((await sh('set -e; set +e; false; echo on')).out, 'on\n');
+});
