@@ -40,6 +40,7 @@ export type Command =
   | { readonly type: 'if'; readonly branches: readonly { readonly condition: List; readonly body: List }[]; readonly otherwise?: List; readonly redirections: readonly Redirection[] }
   | { readonly type: 'loop'; readonly until: boolean; readonly condition: List; readonly body: List; readonly redirections: readonly Redirection[] }
   | { readonly type: 'for'; readonly name: string; readonly items?: readonly Word[]; readonly body: List; readonly redirections: readonly Redirection[] }
+  | { readonly type: 'case'; readonly subject: Word; readonly arms: readonly { readonly patterns: readonly Word[]; readonly body: List }[]; readonly redirections: readonly Redirection[] }
   | { readonly type: 'group'; readonly body: List; readonly redirections: readonly Redirection[] }
   | { readonly type: 'subshell'; readonly body: List; readonly redirections: readonly Redirection[] }
   | { readonly type: 'function'; readonly name: string; readonly body: Command; readonly redirections: readonly Redirection[] };

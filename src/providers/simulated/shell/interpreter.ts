@@ -13,6 +13,7 @@ import { normalizePath, type ShellFileSystem } from './fileSystem.js';
 import { LimitExceeded, ScriptLimit, type ShellLimits } from './limits.js';
 import { parse } from './parser.js';
 import { redirect } from './redirections.js';
+import { globMatch } from './glob.js';
 import { Jobs } from './jobs.js';
 import type { SignalHub } from './signalHub.js';
 import { BrokenPipe, capped, Input, Pipe } from './streams.js';
@@ -115,16 +116,13 @@ export class Interpreter implements ShellHandle {
   }
 
   async sleep(ms: number): Promise<number> {
-    const slept = await this.options.hub.sleep(ms);
-    return slept ? 0 : 128 + 15;
+    return (await this.options.hub.sleep(ms)) ? 0 : 128 + 15;
   }
 
   kill(pid: number, signal: SignalName | 0): boolean {
-    if (pid === 1 || pid === 0 || pid === -1) {
-      if (signal !== 0) this.deliver(signal);
-      return true;
-    }
-    return this.jobs.kill(pid, signal);
+    if (pid > 1) return this.jobs.kill(pid, signal);
+    if (signal !== 0) this.deliver(signal);
+    return true;
   }
 
   /** A signal to the shell itself: its trap if it has one, else death (KILL is never trapped). */
@@ -138,10 +136,8 @@ export class Interpreter implements ShellHandle {
     return this.jobs.wait(this.options.hub, pid);
   }
 
-  async block<T>(start: () => Promise<T>): Promise<{ readonly value: T } | 'interrupted'> {
-    const waited = await this.options.hub.wait(start);
-    this.options.hub.rested();
-    return waited;
+  block<T>(start: () => Promise<T>): Promise<{ readonly value: T } | 'interrupted'> {
+    return this.options.hub.block(start);
   }
 
   /** Runs the traps of the signals that arrived (main shell only), keeping `$?` as it was. */
@@ -182,9 +178,8 @@ export class Interpreter implements ShellHandle {
     try {
       return await body();
     } catch (error) {
-      if (error instanceof ExitRequest) return error.code;
+      if (error instanceof ExitRequest || error instanceof ReturnRequest) return error.code;
       if (error instanceof BrokenPipe) return 141;
-      if (error instanceof ReturnRequest) return error.code;
       if (error instanceof LoopControl) return this.status;
       throw error;
     }
@@ -274,6 +269,12 @@ export class Interpreter implements ShellHandle {
     switch (command.type) {
       case 'simple': return this.runSimple(command, io);
       case 'group': return this.runList(command.body, io);
+      case 'case': {
+        const subject = await expandToString(command.subject, this.scope(io));
+        const patterns = command.arms.flatMap((arm) => arm.patterns.map((pattern) => ({ pattern, arm })));
+        for (const { pattern, arm } of patterns) if (globMatch(await expandToString(pattern, this.scope(io)), subject)) return this.runList(arm.body, io);
+        return 0;
+      }
       case 'subshell': {
         const child = this.fork();
         return child.isolated(() => child.runList(command.body, io));

@@ -105,19 +105,19 @@ class Parser {
   }
 
   /** Items until a reserved word of `stop`, a `)`, or the end. */
-  private list(stop: ReadonlySet<string>): List {
+  private list(stop: ReadonlySet<string>, inCase = false): List {
     const items: { andOr: AndOr; background: boolean }[] = [];
     for (;;) {
       this.skipNewlines();
       const token = this.peek();
       const word = plain(token);
-      if (token.kind === 'end' || (token.kind === 'operator' && token.op === ')') || (word !== undefined && stop.has(word))) break;
+      if (token.kind === 'end' || (token.kind === 'operator' && (token.op === ')' || (inCase && token.op === ';;'))) || (word !== undefined && stop.has(word))) break;
       const andOr = this.andOr();
       const sep = this.peek();
       const background = sep.kind === 'operator' && sep.op === '&';
       items.push({ andOr, background });
       if (sep.kind === 'operator' && (sep.op === ';' || sep.op === '&')) this.take();
-      else if (sep.kind !== 'newline' && sep.kind !== 'end' && !(sep.kind === 'operator' && sep.op === ')') && !(plain(sep) !== undefined && stop.has(plain(sep) as string))) this.unexpected(sep);
+      else if (sep.kind !== 'newline' && sep.kind !== 'end' && !(sep.kind === 'operator' && (sep.op === ')' || (inCase && sep.op === ';;'))) && !(plain(sep) !== undefined && stop.has(plain(sep) as string))) this.unexpected(sep);
     }
     return { items };
   }
@@ -165,7 +165,7 @@ class Parser {
       this.depth--;
       return { type: 'subshell', body, redirections: this.redirections() };
     }
-    if (word === 'if' || word === 'while' || word === 'until' || word === 'for' || word === '{') {
+    if (word === 'if' || word === 'while' || word === 'until' || word === 'for' || word === '{' || word === 'case') {
       this.take();
       this.enter();
       const made = this.compound(word);
@@ -176,8 +176,9 @@ class Parser {
     return this.simple();
   }
 
-  private compound(word: 'if' | 'while' | 'until' | 'for' | '{'): Command {
+  private compound(word: 'if' | 'while' | 'until' | 'for' | '{' | 'case'): Command {
     switch (word) {
+      case 'case': return this.caseCommand();
       case 'if': {
         const branches: { condition: List; body: List }[] = [];
         let otherwise: List | undefined;
@@ -225,6 +226,35 @@ class Parser {
         return { type: 'group', body, redirections: this.redirections() };
       }
     }
+  }
+
+  /** `case WORD in [(]PATTERN[|PATTERN]) LIST ;; ... esac`. */
+  private caseCommand(): Command {
+    const subject = this.take();
+    if (subject.kind !== 'word') throw new SyntaxError('missing word after case', subject.kind === 'end');
+    this.expectWord('in');
+    const arms: { patterns: Word[]; body: List }[] = [];
+    for (;;) {
+      this.skipNewlines();
+      let token = this.take();
+      if (plain(token) === 'esac') break;
+      if (token.kind === 'operator' && token.op === '(') token = this.take();
+      const patterns: Word[] = [];
+      for (;;) {
+        if (token.kind !== 'word') throw new SyntaxError(token.kind === 'end' ? 'missing esac' : `unexpected ${describe(token)} in case`, token.kind === 'end');
+        patterns.push(token.word);
+        const next = this.take();
+        if (next.kind === 'operator' && next.op === ')') break;
+        if (next.kind !== 'operator' || next.op !== '|') this.unexpected(next);
+        token = this.take();
+      }
+      const body = this.list(new Set(['esac']), true);
+      arms.push({ patterns, body });
+      const end = this.peek();
+      if (end.kind === 'operator' && end.op === ';;') this.take();
+      else if (plain(end) !== 'esac') throw new SyntaxError('missing ;; or esac', end.kind === 'end');
+    }
+    return { type: 'case', subject: subject.word, arms, redirections: this.redirections() };
   }
 
   private doneBody(): List {

@@ -75,6 +75,13 @@ export class SignalHub {
     }
   }
 
+  /** A blocking read: waits like `wait`, and the script has rested once it returns. */
+  async block<T>(start: () => Promise<T>): Promise<{ value: T } | 'interrupted'> {
+    const waited = await this.wait(start);
+    this.rested();
+    return waited;
+  }
+
   /** Sleeps `ms` on the injected clock (`Infinity`: until a signal); true when it slept to its end. */
   async sleep(ms: number): Promise<boolean> {
     this.rested();

@@ -139,3 +139,12 @@ t.test('hostile scripts end with a clear error and bounded memory: a doubling va
   t.equal(bomb.code, 2);
   t.match(bomb.err, /more than 32 background jobs|nesting deeper than/);
 });
+
+t.test('case runs the first arm whose pattern (*, ?, [...], a|b) matches the word', async (t) => {
+  const script = (word: string): string => `case "${word}" in start|run) echo go;; st?p) echo halt;; [0-9]*) echo number;; *) echo "unknown $1";; esac`;
+  t.equal((await sh(script('run'))).out, 'go\n');
+  t.equal((await sh(script('stop'))).out, 'halt\n');
+  t.equal((await sh(script('42'))).out, 'number\n');
+  t.equal((await sh(script('other'))).out, 'unknown \n');
+  t.same(await sh('case x in\n  (y) echo y\n  ;;\nesac'), { code: 0, out: '', err: '' });
+});
