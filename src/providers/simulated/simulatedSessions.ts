@@ -99,6 +99,7 @@ export class SimulatedSessions {
       stderr: out(streams.tty ? streams.stdout : streams.stderr),
       tty: streams.tty,
       sleep: (ms, s) => sleep(this.clock, ms, s),
+      now: () => this.clock.now(),
       ...definedOnly({ signal }),
     });
     return shell.run(command);
