@@ -243,7 +243,9 @@ export class KubernetesProvider
 
   /** Ignored remote pods and Service reflection as gauges on /metrics (MetricsProvider). */
   providerMetrics(): ProviderGauge[] {
-    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection(), [this.reflector.notOwned.totals(), this.services.refused.notOwned.totals()]);
+    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection(), {
+      notOwned: [this.reflector.notOwned.totals(), this.services.refused.notOwned.totals()], eventsDropped: this.events?.droppedCount() ?? 0,
+    });
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */
