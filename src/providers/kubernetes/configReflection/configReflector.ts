@@ -232,8 +232,9 @@ export class Reflector {
     const copy = copies?.get(`${remoteNamespace}/${name}`);
     try {
       if (this.watches[kind].isSynced(hostNamespace) && !this.watches[kind].get(hostNamespace, name)) {
-        // The host object is gone, so goes its copy (unless the copies' watch shows none).
-        if (!copies?.hasSynced() || copy) await this.deleteCopy(hostNamespace, kind, remoteNamespace, name, copy);
+        // The host object is gone, so goes its copy: judged on the watch's view, or read (the
+        // watch selects by marks, so a copy taken over remotely is only seen by a read).
+        await this.deleteCopy(hostNamespace, kind, remoteNamespace, name, copy);
         return done;
       }
       const source = this.copiedSource(kind, hostNamespace, name);
