@@ -7,16 +7,14 @@
 import t from 'tap';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { PodApiClient } from '../../src/adapters/kubernetes/podApiClient.js';
-import type { RequestScheduler } from '../../src/adapters/kubernetes/rateLimiter.js';
+import { immediateScheduler } from '../support/immediateScheduler.js';
 import { testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
-
-const immediate: RequestScheduler = { schedule: (_p, fn) => fn() };
 
 t.test('a status write with a new pod and host IP replaces the old addresses', async (t) => {
   const { host } = await useSharedClusters(t);
   const ns = await testNamespace(t, host, 'pod-ips');
   const core = host.kubeConfig().makeApiClient(CoreV1Api);
-  const pods = new PodApiClient(core, immediate);
+  const pods = new PodApiClient(core, immediateScheduler);
   const created = await core.createNamespacedPod({
     namespace: ns,
     body: { metadata: { name: 'web' }, spec: { nodeName: 'no-such-node', containers: [{ name: 'c', image: 'none' }] } },

@@ -7,16 +7,14 @@ import t from 'tap';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.js';
 import { PodApiClient } from '../../src/adapters/kubernetes/podApiClient.js';
-import type { RequestScheduler } from '../../src/adapters/kubernetes/rateLimiter.js';
+import { immediateScheduler } from '../support/immediateScheduler.js';
 import { testNamespace, useSharedClusters } from '../harness/sharedClusters.js';
-
-const immediate: RequestScheduler = { schedule: (_p, fn) => fn() };
 
 t.test('a status or annotation write for a deleted pod never lands on its same-named successor', async (t) => {
   const { host } = await useSharedClusters(t);
   const ns = await testNamespace(t, host, 'uid-pre');
   const core = host.kubeConfig().makeApiClient(CoreV1Api);
-  const pods = new PodApiClient(core, immediate);
+  const pods = new PodApiClient(core, immediateScheduler);
   const body = { metadata: { name: 'db-0' }, spec: { nodeName: 'no-such-node', containers: [{ name: 'c', image: 'none' }] } };
   const first = await core.createNamespacedPod({ namespace: ns, body });
   const oldUid = first.metadata?.uid ?? '';

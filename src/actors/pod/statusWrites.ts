@@ -89,11 +89,16 @@ export const PENDING_HOLD_MS = 1_000;
  * an older one waits in the queue, so the queue can drop the older one before it goes out. An
  * actor whose host pod is gone writes nothing; Ready follows the host pod's readiness gates.
  */
+/** Only a pod that asks for what the provider cannot do pays for saying so (most never do). */
+function unsupportedSaid(status: PodStatus, state: PodState): PodStatus {
+  return asksUnsupported(state.host, state.allocation) ? withUnsupportedDuties(status, state.host, state.allocation) : status;
+}
+
 export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
   // Ready follows the host pod's readiness gates; the status carries the generation of its spec.
   // What the provider cannot do (ephemeral containers, a resize) is said as the kubelet says it.
-  const status = withObservedGeneration(withUnsupportedDuties(withReadinessGates(provided, state.host), state.host, state.allocation), state.host);
+  const status = withObservedGeneration(unsupportedSaid(withReadinessGates(provided, state.host), state), state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must

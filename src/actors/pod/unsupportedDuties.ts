@@ -24,9 +24,19 @@ const startError = { exitCode: 128, reason: 'StartError', message: cannotRunEphe
 
 type Tracked = PodCommon & PodStage;
 
+/**
+ * The host pod object is replaced only when the host changes, so its fingerprint is kept per
+ * object: deciding any other message costs a lookup, not a hash of the spec.
+ */
+const resourcesByHost = new WeakMap<Pod, string>();
+
 function resourcesOf(host: Pod): string {
+  const known = resourcesByHost.get(host);
+  if (known !== undefined) return known;
   const each = (list: readonly { name: string; resources?: object }[] | undefined) => (list ?? []).map((c) => ({ name: c.name, resources: c.resources ?? {} }));
-  return fingerprint({ init: each(host.spec?.initContainers), containers: each(host.spec?.containers) });
+  const computed = fingerprint({ init: each(host.spec?.initContainers), containers: each(host.spec?.containers) });
+  resourcesByHost.set(host, computed);
+  return computed;
 }
 
 /**

@@ -44,10 +44,8 @@ export function framesFrom(socket: WebSocket): Frame[] {
   return frames;
 }
 
-export const until = async (what: string, check: () => boolean, turns = 500): Promise<void> => {
-  for (let i = 0; i < turns && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
-  if (!check()) throw new Error(`gave up waiting for ${what}`);
-};
+// Waits by time, not by a count of event-loop turns: a count runs out early on a busy machine.
+export { until } from '../../../support/until.js';
 
 export interface HeldSends {
   /** Frames handed to the socket, in order (sent or held). */

@@ -1,0 +1,19 @@
+/**
+ * The inner loop (`npm run test:unit`): every unit test file imported into one process, so the
+ * TypeScript loader and the shared modules are paid for once instead of once per file. The full
+ * suite (`npm test`) still runs each file in its own process, for isolation and coverage.
+ * Unit files must not need a cluster (test/lint/unitLayer.test.ts) nor hooks on tap's root test.
+ */
+import { readdirSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const excluded = (path: string): boolean => path.split(sep).some((part) => part === 'e2e' || /^fixtures?$/.test(part) || part === 'dist');
+
+const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+  .filter((path) => path.endsWith('.test.ts') && !excluded(path))
+  .sort();
+
+for (const file of files) await import(pathToFileURL(join(root, file)).href);
+process.stderr.write(`# ${files.length} unit files from ${relative(process.cwd(), root)}/\n`);
