@@ -261,13 +261,16 @@ export class ServiceReflector {
     // One object the remote refuses must not hold up the others (nor the deletions): each step
     // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
     let retry: unknown;
+    let heir: Promise<string | undefined> | undefined;
     for (const step of steps) {
       if (this.stopped) return;
       try {
         if (step.type === 'delete') {
           this.written.delete(`${remoteNamespace}/${objectKey(step.kind, step.name)}`);
           const seen = this.cached(step.kind, remoteNamespace, step.name);
-          const gone = seen && await this.writer.delete(step.kind, remoteNamespace, step.name, seen);
+          // Released by this node while a sibling node still has pods there: handed over, not deleted.
+          const to = seen && !active ? await (heir ??= this.writer.heir(remoteNamespace, namespace)) : undefined;
+          const gone = seen && (to === undefined ? await this.writer.delete(step.kind, remoteNamespace, step.name, seen) : await this.writer.handOver(step.kind, seen, to));
           if (seen && gone?.type === 'not-owned') this.reportNotOwned(namespace, { remoteNamespace, kind: step.kind, name: step.name, serviceName: serviceOf(step.kind, step.name, seen) }, gone.uid, services);
         } else {
           await this.write(namespace, remoteNamespace, step.desired, services);
@@ -284,19 +287,18 @@ export class ServiceReflector {
   private reportNotOwned(namespace: string, at: { remoteNamespace: string; kind: ReflectedKind; name: string; serviceName: string }, uid: string, services: readonly Service[]): void {
     const { remoteNamespace, kind, name, serviceName } = at;
     if (!this.refused.notOwned.first(kind, `${kind}/${remoteNamespace}/${name}`, uid)) return;
-    this.o.log.warn('a reflected copy lost its marks in the remote cluster; left alone', { namespace, kind, name });
     this.recordOn(namespace, serviceName, services, NOT_OWNED_REASON, `remote ${word(kind)} ${remoteNamespace}/${name} no longer carries the marks of host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName} (taken over in the remote cluster); left alone, neither updated nor deleted`);
   }
 
   /** The remote refused a copy as invalid (a dual-stack Service on a single-stack remote, say): not retried until it changes. */
   private rejected(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[], err: unknown): void {
     this.refused.rejectedByRemote(`${remoteNamespace}/${objectKey(desired.kind, desired.name)}`, desired.digest);
-    this.o.log.warn('the remote refused a reflected object', { namespace, kind: desired.kind, name: desired.name, error: errorMessage(err) });
     this.recordOn(namespace, serviceOf(desired.kind, desired.name, desired.object), services, 'ReflectionRejected', `the remote cluster refused ${word(desired.kind)} ${remoteNamespace}/${desired.name}; not retried until the host object changes: ${errorMessage(err)}`);
   }
 
   /** A Warning on the host Service a copy belongs to. */
   private recordOn(namespace: string, serviceName: string, services: readonly Service[], reason: string, note: string): void {
+    this.o.log.warn('service reflection: a Warning on the host Service', { namespace, service: serviceName, reason, note });
     const service = services.find((s) => s.metadata?.name === serviceName);
     this.o.events.record(
       { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...definedOnly({ uid: service?.metadata?.uid || undefined }) },
@@ -323,7 +325,6 @@ export class ServiceReflector {
     }
     if (!this.refused.nameTaken(key, desired.digest)) return; // taken as before: no Warning at every resync
     const note = `remote ${word(desired.kind)} ${remoteNamespace}/${desired.name} exists and was not created by Tether for host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName}; not overwriting it, so this Service is not reflected there`;
-    this.o.log.warn('a reflected name is taken in the remote namespace', { namespace, kind: desired.kind, name: desired.name });
     this.recordOn(namespace, serviceName, services, 'ReflectionNameTaken', note);
   }
 
@@ -357,10 +358,7 @@ export class ServiceReflector {
     if (event.type !== 'error') this.markDirty(namespace);
   }
 
-  /**
-   * A copy changed remotely: one that is not what the remote stored for Tether's write (edited,
-   * deleted) is no longer "written". Another virtual node's copy going frees its name.
-   */
+  /** A copy changed: unlike Tether's write (edited, deleted), it is not "written"; a sibling's going or handed over frees its name. */
   private onCopyEvent(kind: ReflectedKind, event: EngineEvent<Reflected>): void {
     if (event.type === 'synced') return this.markAll();
     if (event.type === 'error') return;
@@ -375,6 +373,7 @@ export class ServiceReflector {
     // An event from before Tether's last write (an earlier write's echo) says nothing about it.
     const stale = last !== undefined && isOlder(object.metadata?.resourceVersion ?? '', last.version);
     if (!stale && (event.type === 'deleted' || last?.stored !== digestOf(kind, object))) this.written.delete(key);
+    this.refused.freed(key); // handed over by a sibling node: the name is this node's now
     if (namespace) this.markDirty(namespace);
   }
 

@@ -16,6 +16,7 @@ import type { DesiredObject, ReflectedKind } from './servicePlan.js';
 import { operation, type Operation } from '../../../adapters/kubernetes/operation.js';
 import type { Priority } from '../../../adapters/kubernetes/rateLimiter.js';
 import { definedOnly } from '../../../lib/defaults.js';
+import { hostClusterSelector, hostNamespaceAnnotation, labelValue, virtualNodeLabel } from '../marks.js';
 
 /** `stored`: the object as the remote API server stored it (after its admission chain), when it answered with one. */
 export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' } | NotOwned;
@@ -63,7 +64,7 @@ function kindApis(remote: ClusterClient): Record<ReflectedKind, KindApi> {
 export class ReflectionWriter {
   private readonly apis: Record<ReflectedKind, KindApi>;
 
-  constructor(remote: ClusterClient, private readonly marks: ReflectionMarks) {
+  constructor(private readonly remote: ClusterClient, private readonly marks: ReflectionMarks) {
     this.apis = kindApis(remote);
   }
 
@@ -121,6 +122,41 @@ export class ReflectionWriter {
         judged = now;
       }
     }
+  }
+
+  /**
+   * The virtual node of this host cluster, other than this one, with offloaded pods of host
+   * namespace `hostNamespace` in `remoteNamespace` (the first by name), if any: it needs the
+   * copies this node no longer wants, so they are handed over to it rather than deleted.
+   */
+  async heir(remoteNamespace: string, hostNamespace: string): Promise<string | undefined> {
+    const pods = await this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
+      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.marks.hostClusterId) }, options));
+    const own = labelValue(this.marks.nodeName);
+    const nodes = pods.items
+      .filter((p) => p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined)
+      .map((p) => p.metadata?.labels?.[virtualNodeLabel] ?? '')
+      .filter((node) => node !== '' && node !== own);
+    return nodes.sort()[0];
+  }
+
+  /**
+   * Hands this node's copy, as judged on `seen`, over to virtual node `heir` of the same host
+   * cluster: only its node mark changes (at the uid and resourceVersion seen), so a Service keeps
+   * its ClusterIP and no client of it sees a gap. Changed since: judged again at the next pass.
+   */
+  async handOver(kind: ReflectedKind, seen: Reflected, heir: string): Promise<{ readonly type: 'handed-over' } | NotOwned> {
+    const api = this.apis[kind];
+    const namespace = seen.metadata?.namespace ?? '';
+    const name = seen.metadata?.name ?? '';
+    if (!this.owns(seen)) return { type: 'not-owned', uid: seen.metadata?.uid ?? '' };
+    const body = { ...seen, metadata: { ...seen.metadata, labels: { ...seen.metadata?.labels, [virtualNodeLabel]: heir } } } as Reflected;
+    try {
+      await api.replace(namespace, name, body, `remote ${api.word} ${namespace}/${name} (handed over to node ${heir})`);
+    } catch (err) {
+      if (!isKind(err, 'not-found') && !isKind(err, 'conflict')) throw err;
+    }
+    return { type: 'handed-over' };
   }
 
   private owns(object: Reflected): boolean {

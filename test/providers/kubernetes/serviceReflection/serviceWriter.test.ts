@@ -134,3 +134,28 @@ t.test('a replace carries the uid of the copy it was judged on', async (t) => {
   await new ReflectionWriter(remote, marks).write(desired({ ports: [{ port: 5432 }] }), cached);
   t.match(bodies[0], { metadata: { uid: 'r-1', resourceVersion: '5' } });
 });
+
+t.test('a copy released while a sibling node of the host cluster still has pods there is handed over: same object, same ClusterIP, no delete', async (t) => {
+  const cached = ours({ type: 'ClusterIP', clusterIP: '10.1.0.9', ports: [{ port: 5432 }] });
+  const pod = (node: string, hostNamespace: string): object => ({ metadata: { name: `p-${node}`, labels: { 'tether.dev/virtual-node': node }, annotations: { 'tether.dev/host-namespace': hostNamespace } } });
+  const calls: string[] = [];
+  const bodies: Service[] = [];
+  const core = {
+    listNamespacedPod: async () => ({ items: [pod('vk-1', 'shop'), pod('vk-3', 'other'), pod('vk-2', 'shop')] }),
+    replaceNamespacedService: async ({ body }: { body: Service }) => (calls.push('replace'), bodies.push(body), body),
+    deleteNamespacedService: async () => (calls.push('delete'), {}),
+  };
+  const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
+  const writer = new ReflectionWriter(remote, marks);
+  const heir = await writer.heir('shop-home', 'shop');
+  t.equal(heir, 'vk-2', 'the sibling with pods of that host namespace (not this node, not another namespace\'s)');
+  t.same(await writer.handOver('Service', cached, heir ?? ''), { type: 'handed-over' });
+  t.same(calls, ['replace'], 'no delete');
+  t.match(bodies[0], { metadata: { uid: 'r-1', resourceVersion: '5', labels: { 'tether.dev/virtual-node': 'vk-2' } }, spec: { clusterIP: '10.1.0.9' } });
+});
+
+t.test('no sibling with pods there: no heir, the copy is deleted as before', async (t) => {
+  const core = { listNamespacedPod: async () => ({ items: [] }) };
+  const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
+  t.equal(await new ReflectionWriter(remote, marks).heir('shop-home', 'shop'), undefined);
+});
