@@ -5,35 +5,53 @@
  * `/dev/termination-log`; the signals carry the TERM of a graceful stop to a script that traps it.
  */
 import { Buffer } from 'node:buffer';
+import type { Pod, PodSpec } from '../../adapters/kubernetes/model.js';
+import type { ContainerView } from './containerView.js';
+import { MemoryFileSystem, MemoryStore, type Mount, type ShellFileSystem } from './shell/fileSystem.js';
 
 /** The kubelet reads at most this much of the termination-message file (its last 4096 bytes). */
 const MAX_TERMINATION_MESSAGE = 4096;
 
+/** What a container instance's command reads and writes: the shell's file system. */
+export type ContainerFiles = ShellFileSystem;
+
+type Container = PodSpec['containers'][number];
+
+/** The kubelet's default `terminationMessagePath`. */
+const TERMINATION_LOG = '/dev/termination-log';
+const TMP_LIMITS = { fileBytes: 256 * 1024, totalBytes: 1024 * 1024 };
+/** Bytes of one pod's emptyDir volume: it lives in the node's memory, so it is capped. */
+const EMPTY_DIR_LIMITS = { fileBytes: 1024 * 1024, totalBytes: 8 * 1024 * 1024 };
+
 /**
- * The part of the shell's file system (`ShellFileSystem`) the runtime needs: the command writes,
- * the runtime reads the termination message back. Any `ShellFileSystem` is one.
+ * One pod's emptyDir volumes, by volume name: shared by its containers (and exec sessions) and
+ * kept across container restarts, gone with the pod, as the kubelet keeps them.
  */
-export interface ContainerFiles {
-  read(path: string): string | undefined;
-  /** Writes (or appends to) the file; an error such as "Read-only file system", else undefined. */
-  write(path: string, content: string, options?: { readonly append?: boolean }): string | undefined;
-}
+export class PodVolumes {
+  private readonly stores = new Map<string, MemoryStore>();
 
-/** Files by path: the view's to start with, and what the command writes. */
-export class InstanceFiles implements ContainerFiles {
-  private readonly files: Map<string, string>;
-
-  constructor(initial: ReadonlyMap<string, string>) {
-    this.files = new Map(initial);
+  emptyDir(volume: string): MemoryStore {
+    let store = this.stores.get(volume);
+    if (store === undefined) {
+      store = new MemoryStore(EMPTY_DIR_LIMITS);
+      this.stores.set(volume, store);
+    }
+    return store;
   }
 
-  read(path: string): string | undefined {
-    return this.files.get(path);
-  }
-
-  write(path: string, content: string, options: { readonly append?: boolean } = {}): string | undefined {
-    this.files.set(path, (options.append === true ? this.files.get(path) ?? '' : '') + content);
-    return undefined;
+  /**
+   * The files `container` sees: the view's volume files (read-only), its pod's emptyDir volumes at
+   * their mount paths, a private `/tmp`, and its termination-message file, fresh for each instance.
+   */
+  fileSystem(pod: Pod, container: Pick<Container, 'volumeMounts' | 'terminationMessagePath'>, view: ContainerView): ContainerFiles {
+    const emptyDirs = new Set((pod.spec?.volumes ?? []).filter((v) => v.emptyDir !== undefined).map((v) => v.name));
+    const mounts: Mount[] = [
+      { path: '/tmp', store: new MemoryStore(TMP_LIMITS) },
+      { path: container.terminationMessagePath ?? TERMINATION_LOG, store: new MemoryStore(TMP_LIMITS), file: true },
+      ...(container.volumeMounts ?? []).filter((m) => emptyDirs.has(m.name))
+        .map((m): Mount => ({ path: m.mountPath, store: this.emptyDir(m.name), readOnly: m.readOnly === true })),
+    ];
+    return new MemoryFileSystem({ files: view.files, mounts });
   }
 }
 

@@ -14,7 +14,7 @@ import { podIdentity } from '../provider.js';
 import { expandedCommand } from './commandExpansion.js';
 import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision, type BackoffEntry } from './crashLoopBackOff.js';
 import { ContainerLog } from './containerLog.js';
-import { InstanceFiles, InstanceSignals } from './containerFiles.js';
+import { InstanceSignals, PodVolumes } from './containerFiles.js';
 import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
 import { podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
 import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
@@ -68,6 +68,8 @@ const PULL_BACKOFF_AFTER_MS = 1000;
 export class PodContainers {
   private readonly inits: ContainerRecord[];
   private readonly mains: ContainerRecord[];
+  /** The pod's emptyDir volumes, kept across its containers' restarts. */
+  readonly volumes = new PodVolumes();
   private initialized = false;
   private stopping = false;
   private batching = 0;
@@ -262,7 +264,7 @@ export class PodContainers {
       ? { kind: 'recorded', log } : { kind: 'synthetic', startedAt: now, endedAt: undefined };
     const instance = new ContainerInstance({
       clock, container, program, log,
-      view, files: new InstanceFiles(view.files), signals: new InstanceSignals(),
+      view, files: this.volumes.fileSystem(this.options.pod(), container, view), signals: new InstanceSignals(),
       ...definedOnly({ runShell: this.options.runShell }),
       onExit: (exit) => this.batch(() => this.exited(r, instance, now, exit)),
     });

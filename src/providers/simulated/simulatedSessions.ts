@@ -11,7 +11,8 @@ import { podKey } from '../../lib/podIdentity.js';
 import type { LifecycleHookName, ContainerLogOptions, ContainerRef, ContainerStreams, PortConnection, TerminalSize } from '../provider.js';
 import { BuiltinShell } from './builtinShell.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
-import { containerView, MissingReference } from './containerView.js';
+import { containerView, MissingReference, type ContainerView } from './containerView.js';
+import type { ShellFileSystem } from './shell/fileSystem.js';
 import type { SimulatedFaults } from './faults.js';
 import { servePortConnection } from './portResponder.js';
 import type { SimPod, SimulatedPods } from './simulatedPods.js';
@@ -92,6 +93,7 @@ export class SimulatedSessions {
     })().catch(() => undefined);
     const shell = new BuiltinShell({
       view,
+      ...definedOnly({ files: this.filesOf(record, containerName, view) }),
       terminalSize: () => size,
       ...definedOnly({ stdin: streams.stdin }),
       stdout: out(streams.stdout),
@@ -175,6 +177,12 @@ export class SimulatedSessions {
       return;
     }
     throw invalidInput(`container ${containerName} of pod ${podKey(namespace, podName)} has no exec or httpGet ${hook} hook`);
+  }
+
+  /** The files an exec sees: the pod's emptyDir volumes are the ones its containers write. */
+  private filesOf(record: SimPod, containerName: string, view: ContainerView): ShellFileSystem | undefined {
+    const container = (record.pod.spec?.containers ?? []).find((c) => c.name === containerName);
+    return container === undefined ? undefined : record.containers?.volumes.fileSystem(record.pod, container, view);
   }
 
   private runningContainer(namespace: string, podName: string, containerName: string, operation: string): SimPod {
