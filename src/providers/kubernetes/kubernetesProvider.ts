@@ -116,7 +116,7 @@ export class KubernetesProvider
     this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
-    this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
+    this.namespaces = new RemoteNamespaces(this.remote, { hostClusterId: o.hostClusterId, labels: podSecurityLabels(o.podPolicy?.podSecurityLevel), ...definedOnly({ adoptable: o.adoptNamespaces }) });
     const common = { clock: this.clock, log: this.log, ...definedOnly({ watch: o.watch }) };
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
