@@ -42,8 +42,6 @@ export const kubernetesProviderSchema = z.strictObject({
     .max(20, 'a DNS label (lower case letters, digits, -), at most 20 characters')
     .regex(DNS_LABEL, 'a DNS label (lower case letters, digits, -), at most 20 characters').optional(),
   namespaceStrategy: z.enum(['suffix', 'same-name'], 'suffix or same-name').optional(),
-  /** Existing remote namespaces this node may use although Tether did not create them (pods/remoteNamespaces.ts). */
-  adoptNamespaces: z.array(z.string('a namespace name').regex(DNS_LABEL, 'a namespace name (a DNS label)'), 'a list of remote namespace names').optional(),
   /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (pods/podPolicy.ts). */
   podPolicy: z.strictObject({
     podSecurityLevel: z.enum(['privileged', 'baseline', 'restricted'], 'privileged, baseline or restricted').optional(),

@@ -34,8 +34,6 @@ export interface KubernetesProviderOptions {
   readonly hostEvents?: EventRecorderClient;
   /** Default 'suffix': `<namespace>-<hostClusterId>`. */
   readonly namespaceStrategy?: NamespaceStrategy;
-  /** Existing remote namespaces this node may use although Tether did not create them (default none: pods/remoteNamespaces.ts). */
-  readonly adoptNamespaces?: readonly string[];
   /** Pod Security level of the namespaces Tether creates, and what is refused before sending (podPolicy.ts). */
   readonly podPolicy?: PodPolicy;
   /** Added to every offloaded pod: remote nodeSelector and tolerations. */

@@ -32,7 +32,6 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       ...definedOnly({
         hostEvents: context.hostEvents,
         namespaceStrategy: config.namespaceStrategy || undefined,
-        adoptNamespaces: config.adoptNamespaces,
         podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
         offloadingPatch: config.offloadingPatch,
         blankPodIPs: config.blankPodIPs,
