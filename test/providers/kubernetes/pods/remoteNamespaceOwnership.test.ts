@@ -12,6 +12,16 @@ import { KubernetesProvider } from '../../../../src/providers/kubernetes/index.j
 import type { PodPolicy } from '../../../../src/providers/kubernetes/pods/podPolicy.js';
 import { eventReasonOf, providerKindOf } from '../../../../src/providers/errors.js';
 import { MockApiServer, status } from '../../../adapters/kubernetes/mockApiServer.js';
+import { transient } from '../../../../src/providers/errors.js';
+import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
+import type { HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
+import type { CachedListWatchOptions } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
+import type { Operation } from '../../../../src/adapters/kubernetes/operation.js';
+import { FakeListWatch } from '../../../support/fakeListWatch.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { runReconcilers } from '../../../support/reconcilers.js';
+import { drain, until } from '../../../support/until.js';
+import { asCalled, silentLog } from '../configReflection/configMapWorld.js';
 
 const hostPod: Pod = {
   metadata: { name: 'web-1', namespace: 'shop', uid: 'host-uid' },
@@ -89,4 +99,41 @@ void t.test('a namespace Tether creates carries its marks and the Pod Security l
     'tether.dev/managed-by': 'tether', 'tether.dev/host-cluster': 'home', 'tether.dev/virtual-node': 'vk-1',
     'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest',
   }, annotations: { 'tether.dev/host-namespace': 'shop' } } }]);
+});
+
+void t.test('the ConfigMap/Secret reflector asks the same decision: a pod seen in a refused namespace gets no copy there', async (t) => {
+  const writes: string[] = [];
+  const source = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { a: 'b' } };
+  const remote = {
+    call: (_p: string, op: Operation, fn: (c: unknown) => Promise<unknown>) => asCalled(op, () => fn({
+      createNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
+        writes.push(`${body.metadata?.namespace}/${body.metadata?.name}`);
+        return body;
+      },
+    })),
+  };
+  const watches = new Map<string, FakeListWatch<HostObject>>();
+  const asked: string[] = [];
+  const reflector = new Reflector({
+    host: {} as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home', remoteNamespaceOf: (ns) => `${ns}-home`,
+    clock: new ManualClock(), log: silentLog as never,
+    namespaceUsable: async (remoteNs) => {
+      asked.push(remoteNs);
+      throw transient(`remote namespace ${remoteNs} exists and was not created by Tether for host cluster home`, { reason: 'RemoteNamespaceNotOwned' });
+    },
+    watchFactory: (o: CachedListWatchOptions<HostObject>) => {
+      const w = new FakeListWatch<HostObject>(o.path);
+      watches.set(o.path, w);
+      return w;
+    },
+  });
+  t.teardown(() => reflector.stop());
+  runReconcilers(t, reflector.reconcilers());
+  // A pod with Tether's marks in the squatted namespace (made there by its squatter) is seen by the remote pod watch.
+  reflector.track('shop/web-1', 'shop', { metadata: { name: 'web-1', namespace: 'shop-home' }, spec: { containers: [], volumes: [{ name: 'v', configMap: { name: 'app-config' } }] } });
+  watches.get('/api/v1/namespaces/shop/configmaps')?.listed([source]);
+  watches.get('/api/v1/configmaps')?.listed([]);
+  await until('the reflector judged the copy', () => asked.length > 0 || writes.length > 0);
+  await drain();
+  t.same(writes, [], 'nothing copied into the refused namespace');
 });
