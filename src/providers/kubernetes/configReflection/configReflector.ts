@@ -72,10 +72,7 @@ export interface ReflectorOptions {
   readonly minAgeMs?: number;
   /** Delay of the sweep after a pod goes, so a burst of deletions costs one sweep (default 1 s). */
   readonly sweepDelayMs?: number;
-  /**
-   * An optional object the pod names is missing: it runs without it, and the pod gets a Warning
-   * Event with virtual-kubelet's reason (`OptionalConfigMapNotFound`, `OptionalSecretNotFound`).
-   */
+  /** An optional object the pod names is missing: it runs without it, with virtual-kubelet's Warning (`Optional<Kind>NotFound`). */
   readonly onOptionalMissing?: (hostPod: Pod, reason: string, note: string) => void;
   /**
    * A remote object that lost Tether's marks holds a copy's name: left alone, and reported once
