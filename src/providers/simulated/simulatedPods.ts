@@ -13,6 +13,7 @@ import { podIdentity, type PodNotification } from '../provider.js';
 import { IpAllocator } from './ipAllocator.js';
 import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
 import { definedOnly } from '../../lib/defaults.js';
+import { PodProbes, podHasProbes } from './probes/podProbes.js';
 
 type Stage = 'starting' | 'running' | 'stopping' | 'ended';
 
@@ -31,6 +32,8 @@ export interface SimPod {
   readonly starts: Map<string, number>;
   readonly previous: Map<string, { startedAt: number; endedAt: number }>;
   endedAt: number | undefined;
+  /** Only for a pod whose containers have probes (probes/podProbes.ts). */
+  probes: PodProbes | undefined;
 }
 
 export interface SimulatedPodsOptions {
@@ -40,6 +43,8 @@ export interface SimulatedPodsOptions {
   readonly startLatencyMs?: number | ((pod: Pod) => number);
   readonly stopLatencyMs?: number | ((pod: Pod) => number);
   readonly exitAfterMs?: (pod: Pod) => number | undefined;
+  /** Runs an exec probe's command in a running container (the built-in shell); its exit code. */
+  readonly runProbeExec?: (record: SimPod, container: string, command: readonly string[], timeoutMs: number) => Promise<number>;
   /** Told of every change, synchronously: the caller delivers it later. */
   readonly notify: (notification: PodNotification) => void;
 }
@@ -74,7 +79,10 @@ export class SimulatedPods {
   }
 
   cancelTimers(): void {
-    for (const record of this.records.values()) record.timer?.cancel();
+    for (const record of this.records.values()) {
+      record.timer?.cancel();
+      record.probes?.stopAll();
+    }
   }
 
   /** A new pod, Pending at once, Running after the start latency. The pod is owned, not copied. */
@@ -84,7 +92,7 @@ export class SimulatedPods {
     const placement: Placement = { hostIP: this.options.hostIP, podIP: this.ips.allocate(), startTime: new Date(now) };
     const record: SimPod = {
       key, pod, stage: 'starting', placement, timer: undefined, killAt: 0, exitAt: 0,
-      starts: new Map(), previous: new Map(), endedAt: undefined,
+      starts: new Map(), previous: new Map(), endedAt: undefined, probes: undefined,
     };
     record.pod.metadata = { ...pod.metadata, namespace };
     record.pod.status = pendingStatus(pod, { hostIP: placement.hostIP, startTime: placement.startTime }, pod.status, new Date(now));
@@ -127,6 +135,7 @@ export class SimulatedPods {
         return;
       case 'running':
         record.stage = 'stopping';
+        record.probes?.stopAll();
         record.killAt = now + grace * 1000;
         record.exitAt = now + latency(this.options.stopLatencyMs, record.pod, 100);
         this.scheduleStop(record);
@@ -145,6 +154,7 @@ export class SimulatedPods {
     const record = this.records.get(podKey(namespace, name));
     if (record === undefined) return undefined;
     record.timer?.cancel();
+    record.probes?.stopAll();
     this.remove(record);
     return record;
   }
@@ -155,6 +165,7 @@ export class SimulatedPods {
     record.stage = 'running';
     record.pod.status = runningStatus(record.pod, record.placement, record.pod.status, new Date(now));
     for (const c of record.pod.spec?.containers ?? []) record.starts.set(c.name, now);
+    this.startProbes(record, now);
     this.emit(record);
     const restartPolicy = record.pod.spec?.restartPolicy ?? 'Always';
     const exitAfter = restartPolicy === 'Always' ? undefined : this.options.exitAfterMs?.(record.pod);
@@ -182,6 +193,7 @@ export class SimulatedPods {
     const now = this.clock.now();
     record.stage = 'ended';
     record.endedAt = now;
+    record.probes?.stopAll();
     record.pod.status = terminatedStatus(record.pod, record.pod.status, { now: new Date(now), exitCode, reason });
     this.ips.release(record.placement.podIP ?? '');
     this.emit(record);
@@ -194,7 +206,7 @@ export class SimulatedPods {
     if (record.stage !== 'ended') this.ips.release(record.placement.podIP ?? '');
   }
 
-  private restartContainer(record: SimPod, name: string, image: string, now: number): void {
+  private restartContainer(record: SimPod, name: string, image: string, now: number, exit = { exitCode: 0, reason: 'Completed' }): void {
     const statuses = record.pod.status?.containerStatuses ?? [];
     const index = statuses.findIndex((s) => s.name === name);
     const old = statuses[index];
@@ -209,10 +221,30 @@ export class SimulatedPods {
       imageID: simulatedImageID(image),
       containerID: simulatedContainerID(record.pod.metadata?.uid ?? '', name, restartCount),
       restartCount,
-      lastState: { terminated: { exitCode: 0, reason: 'Completed', startedAt: new Date(startedAt), finishedAt: new Date(now), ...definedOnly({ containerID: old.containerID || undefined }) } },
+      lastState: { terminated: { ...exit, startedAt: new Date(startedAt), finishedAt: new Date(now), ...definedOnly({ containerID: old.containerID || undefined }) } },
       state: { running: { startedAt: new Date(now) } },
     };
     statuses[index] = next;
+    record.probes?.startContainer(name, now);
+  }
+
+  // --- probes (probes/podProbes.ts): only pods whose containers declare one pay for them ---
+  private startProbes(record: SimPod, now: number): void {
+    if (!podHasProbes(record.pod)) return;
+    const runExec = this.options.runProbeExec;
+    record.probes = new PodProbes(() => record.pod, {
+      clock: this.clock,
+      runExec: (container, command, timeoutMs) => (runExec ? runExec(record, container, command, timeoutMs) : Promise.resolve(0)),
+      changed: () => this.emit(record),
+      // The kubelet kills the container and starts it again: exit 137, restartCount + 1.
+      restart: (container) => {
+        if (record.stage !== 'running') return;
+        const image = record.pod.spec?.containers.find((c) => c.name === container)?.image ?? '';
+        this.restartContainer(record, container, image, this.clock.now(), { exitCode: 137, reason: 'Error' });
+        this.emit(record);
+      },
+    });
+    for (const c of record.pod.spec?.containers ?? []) record.probes.startContainer(c.name, now);
   }
 
   private emit(record: SimPod): void {

@@ -100,6 +100,7 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       podCIDR: options.podCIDR ?? '10.244.0.0/16',
       ...definedOnly({ startLatencyMs: options.startLatencyMs, stopLatencyMs: options.stopLatencyMs, exitAfterMs: options.exitAfterMs }),
       notify: (notification) => this.deliver(notification),
+      runProbeExec: (record, container, command, timeoutMs) => this.runProbeExec(record, container, command, timeoutMs),
     });
     this.resources = deepCopy(options.resources ?? DEFAULT_RESOURCES);
     this.faults = new SimulatedFaults(options.faults);
@@ -108,6 +109,18 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       ...definedOnly({ configSource: options.configSource }),
     });
     this.bootTime = this.clock.now();
+  }
+
+  /** An exec probe: the built-in shell, output dropped, aborted once its timeout has passed. */
+  private async runProbeExec(record: SimPod, container: string, command: readonly string[], timeoutMs: number): Promise<number> {
+    const abort = new AbortController();
+    const timer = this.clock.setTimer(timeoutMs, () => abort.abort(new Error(`command timed out after ${timeoutMs / 1000}s`)));
+    const { namespace, name } = podIdentity(record.pod);
+    try {
+      return await this.sessions.runInContainer({ namespace, pod: name, container }, command, { tty: false }, abort.signal);
+    } finally {
+      timer.cancel();
+    }
   }
 
   /** Pods the provider holds, including ended ones not yet deleted. */
