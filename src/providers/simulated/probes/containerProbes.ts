@@ -41,8 +41,8 @@ function probeOf(container: Container, kind: ProbeKind): Probe | undefined {
 /** `started` and `ready` of a container that just began running, before any probe ran. */
 export function initialContainerHealth(container: Container): ContainerHealth {
   return containerHealth({
-    ...(container.startupProbe ? { startup: 'unknown' as const } : {}),
-    ...(container.readinessProbe ? { readiness: 'failure' as const } : {}),
+    startup: container.startupProbe ? 'unknown' : undefined,
+    readiness: container.readinessProbe ? 'failure' : undefined,
   });
 }
 

@@ -7,14 +7,15 @@
  */
 import type { PodCondition, PodStatus } from '../../../adapters/kubernetes/model.js';
 import type { ContainerHealth } from './probeWorker.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 function condition(previous: readonly PodCondition[], type: string, unready: readonly string[], now: Date): PodCondition {
   const ok = unready.length === 0;
   const before = previous.find((c) => c.type === type);
   const lastTransitionTime = before !== undefined && before.status === (ok ? 'True' : 'False') ? before.lastTransitionTime : now;
   return ok
-    ? { type, status: 'True', ...(lastTransitionTime ? { lastTransitionTime } : {}) }
-    : { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]`, ...(lastTransitionTime ? { lastTransitionTime } : {}) };
+    ? { type, status: 'True', ...definedOnly({ lastTransitionTime }) }
+    : { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]`, ...definedOnly({ lastTransitionTime }) };
 }
 
 /** The status with container `name`'s health set and the readiness conditions following it. */
