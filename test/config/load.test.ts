@@ -147,3 +147,11 @@ t.test('kubeletApi: the request deadline and the streams\' bounds, checked field
   t.match(problems, /kubeletApi\.streams\.maxMessageBytes: expected a positive integer up to 67108864 \(64 MiB\)/);
   t.match(problems, /kubeletApi\.streams\.maxStreams: unknown field; expected one of: maxPerNode, maxPerUser, maxPerPod/);
 });
+
+t.test('the simulated provider\'s imageCommands: image → argv; anything else names the field', async (t) => {
+  const good = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated, imageCommands: { busybox: [sh, -c, "echo hi"] } } }]\n';
+  t.ok(parseConfig(good, 'f.yaml', { env: {} }).ok);
+  const bad = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated, imageCommands: { busybox: "sh -c true" } } }]\n';
+  const result = parseConfig(bad, 'f.yaml', { env: {} });
+  t.match(result.ok ? [] : result.problems, [/nodes\[0\]\.provider\.imageCommands\.busybox: .*list of words/]);
+});

@@ -1,14 +1,29 @@
 /**
- * The commands a simulated container can run, for demos and tests of exec: `echo`, `env`,
- * `printenv`, `cat` (files of the container's ConfigMap, Secret and downward-API volumes, or
- * stdin), `ls`, `hostname`, `pwd`, `sleep`, `true`, `false`, `exit N`, `stty size` (the
- * terminal's last reported size, to see resizes), and `sh -c SCRIPT` (or
- * `sh` reading lines from stdin) over those, with `;`, `&&`, `||`, quotes and `$VAR`/`${VAR}`/`$?`.
- * Everything else exits 127 with the shell's "not found" message; there is no `tar`, so `kubectl
- * cp` fails with a message saying so. No pipes, redirections or globs: a simulator, not a shell.
+ * The entry to the simulated container's shell (the shell itself is in `shell/`): runs an argv
+ * as an exec or a container's command would, `sh -c SCRIPT [NAME ARGS...]`, `sh FILE`, `sh`
+ * reading lines from stdin (echoing them on a terminal), or a single command. What it supports
+ * and what it does not is in shell/README.md.
  */
 import type { TerminalSize } from '../provider.js';
 import type { ContainerView } from './containerView.js';
+import { BUILTINS } from './shell/builtins.js';
+import { ExitRequest, LoopControl, ReturnRequest, SignalDeath } from './shell/context.js';
+import { MemoryFileSystem, MemoryStore, normalizePath, type ShellFileSystem } from './shell/fileSystem.js';
+import { Interpreter } from './shell/interpreter.js';
+import { DEFAULT_LIMITS, LimitExceeded, ScriptLimit, type ShellLimits } from './shell/limits.js';
+import { parse } from './shell/parser.js';
+import { SignalHub } from './shell/signalHub.js';
+import { BrokenPipe, Input } from './shell/streams.js';
+import { SHELL_NAMES } from './shell/shellBuiltins.js';
+
+export { parse } from './shell/parser.js';
+export type { ShellFileSystem } from './shell/fileSystem.js';
+
+/** The signals a container's main process receives from outside (the kubelet's stop sends TERM). */
+export interface ShellSignals {
+  /** Calls `handler` for each signal until the returned function is called. */
+  subscribe(handler: (signal: 'TERM' | 'INT') => void): () => void;
+}
 
 export interface ShellIO {
   readonly view: ContainerView;
@@ -20,284 +35,168 @@ export interface ShellIO {
   readonly terminalSize?: () => TerminalSize | undefined;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The hard kill (SIGKILL, status 137 to the caller): `run` rejects with its reason. */
   readonly signal?: AbortSignal;
+  /** The files; without it, the view's files read-only and a private writable /tmp. */
+  readonly files?: ShellFileSystem;
+  /** TERM and INT from outside: a trap runs its handler, otherwise the script ends with 128 + n. */
+  readonly signals?: ShellSignals;
+  /** Now, in ms since the epoch, for `date` (the injected clock); Date.now without it. */
+  readonly now?: () => number;
+  /** Tighter or looser bounds than DEFAULT_LIMITS. */
+  readonly limits?: Partial<ShellLimits>;
 }
 
-/** `exit N` inside a script: unwinds to the script's caller. */
-class ExitRequest {
-  constructor(readonly code: number) {}
-}
+const SHELLS = new Set(SHELL_NAMES.flatMap((name) => [name, `/bin/${name}`, `/usr/bin/${name}`, `/usr/local/bin/${name}`]));
 
-const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', '/bin/sh', '/bin/bash', '/bin/ash', '/usr/bin/bash']);
-
-export const BUILTIN_COMMANDS = ['echo', 'env', 'printenv', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', 'exit', 'stty size', 'sh -c'] as const;
-
-type Connector = ';' | '&&' | '||';
-interface Step {
-  readonly words: string[];
-  /** How this step joins the previous one. */
-  readonly after: Connector;
-}
-
-const VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*|\?))/;
-
-/** The text of a double-quoted string starting at `start` (after the quote), and its closing quote's index. */
-function doubleQuoted(script: string, start: number, variable: (name: string) => string): { text: string; end: number } | undefined {
-  let text = '';
-  for (let j = start; j < script.length; j++) {
-    const c = script[j] as string;
-    if (c === '"') return { text, end: j };
-    if (c === '\\' && j + 1 < script.length && '"\\$'.includes(script[j + 1] as string)) {
-      text += script[++j];
-      continue;
-    }
-    const m = c === '$' ? VARIABLE.exec(script.slice(j)) : null;
-    if (m) {
-      text += variable((m[1] ?? m[2]) as string);
-      j += m[0].length - 1;
-    } else text += c;
-  }
-  return undefined;
-}
-
-/** Splits a script into commands joined by `;`, `&&`, `||` or newlines, expanding variables. */
-export function parseScript(script: string, env: ReadonlyMap<string, string>, lastStatus: () => number): Step[] | string {
-  const steps: Step[] = [];
-  let words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let after: Connector = ';';
-  const variable = (name: string): string => (name === '?' ? String(lastStatus()) : env.get(name) ?? '');
-  const endWord = (): void => {
-    if (inWord) words.push(word);
-    word = '';
-    inWord = false;
-  };
-  const endStep = (next: Connector): void => {
-    endWord();
-    if (words.length > 0) steps.push({ words, after });
-    words = [];
-    after = next;
-  };
-  for (let i = 0; i < script.length; i++) {
-    const c = script[i] as string;
-    if (c === "'") {
-      const end = script.indexOf("'", i + 1);
-      if (end < 0) return 'unterminated quoted string';
-      word += script.slice(i + 1, end);
-      inWord = true;
-      i = end;
-    } else if (c === '"') {
-      const quoted = doubleQuoted(script, i + 1, variable);
-      if (quoted === undefined) return 'unterminated quoted string';
-      word += quoted.text;
-      inWord = true;
-      i = quoted.end;
-    } else if (c === '$') {
-      const m = VARIABLE.exec(script.slice(i));
-      if (m) {
-        word += variable((m[1] ?? m[2]) as string);
-        i += m[0].length - 1;
-      } else word += '$';
-      inWord = true;
-    } else if (c === '\\' && i + 1 < script.length) {
-      word += script[++i];
-      inWord = true;
-    } else if (c === ';' || c === '\n') endStep(';');
-    else if (c === '&' && script[i + 1] === '&') {
-      endStep('&&');
-      i++;
-    } else if (c === '|' && script[i + 1] === '|') {
-      endStep('||');
-      i++;
-    } else if (c === '|' || c === '>' || c === '<' || c === '&') return `${c}: pipes, redirections and background jobs are not supported by the simulated shell`;
-    else if (c === ' ' || c === '\t') endWord();
-    else {
-      word += c;
-      inWord = true;
-    }
-  }
-  endStep(';');
-  return steps;
-}
-
-function directoryEntries(files: ReadonlyMap<string, string>, dir: string): string[] | undefined {
-  const prefix = dir === '/' ? '/' : `${dir.replace(/\/+$/, '')}/`;
-  const entries = new Set<string>();
-  for (const path of files.keys()) if (path.startsWith(prefix)) entries.add(path.slice(prefix.length).split('/')[0] as string);
-  return entries.size > 0 ? [...entries].sort() : undefined;
-}
-
-/** Copies stdin to `write`, taking the next chunk only once the last is written (as a pipe would); stops when `signal` aborts. */
-async function readAll(stdin: AsyncIterable<Buffer> | undefined, write: (s: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  if (!stdin) return;
-  for await (const chunk of stdin) {
-    signal?.throwIfAborted();
-    await write(chunk.toString('utf8'));
-  }
-}
+/** The commands the shell runs, by name. */
+export const BUILTIN_COMMANDS: readonly string[] = [...BUILTINS.keys()].sort();
 
 export class BuiltinShell {
-  private status = 0;
+  private readonly shell: Interpreter;
+  private readonly stdin: Input;
+  private readonly hub: SignalHub;
 
-  constructor(private readonly io: ShellIO) {}
+  constructor(private readonly io: ShellIO) {
+    const limits = { ...DEFAULT_LIMITS, ...io.limits };
+    this.hub = new SignalHub(io.sleep, limits, io.signal);
+    this.stdin = io.stdin ? Input.fromStream(io.stdin, io.signal) : Input.empty();
+    const fs = io.files ?? new MemoryFileSystem({ files: io.view.files, mounts: [{ path: '/tmp', store: new MemoryStore({ fileBytes: 256 * 1024, totalBytes: 1024 * 1024 }) }] });
+    this.shell = new Interpreter({
+      fs,
+      hostname: io.view.hostname,
+      limits,
+      hub: this.hub,
+      now: io.now ?? Date.now,
+      tty: io.tty,
+      terminalSize: io.terminalSize ?? (() => undefined),
+      builtins: BUILTINS,
+      io: { stdin: this.stdin, stdout: io.stdout, stderr: io.stderr },
+    }, io.view.env);
+  }
 
-  /** Runs argv as an exec would and returns the exit code. */
+  /** Runs argv and returns the exit code; rejects with the hard-kill signal's reason when it aborts. */
   async run(argv: readonly string[]): Promise<number> {
+    const leave = this.io.signals?.subscribe((signal) => this.shell.deliver(signal));
     try {
-      return await this.command(argv);
+      const code = await this.unwound(() => this.dispatch(argv));
+      const exit = this.shell.traps.get('EXIT');
+      if (exit === undefined) return code;
+      this.shell.traps.delete('EXIT');
+      this.shell.status = code;
+      // An EXIT trap that calls `exit N` changes the status; otherwise the script's stays.
+      let changed: number | undefined;
+      await this.unwound(async () => {
+        try {
+          await this.shell.runScript(exit, 'same', this.ioOf());
+        } catch (error) {
+          if (error instanceof ExitRequest) changed = error.code;
+          throw error;
+        }
+        return code;
+      });
+      return changed ?? code;
+    } finally {
+      leave?.();
+    }
+  }
+
+  private ioOf(): { stdin: Input; stdout: ShellIO['stdout']; stderr: ShellIO['stderr'] } {
+    return { stdin: this.stdin, stdout: this.io.stdout, stderr: this.io.stderr };
+  }
+
+  /** The status of `body`, with sh's unwinding requests and bounds turned into statuses. */
+  private async unwound(body: () => Promise<number>): Promise<number> {
+    try {
+      const code = await body();
+      await this.shell.runTraps();
+      return code;
     } catch (error) {
-      if (error instanceof ExitRequest) return error.code;
+      if (error instanceof ExitRequest || error instanceof SignalDeath || error instanceof ReturnRequest) return error.code;
+      if (error instanceof LoopControl) return this.shell.status;
+      if (error instanceof BrokenPipe) return 141;
+      if (error instanceof ScriptLimit || error instanceof LimitExceeded) {
+        await this.io.stderr(`sh: ${error.message}\n`);
+        return error instanceof ScriptLimit ? 2 : 1;
+      }
       throw error;
     }
   }
 
-  private async script(text: string): Promise<number> {
-    const steps = parseScript(text, this.io.view.env, () => this.status);
-    if (typeof steps === 'string') {
-      await this.io.stderr(`sh: syntax error: ${steps}\n`);
-      return 2;
+  private async dispatch(argv: readonly string[]): Promise<number> {
+    const [name, ...rest] = argv;
+    if (name === undefined) return 0;
+    if (!SHELLS.has(name)) return this.shell.runArgv(argv, this.ioOf());
+    const args = [...rest];
+    while (args[0] !== undefined && /^[-+][a-bd-z]+$/.test(args[0])) args.shift();
+    if (args[0] === undefined) return this.interactive();
+    let text: string;
+    if (/^-[a-z]*c[a-z]*$/.test(args[0])) {
+      const [, script, scriptName, ...params] = args;
+      if (script === undefined) {
+        await this.io.stderr(`${name}: -c requires an argument\n`);
+        return 2;
+      }
+      text = script;
+      this.shell.name = scriptName ?? name;
+      this.shell.positional = params;
+    } else {
+      const [file, ...params] = args;
+      const content = this.shell.fs.read(normalizePath(file as string));
+      if (content === undefined) {
+        await this.io.stderr(`${name}: can't open '${file ?? ''}': No such file or directory\n`);
+        return 2;
+      }
+      text = content.replace(/^#![^\n]*\n/, '');
+      this.shell.name = file as string;
+      this.shell.positional = params;
     }
-    for (const step of steps) {
-      if (step.after === '&&' && this.status !== 0) continue;
-      if (step.after === '||' && this.status === 0) continue;
-      this.status = await this.command(step.words);
-    }
-    return this.status;
+    return this.shell.runScript(text, 'same', this.ioOf());
   }
 
-  /** `sh` with no -c: one script line at a time from stdin, echoing it back on a terminal. */
+  /** `sh` with no script: one line (or construct, when it spans lines) at a time from stdin. */
   private async interactive(): Promise<number> {
-    const { stdin, tty } = this.io;
-    if (!stdin) return 0;
-    if (tty) await this.io.stdout('# ');
+    const { tty } = this.io;
+    const prompt = async (more: boolean): Promise<void> => {
+      if (tty) await this.io.stdout(more ? '> ' : '# ');
+    };
+    await prompt(false);
+    let pending = '';
     let line = '';
-    for await (const chunk of stdin) {
+    const submit = async (): Promise<void> => {
+      const text = pending === '' ? line : `${pending}\n${line}`;
+      line = '';
+      const parsed = parse(text, this.shell.limits);
+      if (!parsed.ok && parsed.incomplete && text.length < this.shell.limits.scriptLength) {
+        pending = text;
+        await prompt(true);
+        return;
+      }
+      pending = '';
+      this.hub.rested();
+      await this.shell.runScript(text, 'same', this.ioOf());
+      await prompt(false);
+    };
+    for (let chunk = await this.stdin.read(); chunk !== undefined; chunk = await this.stdin.read()) {
       this.io.signal?.throwIfAborted();
-      for (const c of chunk.toString('utf8')) {
+      for (const c of chunk) {
         if (c === '\r' || c === '\n') {
           if (tty) await this.io.stdout('\r\n');
-          await this.script(line);
-          line = '';
-          if (tty) await this.io.stdout('# ');
-        } else if (c === '\u0004' && line === '') return this.status;
+          await submit();
+        } else if (c === '\u0004' && line === '') return this.shell.status;
         else if (c === '\u007f') {
           if (line.length > 0 && tty) await this.io.stdout('\b \b');
           line = line.slice(0, -1);
+        } else if (line.length >= this.shell.limits.scriptLength) {
+          await this.io.stderr(`\nsh: line longer than ${this.shell.limits.scriptLength} characters\n`);
+          return 2;
         } else {
           line += c;
           if (tty) await this.io.stdout(c);
         }
       }
     }
-    if (line !== '') await this.script(line);
-    return this.status;
-  }
-
-  private async command(argv: readonly string[]): Promise<number> {
-    const { io } = this;
-    const { view } = io;
-    const [name, ...args] = argv;
-    if (name === undefined) return 0;
-    io.signal?.throwIfAborted();
-    if (SHELLS.has(name)) {
-      if (args[0] === '-c') return args[1] === undefined ? (await io.stderr('sh: -c requires an argument\n'), 2) : this.script(args[1]);
-      if (args.length === 0) return this.interactive();
-      await io.stderr(`sh: can't open '${args[0] ?? ''}': the simulated shell runs only -c scripts and stdin\n`);
-      return 2;
-    }
-    switch (name) {
-      case 'echo': {
-        const newline = args[0] !== '-n';
-        await io.stdout(`${(newline ? args : args.slice(1)).join(' ')}${newline ? '\n' : ''}`);
-        return 0;
-      }
-      case 'env':
-        await io.stdout([...view.env].map(([k, v]) => `${k}=${v}\n`).join(''));
-        return 0;
-      case 'printenv': {
-        if (args.length === 0) return this.command(['env']);
-        let code = 0;
-        for (const k of args) {
-          const v = view.env.get(k);
-          if (v === undefined) code = 1;
-          else await io.stdout(`${v}\n`);
-        }
-        return code;
-      }
-      case 'cat': {
-        if (args.length === 0 || (args.length === 1 && args[0] === '-')) {
-          await readAll(io.stdin, io.stdout, io.signal);
-          return 0;
-        }
-        let code = 0;
-        for (const path of args) {
-          const content = view.files.get(path);
-          if (content !== undefined) await io.stdout(content);
-          else {
-            const isDir = directoryEntries(view.files, path) !== undefined;
-            await io.stderr(`cat: ${path}: ${isDir ? 'Is a directory' : 'No such file or directory'}\n`);
-            code = 1;
-          }
-        }
-        return code;
-      }
-      case 'ls': {
-        const paths = args.filter((a) => !a.startsWith('-'));
-        let code = 0;
-        for (const path of paths.length > 0 ? paths : ['/']) {
-          const entries = directoryEntries(view.files, path);
-          if (entries) await io.stdout(`${paths.length > 1 ? `${path}:\n` : ''}${entries.join('\n')}\n`);
-          else if (view.files.has(path)) await io.stdout(`${path}\n`);
-          else {
-            await io.stderr(`ls: cannot access '${path}': No such file or directory\n`);
-            code = 2;
-          }
-        }
-        return code;
-      }
-      case 'hostname':
-        await io.stdout(`${view.hostname}\n`);
-        return 0;
-      case 'pwd':
-        await io.stdout('/\n');
-        return 0;
-      case 'true':
-        return 0;
-      case 'false':
-        return 1;
-      case 'sleep': {
-        const seconds = Number(args[0]);
-        if (args.length !== 1 || !Number.isFinite(seconds) || seconds < 0) {
-          await io.stderr(`sleep: invalid time interval '${args[0] ?? ''}'\n`);
-          return 1;
-        }
-        await io.sleep(seconds * 1000, io.signal);
-        return 0;
-      }
-      case 'exit': {
-        const code = args[0] === undefined ? this.status : Number(args[0]);
-        if (!Number.isInteger(code)) {
-          await io.stderr(`sh: exit: Illegal number: ${args[0] ?? ''}\n`);
-          throw new ExitRequest(2);
-        }
-        throw new ExitRequest(((code % 256) + 256) % 256);
-      }
-      case 'stty': {
-        const size = io.tty ? io.terminalSize?.() : undefined;
-        if (!io.tty) {
-          await io.stderr('stty: standard input: Not a tty\n');
-          return 1;
-        }
-        if (args[0] === 'size') await io.stdout(`${size?.height ?? 0} ${size?.width ?? 0}\n`);
-        return 0;
-      }
-      case 'tar':
-        await io.stderr('sh: tar: not found (the simulated provider has no tar, so kubectl cp cannot copy files)\n');
-        return 127;
-      default:
-        await io.stderr(`sh: ${name}: not found\n`);
-        return 127;
-    }
+    if (line !== '' || pending !== '') await this.shell.runScript(pending === '' ? line : `${pending}\n${line}`, 'same', this.ioOf());
+    return this.shell.status;
   }
 }

@@ -4,10 +4,13 @@
  * ConfigMap, Secret, downward-API and projected volumes at their mount paths, items and subPath
  * honoured). Resolved as the kubelet resolves them; a missing optional object or key is skipped,
  * a missing mandatory one is an error naming the container and the reference (the kubelet would
- * not have started the container; see docs/kubelet-api.md for the Event reasons).
+ * not have started the container; see docs/kubelet-api.md for the Event reasons). A node with no
+ * source at all leaves the references out (`withoutObjectReferences`).
  */
 import type { Pod, PodSpec } from '../../adapters/kubernetes/model.js';
 import type { ConfigSource } from './configSource.js';
+import { expandReferences } from './commandExpansion.js';
+import { definedOnly } from '../../lib/defaults.js';
 
 type Container = PodSpec['containers'][number];
 type Volume = NonNullable<PodSpec['volumes']>[number];
@@ -51,14 +54,6 @@ function resourceField(container: Container | undefined, resource: string): stri
   return name === undefined ? undefined : list?.[name];
 }
 
-/** Expands `$(NAME)` from what is defined so far; `$$(NAME)` is a literal `$(NAME)`. */
-function expand(value: string, env: ReadonlyMap<string, string>): string {
-  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (match, name: string | undefined) => {
-    if (match === '$$') return '$';
-    return env.get(name as string) ?? match;
-  });
-}
-
 class Resolver {
   private readonly cache = new Map<string, Promise<Data | undefined>>();
   constructor(private readonly source: ConfigSource, private readonly namespace: string, private readonly signal?: AbortSignal) {}
@@ -97,7 +92,7 @@ async function resolveEnv(pod: Pod, container: Container, resolver: Resolver): P
   for (const variable of container.env ?? []) {
     const source = variable.valueFrom;
     if (!source) {
-      env.set(variable.name, expand(variable.value ?? '', env));
+      env.set(variable.name, expandReferences(variable.value ?? '', env));
       continue;
     }
     const keyRef = source.configMapKeyRef ?? source.secretKeyRef;
@@ -177,4 +172,31 @@ export async function containerView(pod: Pod, containerName: string, source: Con
     for (const [path, content] of inVolume) files.set(joinPath(mount.mountPath, path), content);
   }
   return { env, files, hostname: hostnameOf(pod) };
+}
+
+/**
+ * The pod without its ConfigMap and Secret references (envFrom, env from keys, and the volumes
+ * that hold them), for a node that has no source to read them from: its commands start with what
+ * the spec itself says rather than wait for objects no one can supply.
+ */
+export function withoutObjectReferences(pod: Pod): Pod {
+  const holdsObjects = (v: Volume): boolean => v.configMap !== undefined || v.secret !== undefined
+    || (v.projected?.sources ?? []).some((source) => source.configMap !== undefined || source.secret !== undefined);
+  const dropped = new Set((pod.spec?.volumes ?? []).filter(holdsObjects).map((v) => v.name));
+  const strip = (c: Container): Container => ({
+    ...c,
+    envFrom: [],
+    env: (c.env ?? []).filter((e) => e.valueFrom?.configMapKeyRef === undefined && e.valueFrom?.secretKeyRef === undefined),
+    volumeMounts: (c.volumeMounts ?? []).filter((m) => !dropped.has(m.name)),
+  });
+  if (pod.spec === undefined) return pod;
+  return {
+    ...pod,
+    spec: {
+      ...pod.spec,
+      containers: pod.spec.containers.map(strip),
+      ...definedOnly({ initContainers: pod.spec.initContainers?.map(strip) }),
+      volumes: (pod.spec.volumes ?? []).filter((v) => !dropped.has(v.name)),
+    },
+  };
 }

@@ -1,7 +1,8 @@
 /**
- * Pure status builders for the simulated provider's pod lifecycle:
- * Pending (ContainerCreating) → Running → terminated (podStatus.ts). Each takes the previous
- * status so unchanged conditions keep their transition times.
+ * Pure status builders for the simulated provider's pod lifecycle before its containers run:
+ * Pending (ContainerCreating), and the image and container IDs; the statuses while containers run
+ * are containerStatuses.ts's, a pod deleted before it started ends by podStatus.ts. Each takes
+ * the previous status so unchanged conditions keep their transition times.
  */
 import { createHash } from 'node:crypto';
 import type { ContainerStatus, Pod, PodStatus } from '../../adapters/kubernetes/model.js';
@@ -64,53 +65,5 @@ export function pendingStatus(pod: Pod, placement: Placement, previous: PodStatu
     ]),
     ...definedOnly({ initContainerStatuses: inits.length === 0 ? undefined : inits.map((c) => waiting(c, 'PodInitializing')) }),
     containerStatuses: (pod.spec?.containers ?? []).map((c) => waiting(c, inits.length === 0 ? 'ContainerCreating' : 'PodInitializing')),
-  };
-}
-
-function runningContainer(uid: string, spec: { name: string; image?: string }, startedAt: Date): ContainerStatus {
-  const image = spec.image ?? '';
-  return {
-    name: spec.name,
-    image,
-    imageID: simulatedImageID(image),
-    containerID: simulatedContainerID(uid, spec.name, 0),
-    ready: true,
-    started: true,
-    restartCount: 0,
-    state: { running: { startedAt } },
-  };
-}
-
-function completedInit(uid: string, spec: { name: string; image?: string }, at: Date): ContainerStatus {
-  const image = spec.image ?? '';
-  const containerID = simulatedContainerID(uid, spec.name, 0);
-  return {
-    name: spec.name,
-    image,
-    imageID: simulatedImageID(image),
-    containerID,
-    ready: true,
-    started: false,
-    restartCount: 0,
-    state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: at, finishedAt: at, containerID } },
-  };
-}
-
-/** Every container running and ready since `now`; init containers (if any) completed. */
-export function runningStatus(pod: Pod, placement: Placement, previous: PodStatus | undefined, now: Date): PodStatus {
-  const uid = pod.metadata?.uid ?? '';
-  const inits = pod.spec?.initContainers ?? [];
-  return {
-    phase: 'Running',
-    ...addresses(placement),
-    ...qos(pod, previous),
-    conditions: mergeConditions(previous?.conditions, [
-      podCondition('PodReadyToStartContainers', true, now),
-      podCondition('Initialized', true, now),
-      podCondition('ContainersReady', true, now),
-      podCondition('Ready', true, now),
-    ]),
-    ...definedOnly({ initContainerStatuses: inits.length === 0 ? undefined : inits.map((c) => completedInit(uid, c, now)) }),
-    containerStatuses: (pod.spec?.containers ?? []).map((c) => runningContainer(uid, c, now)),
   };
 }

@@ -29,6 +29,12 @@ export const simulatedProviderSchema = z.strictObject({
   /** Completes pods with restartPolicy Never/OnFailure this long after Running. */
   exitAfterMs: nonNegativeNumber.optional(),
   logIntervalMs: positiveNumber.optional(),
+  /** Image repository → the argv a container without command or args runs (imageCommands.ts). */
+  imageCommands: z.record(
+    z.string('an image repository such as busybox'),
+    z.array(z.string('a word of the command'), 'the command as a list of words, such as ["sh", "-c", "echo hi"]'),
+    'a mapping of image repositories to commands',
+  ).optional(),
   podCIDR: z.string('an IPv4 CIDR such as 10.244.0.0/16').regex(CIDR, 'an IPv4 CIDR such as 10.244.0.0/16').optional(),
   hostIP: nonEmptyString.optional(),
   /** Capacity (= allocatable). */
@@ -61,6 +67,7 @@ export const simulatedRegistration: ProviderRegistration<typeof simulatedProvide
         exitAfterMs: exitAfter !== undefined ? () => exitAfter : undefined,
         logIntervalMs: config.logIntervalMs,
         podCIDR: config.podCIDR,
+        imageCommands: config.imageCommands,
         faults: config.faults ? { ...config.faults } : undefined,
       }),
       // exec sees the ConfigMaps and Secrets of the cluster whose pods this node runs.

@@ -1,19 +1,25 @@
 /**
  * The simulated node's pods and their lifecycle: starting (Pending, ContainerCreating) → running
- * after the start latency → stopping within the grace period when deleted → ended (terminal
- * status). Each pod has at most one lifecycle timer; its IP comes from the pod CIDR and goes back
- * when its containers stop. Every change is handed to `notify` as a copy of the pod.
+ * after the start latency, its containers run by podContainers.ts (commands, exits, restarts,
+ * back-off) → stopping within the grace period when deleted → ended (terminal status, or a
+ * terminal phase reached on its own). A pod waits for its start on one timer; its IP comes from
+ * the pod CIDR and goes back when its containers stop. Every change is handed to `notify` as a
+ * copy of the pod.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
-import type { ContainerStatus, Pod } from '../../adapters/kubernetes/model.js';
+import type { Pod } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../deepCopy.js';
-import { terminatedStatus } from '../podStatus.js';
+import { isTerminalPhase, terminatedStatus } from '../podStatus.js';
 import { podKey } from '../../lib/podIdentity.js';
 import { podIdentity, type PodNotification } from '../provider.js';
 import { IpAllocator } from './ipAllocator.js';
-import { pendingStatus, runningStatus, simulatedContainerID, simulatedImageID, type Placement } from './podLifecycle.js';
+import { pendingStatus, type Placement } from './podLifecycle.js';
+import { PodContainers } from './podContainers.js';
+import type { ShellRunner } from './containerRuntime.js';
+import type { ConfigSource } from './configSource.js';
+import { startLatencyOf } from './dataFaults.js';
+import { DEFAULT_IMAGE_COMMANDS, type ImageCommands } from './imageCommands.js';
 import { definedOnly } from '../../lib/defaults.js';
-import { PodProbes, podHasProbes } from './probes/podProbes.js';
 
 type Stage = 'starting' | 'running' | 'stopping' | 'ended';
 
@@ -23,17 +29,13 @@ export interface SimPod {
   pod: Pod;
   stage: Stage;
   readonly placement: Placement;
-  /** The one pending lifecycle timer: start, exit, or stop. */
+  /** The start timer, while starting. */
   timer: Timer | undefined;
-  /** While stopping: when the grace period runs out, and when the containers will exit. */
+  /** While stopping: when the grace period runs out. */
   killAt: number;
-  exitAt: number;
-  /** Current instance start per container, and the previous instance (for logs --previous). */
-  readonly starts: Map<string, number>;
-  readonly previous: Map<string, { startedAt: number; endedAt: number }>;
+  /** Once running: its containers. */
+  containers: PodContainers | undefined;
   endedAt: number | undefined;
-  /** Only for a pod whose containers have probes (probes/podProbes.ts). */
-  probes: PodProbes | undefined;
 }
 
 export interface SimulatedPodsOptions {
@@ -43,8 +45,12 @@ export interface SimulatedPodsOptions {
   readonly startLatencyMs?: number | ((pod: Pod) => number);
   readonly stopLatencyMs?: number | ((pod: Pod) => number);
   readonly exitAfterMs?: (pod: Pod) => number | undefined;
-  /** Runs an exec probe's command in a running container (the built-in shell); its exit code. */
-  readonly runProbeExec?: (record: SimPod, container: string, command: readonly string[], timeoutMs: number) => Promise<number>;
+  /** Image → default command (imageCommands.ts), over the built-in table. */
+  readonly imageCommands?: ImageCommands;
+  /** Where a command's ConfigMaps and Secrets come from. Without one, references to them are left out. */
+  readonly configSource?: ConfigSource;
+  /** Runs a container's shell program; default the built-in shell. */
+  readonly runShell?: ShellRunner;
   /** Told of every change, synchronously: the caller delivers it later. */
   readonly notify: (notification: PodNotification) => void;
 }
@@ -60,10 +66,12 @@ export class SimulatedPods {
   private readonly records = new Map<string, SimPod>();
   private readonly ips: IpAllocator;
   private readonly clock: Clock;
+  private readonly imageCommands: ImageCommands;
 
   constructor(private readonly options: SimulatedPodsOptions) {
     this.clock = options.clock;
     this.ips = new IpAllocator(options.podCIDR);
+    this.imageCommands = { ...DEFAULT_IMAGE_COMMANDS, ...options.imageCommands };
   }
 
   get size(): number {
@@ -81,7 +89,7 @@ export class SimulatedPods {
   cancelTimers(): void {
     for (const record of this.records.values()) {
       record.timer?.cancel();
-      record.probes?.stopAll();
+      record.containers?.cancel();
     }
   }
 
@@ -91,14 +99,14 @@ export class SimulatedPods {
     const now = this.clock.now();
     const placement: Placement = { hostIP: this.options.hostIP, podIP: this.ips.allocate(), startTime: new Date(now) };
     const record: SimPod = {
-      key, pod, stage: 'starting', placement, timer: undefined, killAt: 0, exitAt: 0,
-      starts: new Map(), previous: new Map(), endedAt: undefined, probes: undefined,
+      key, pod, stage: 'starting', placement, timer: undefined, killAt: 0, containers: undefined, endedAt: undefined,
     };
     record.pod.metadata = { ...pod.metadata, namespace };
     record.pod.status = pendingStatus(pod, { hostIP: placement.hostIP, startTime: placement.startTime }, pod.status, new Date(now));
     this.records.set(key, record);
     this.emit(record);
-    record.timer = this.clock.setTimer(latency(this.options.startLatencyMs, pod, 500), () => this.started(record));
+    const startIn = startLatencyOf(pod) ?? latency(this.options.startLatencyMs, pod, 500);
+    record.timer = this.clock.setTimer(startIn, () => this.started(record));
   }
 
   /** A changed spec: a running container whose image changed restarts with the new one. */
@@ -106,11 +114,9 @@ export class SimulatedPods {
     const before = record.pod.spec?.containers ?? [];
     record.pod = { ...pod, metadata: { ...pod.metadata, namespace: podIdentity(pod).namespace }, status: record.pod.status };
     if (record.stage !== 'running') return;
-    const changed = (pod.spec?.containers ?? []).filter((c) => before.find((b) => b.name === c.name)?.image !== c.image);
-    if (changed.length === 0) return;
-    const now = this.clock.now();
-    for (const c of changed) this.restartContainer(record, c.name, c.image ?? '', now);
-    this.emit(record);
+    for (const c of pod.spec?.containers ?? []) {
+      if (before.find((b) => b.name === c.name)?.image !== c.image) record.containers?.replaceImage(c.name, c.image ?? '');
+    }
   }
 
   /** Graceful stop; a shorter grace period shortens a stop under way, a longer one never lengthens it. */
@@ -135,15 +141,13 @@ export class SimulatedPods {
         return;
       case 'running':
         record.stage = 'stopping';
-        record.probes?.stopAll();
         record.killAt = now + grace * 1000;
-        record.exitAt = now + latency(this.options.stopLatencyMs, record.pod, 100);
-        this.scheduleStop(record);
+        this.stopContainers(record);
         return;
       case 'stopping':
         if (now + grace * 1000 < record.killAt) {
           record.killAt = now + grace * 1000;
-          this.scheduleStop(record);
+          this.stopContainers(record);
         }
         return;
     }
@@ -154,38 +158,46 @@ export class SimulatedPods {
     const record = this.records.get(podKey(namespace, name));
     if (record === undefined) return undefined;
     record.timer?.cancel();
-    record.probes?.stopAll();
+    record.containers?.cancel();
     this.remove(record);
     return record;
   }
 
   private started(record: SimPod): void {
-    const now = this.clock.now();
     record.timer = undefined;
     record.stage = 'running';
-    record.pod.status = runningStatus(record.pod, record.placement, record.pod.status, new Date(now));
-    for (const c of record.pod.spec?.containers ?? []) record.starts.set(c.name, now);
-    this.startProbes(record, now);
-    this.emit(record);
-    const restartPolicy = record.pod.spec?.restartPolicy ?? 'Always';
-    const exitAfter = restartPolicy === 'Always' ? undefined : this.options.exitAfterMs?.(record.pod);
-    if (exitAfter !== undefined) {
-      record.timer = this.clock.setTimer(exitAfter, () => {
-        record.timer = undefined;
-        this.end(record, 0, 'Completed');
-      });
-    }
+    const containers = new PodContainers({
+      clock: this.clock,
+      pod: () => record.pod,
+      imageCommands: this.imageCommands,
+      ...definedOnly({ configSource: this.options.configSource, runShell: this.options.runShell, exitAfterMs: this.options.exitAfterMs?.(record.pod) }),
+      changed: () => this.containersChanged(record, containers),
+    });
+    record.containers = containers;
+    containers.start();
   }
 
-  private scheduleStop(record: SimPod): void {
-    record.timer?.cancel();
-    const killed = record.exitAt > record.killAt;
-    const at = killed ? record.killAt : record.exitAt;
-    record.timer = this.clock.setTimer(at - this.clock.now(), () => {
-      record.timer = undefined;
-      this.end(record, killed ? 137 : 0, killed ? 'Error' : 'Completed');
-      this.remove(record);
-    });
+  private stopContainers(record: SimPod): void {
+    const containers = record.containers;
+    if (containers === undefined) return;
+    containers.stop(record.killAt, latency(this.options.stopLatencyMs, record.pod, 100));
+    if (!containers.running) this.containersChanged(record, containers);
+  }
+
+  /** The containers moved: a new status; a stopped pod ends, and so does one whose phase is final. */
+  private containersChanged(record: SimPod, containers: PodContainers): void {
+    if (record.containers !== containers || this.records.get(record.key) !== record || record.stage === 'ended') return;
+    const now = this.clock.now();
+    const stopped = record.stage === 'stopping' && !containers.running;
+    record.pod.status = { ...record.pod.status, ...containers.status(record.placement, record.pod.status, stopped) };
+    if (stopped || isTerminalPhase(record.pod.status.phase)) {
+      containers.cancel();
+      record.stage = 'ended';
+      record.endedAt = now;
+      this.ips.release(record.placement.podIP ?? '');
+    }
+    this.emit(record);
+    if (stopped) this.remove(record);
   }
 
   /** Containers stop: terminal status, notified; the IP goes back to the pool. */
@@ -193,7 +205,6 @@ export class SimulatedPods {
     const now = this.clock.now();
     record.stage = 'ended';
     record.endedAt = now;
-    record.probes?.stopAll();
     record.pod.status = terminatedStatus(record.pod, record.pod.status, { now: new Date(now), exitCode, reason });
     this.ips.release(record.placement.podIP ?? '');
     this.emit(record);
@@ -204,47 +215,6 @@ export class SimulatedPods {
     if (this.records.get(record.key) !== record) return;
     this.records.delete(record.key);
     if (record.stage !== 'ended') this.ips.release(record.placement.podIP ?? '');
-  }
-
-  private restartContainer(record: SimPod, name: string, image: string, now: number, exit = { exitCode: 0, reason: 'Completed' }): void {
-    const statuses = record.pod.status?.containerStatuses ?? [];
-    const index = statuses.findIndex((s) => s.name === name);
-    const old = statuses[index];
-    if (old === undefined) return;
-    const startedAt = record.starts.get(name) ?? now;
-    record.previous.set(name, { startedAt, endedAt: now });
-    record.starts.set(name, now);
-    const restartCount = old.restartCount + 1;
-    const next: ContainerStatus = {
-      ...old,
-      image,
-      imageID: simulatedImageID(image),
-      containerID: simulatedContainerID(record.pod.metadata?.uid ?? '', name, restartCount),
-      restartCount,
-      lastState: { terminated: { ...exit, startedAt: new Date(startedAt), finishedAt: new Date(now), ...definedOnly({ containerID: old.containerID || undefined }) } },
-      state: { running: { startedAt: new Date(now) } },
-    };
-    statuses[index] = next;
-    record.probes?.startContainer(name, now);
-  }
-
-  // --- probes (probes/podProbes.ts): only pods whose containers declare one pay for them ---
-  private startProbes(record: SimPod, now: number): void {
-    if (!podHasProbes(record.pod)) return;
-    const runExec = this.options.runProbeExec;
-    record.probes = new PodProbes(() => record.pod, {
-      clock: this.clock,
-      runExec: (container, command, timeoutMs) => (runExec ? runExec(record, container, command, timeoutMs) : Promise.resolve(0)),
-      changed: () => this.emit(record),
-      // The kubelet kills the container and starts it again: exit 137, restartCount + 1.
-      restart: (container) => {
-        if (record.stage !== 'running') return;
-        const image = record.pod.spec?.containers.find((c) => c.name === container)?.image ?? '';
-        this.restartContainer(record, container, image, this.clock.now(), { exitCode: 137, reason: 'Error' });
-        this.emit(record);
-      },
-    });
-    for (const c of record.pod.spec?.containers ?? []) record.probes.startContainer(c.name, now);
   }
 
   private emit(record: SimPod): void {

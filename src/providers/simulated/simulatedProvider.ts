@@ -1,7 +1,9 @@
 /**
  * An in-memory provider that behaves like a small real node, for tests, the harness and
  * benchmarks: pods go Pending (ContainerCreating), then Running after a start latency, get an IP
- * from the pod CIDR, stop within their grace period when deleted, and write synthetic logs.
+ * from the pod CIDR, run their containers' commands in the built-in shell (exit, restart, back
+ * off; a container without a command is a server writing synthetic logs), and stop within their
+ * grace period when deleted.
  * Failures are injected through `faults` (see simulatedFaults.ts).
  *
  * The pods and their lifecycle are simulatedPods.ts; logs, exec, attach and port-forward are
@@ -41,6 +43,8 @@ import { simulatedStats } from './stats.js';
 import type { ConfigSource } from './configSource.js';
 import { SimulatedPods, type SimPod } from './simulatedPods.js';
 import { SimulatedSessions } from './simulatedSessions.js';
+import type { ImageCommands } from './imageCommands.js';
+import type { ShellRunner } from './containerRuntime.js';
 import { definedOnly } from '../../lib/defaults.js';
 
 export interface SimulatedProviderOptions {
@@ -65,6 +69,13 @@ export interface SimulatedProviderOptions {
    * none exist, so only optional references and literal values resolve.
    */
   readonly configSource?: ConfigSource;
+  /**
+   * Image → the command a container without `command`/`args` runs (imageCommands.ts), over the
+   * built-in table. An image in neither runs as a long-running server.
+   */
+  readonly imageCommands?: ImageCommands;
+  /** Runs a container's shell program (tests); default the built-in shell. */
+  readonly runShell?: ShellRunner;
 }
 
 export const DEFAULT_RESOURCES: NodeResources = {
@@ -98,9 +109,11 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       clock: this.clock,
       hostIP: options.hostIP ?? '10.0.0.10',
       podCIDR: options.podCIDR ?? '10.244.0.0/16',
-      ...definedOnly({ startLatencyMs: options.startLatencyMs, stopLatencyMs: options.stopLatencyMs, exitAfterMs: options.exitAfterMs }),
+      ...definedOnly({
+        startLatencyMs: options.startLatencyMs, stopLatencyMs: options.stopLatencyMs, exitAfterMs: options.exitAfterMs,
+        imageCommands: options.imageCommands, configSource: options.configSource, runShell: options.runShell,
+      }),
       notify: (notification) => this.deliver(notification),
-      runProbeExec: (record, container, command, timeoutMs) => this.runProbeExec(record, container, command, timeoutMs),
     });
     this.resources = deepCopy(options.resources ?? DEFAULT_RESOURCES);
     this.faults = new SimulatedFaults(options.faults);
@@ -109,18 +122,6 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       ...definedOnly({ configSource: options.configSource }),
     });
     this.bootTime = this.clock.now();
-  }
-
-  /** An exec probe: the built-in shell, output dropped, aborted once its timeout has passed. */
-  private async runProbeExec(record: SimPod, container: string, command: readonly string[], timeoutMs: number): Promise<number> {
-    const abort = new AbortController();
-    const timer = this.clock.setTimer(timeoutMs, () => abort.abort(new Error(`command timed out after ${timeoutMs / 1000}s`)));
-    const { namespace, name } = podIdentity(record.pod);
-    try {
-      return await this.sessions.runInContainer({ namespace, pod: name, container }, command, { tty: false }, abort.signal);
-    } finally {
-      timer.cancel();
-    }
   }
 
   /** Pods the provider holds, including ended ones not yet deleted. */

@@ -1,5 +1,5 @@
 /**
- * The simulated node's container sessions: synthetic logs, exec through the built-in shell
+ * The simulated node's container sessions: logs (what a command wrote, or a server's synthetic lines), exec through the built-in shell
  * (builtinShell.ts) against the container's env and volume files, attach to the main process's
  * log lines, port-forward to a small HTTP responder on declared ports, and the exec and httpGet
  * lifecycle hooks the pod actor hands it (the built-in shell; the responder on declared ports).
@@ -16,6 +16,7 @@ import type { SimulatedFaults } from './faults.js';
 import { servePortConnection } from './portResponder.js';
 import type { SimPod, SimulatedPods } from './simulatedPods.js';
 import { syntheticLogs, type LogSource } from './syntheticLogs.js';
+import { recordedLogs } from './recordedLogs.js';
 import { definedOnly } from '../../lib/defaults.js';
 
 export interface SimulatedSessionsDeps {
@@ -51,15 +52,19 @@ export class SimulatedSessions {
     if (!isInit && !(record.pod.spec?.containers ?? []).some((c) => c.name === containerName)) {
       throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
     }
-    if (record.stage === 'starting') {
-      throw invalidInput(`container "${containerName}" in pod "${podName}" is waiting to start: ContainerCreating`);
+    const previous = options.previous === true;
+    const entry = record.containers?.logOf(containerName, previous);
+    if (entry === undefined) {
+      if (previous) throw invalidInput(`previous terminated container "${containerName}" in pod "${podName}" not found`);
+      const statuses = [...(record.pod.status?.initContainerStatuses ?? []), ...(record.pod.status?.containerStatuses ?? [])];
+      const reason = statuses.find((s) => s.name === containerName)?.state?.waiting?.reason ?? 'ContainerCreating';
+      throw invalidInput(`container "${containerName}" in pod "${podName}" is waiting to start: ${reason}`);
     }
+    const current = (): boolean => this.deps.pods.get(key) === record && record.containers?.logOf(containerName, previous) === entry;
+    if (entry.kind === 'recorded') return recordedLogs({ clock: this.clock, log: entry.log, options, current, ...definedOnly({ signal }) });
     const label = `${podName}/${containerName}`;
-    const source = this.logSource(record, containerName, label, isInit, options.previous === true);
-    if (source === undefined) throw invalidInput(`previous terminated container "${containerName}" in pod "${podName}" not found`);
-    const current = (): LogSource | undefined =>
-      this.deps.pods.get(key) === record ? this.logSource(record, containerName, label, isInit, options.previous === true) : undefined;
-    return syntheticLogs({ clock: this.clock, intervalMs: this.deps.logIntervalMs, options, source: current, ...definedOnly({ signal }) });
+    const source = (): LogSource | undefined => (current() ? { label, startedAt: entry.startedAt, endedAt: entry.endedAt } : undefined);
+    return syntheticLogs({ clock: this.clock, intervalMs: this.deps.logIntervalMs, options, source, ...definedOnly({ signal }) });
   }
 
   /**
@@ -94,6 +99,7 @@ export class SimulatedSessions {
       stderr: out(streams.tty ? streams.stdout : streams.stderr),
       tty: streams.tty,
       sleep: (ms, s) => sleep(this.clock, ms, s),
+      now: () => this.clock.now(),
       ...definedOnly({ signal }),
     });
     return shell.run(command);
@@ -183,16 +189,5 @@ export class SimulatedSessions {
       throw invalidInput(`unable to upgrade connection: container not found ("${containerName}")${record.stage === 'starting' ? ': ContainerCreating' : ''}`);
     }
     return record;
-  }
-
-  private logSource(record: SimPod, container: string, label: string, isInit: boolean, previous: boolean): LogSource | undefined {
-    const start = record.placement.startTime.getTime();
-    const current = record.starts.get(container);
-    if (previous) {
-      const before = record.previous.get(container);
-      return before === undefined ? undefined : { label, ...before };
-    }
-    if (isInit) return { label, startedAt: start, endedAt: start };
-    return current === undefined ? undefined : { label, startedAt: current, endedAt: record.endedAt };
   }
 }

@@ -52,7 +52,7 @@ export function selectLines(source: LogSource, now: number, intervalMs: number, 
 }
 
 /** Applies limitBytes across a whole stream, cutting the last chunk if it must. */
-class ByteBudget {
+export class ByteBudget {
   private left: number;
   constructor(limit: number | undefined) {
     this.left = limit ?? Number.POSITIVE_INFINITY;

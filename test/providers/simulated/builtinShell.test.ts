@@ -1,6 +1,6 @@
 /** The simulated container's commands: what a demo or test can run with kubectl exec. */
 import t from 'tap';
-import { BuiltinShell, parseScript } from '../../../src/providers/simulated/builtinShell.js';
+import { BuiltinShell, parse } from '../../../src/providers/simulated/builtinShell.js';
 import type { ContainerView } from '../../../src/providers/simulated/containerView.js';
 
 const view: ContainerView = {
@@ -39,7 +39,7 @@ t.test('cat reads mounted files or stdin; ls lists directories', async (t) => {
   t.same(await run(['cat', '/etc/cfg']), { code: 1, out: '', err: 'cat: /etc/cfg: Is a directory\n' });
   t.equal((await run(['cat'], ['x\n', 'y\n'])).out, 'x\ny\n');
   t.equal((await run(['ls', '/etc/cfg'])).out, 'a.conf\nb.conf\n');
-  t.equal((await run(['ls'])).out, 'etc\n');
+  t.equal((await run(['ls'])).out, 'etc\ntmp\n', 'the view\'s files and a private writable /tmp');
   t.same(await run(['ls', '/var']), { code: 2, out: '', err: 'ls: cannot access \'/var\': No such file or directory\n' });
 });
 
@@ -66,10 +66,11 @@ t.test('sh -c: ; && || quotes, $VAR, ${VAR}, $?, and exit ending the script', as
   t.same(r, { code: 3, out: 'before\n', err: '' });
   t.same(await run(['sh', '-c', 'nope']), { code: 127, out: '', err: 'sh: nope: not found\n' });
   t.same(await run(['sh', '-c', 'echo "open']), { code: 2, out: '', err: 'sh: syntax error: unterminated quoted string\n' });
-  t.match((await run(['sh', '-c', 'ls | wc'])).err, /pipes, redirections and background jobs are not supported/);
+  t.match((await run(['sh', '-c', 'cat <<EOF'])).err, /here-documents \(<<\) are not supported/);
   t.equal((await run(['sh'], ['echo one\n', 'echo two\n'])).out, 'one\ntwo\n', 'sh reads its script from stdin');
 });
 
-t.test('parseScript keeps escaped characters and empty quoted words', async (t) => {
-  t.same(parseScript('echo a\\ b "" c', new Map(), () => 0), [{ words: ['echo', 'a b', '', 'c'], after: ';' }]);
+t.test('escaped characters and empty quoted words stay words of their own', async (t) => {
+  t.ok(parse('echo a\\ b "" c').ok);
+  t.equal((await run(['sh', '-c', 'printf "[%s]" a\\ b "" c'])).out, '[a b][][c]');
 });

@@ -1,0 +1,162 @@
+/**
+ * One run (instance) of a container: its program (imageCommands.ts) started, its output into its
+ * log, its exit reported once through `onExit`. A server runs until stopped and costs nothing (no
+ * timer, no promise); a shell program runs in the built-in shell, which sleeps on the clock. A
+ * graceful stop sends TERM: a script that traps it exits in its own time, within the grace
+ * period; one that does not takes TERM's default action (143) after the stop latency; whatever
+ * is still running at the grace deadline is killed (137). An exit after `cancel` or after the
+ * first exit is ignored, so an old instance never reports into a newer one.
+ */
+import { sleep, type Clock, type Timer } from '../../lib/clock.js';
+import type { PodSpec } from '../../adapters/kubernetes/model.js';
+import { BuiltinShell, type ShellIO } from './builtinShell.js';
+import type { ContainerLog } from './containerLog.js';
+import { terminationFile, type ContainerFiles, type InstanceSignals } from './containerFiles.js';
+import type { ContainerView } from './containerView.js';
+import type { ContainerProgram } from './imageCommands.js';
+import { definedOnly } from '../../lib/defaults.js';
+
+type Container = PodSpec['containers'][number];
+
+export interface InstanceExit {
+  readonly exitCode: number;
+  /** Completed, Error or OOMKilled, as the kubelet reports them. */
+  readonly reason: string;
+  readonly message?: string;
+}
+
+/** The shell's IO with what the grown shell takes beside it (files, signals, the clock for `date`). */
+export type RuntimeShellIO = ShellIO & { readonly files: ContainerFiles; readonly signals: InstanceSignals; readonly now: () => number };
+/** Runs argv in a shell over `io`; the exit code. */
+export type ShellRunner = (argv: readonly string[], io: RuntimeShellIO) => Promise<number>;
+
+export const builtinShellRunner: ShellRunner = (argv, io) => new BuiltinShell(io).run(argv);
+
+export interface ContainerInstanceOptions {
+  readonly clock: Clock;
+  readonly container: Pick<Container, 'name' | 'terminationMessagePath' | 'terminationMessagePolicy'>;
+  readonly program: ContainerProgram;
+  /** The instance's log; a server without a note writes synthetic lines instead (syntheticLogs.ts). */
+  readonly log: ContainerLog;
+  readonly view: ContainerView;
+  readonly files: ContainerFiles;
+  readonly signals: InstanceSignals;
+  readonly runShell?: ShellRunner;
+  readonly onExit: (exit: InstanceExit) => void;
+}
+
+const TERM_EXIT = 143;
+const KILL_EXIT = 137;
+
+export class ContainerInstance {
+  private ended = false;
+  private termSent = false;
+  private timer: Timer | undefined;
+  private killTimer: Timer | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly options: ContainerInstanceOptions) {}
+
+  get running(): boolean {
+    return !this.ended;
+  }
+
+  start(): void {
+    const { program, log } = this.options;
+    if (program.kind === 'instant') {
+      this.finish(0, 'Completed');
+      return;
+    }
+    if (program.kind === 'server') {
+      if (program.note !== undefined) log.write('stderr', program.note);
+      return;
+    }
+    void this.runShell(program.argv);
+  }
+
+  /** Ends the instance now with this exit (exitAfterMs, OOM, an image change). */
+  exit(exitCode: number, reason: string): void {
+    this.finish(exitCode, reason);
+  }
+
+  /**
+   * Graceful stop: TERM now, killed (137) at `deadline`; `latencyMs` is how long a TERM without a
+   * handler takes. Called again (a shorter grace period), it only brings the deadline forward.
+   */
+  stop(deadline: number, latencyMs: number): void {
+    if (this.ended) return;
+    const { clock, program, signals } = this.options;
+    const now = clock.now();
+    this.killTimer?.cancel();
+    this.killTimer = clock.setTimer(Math.max(0, deadline - now), () => this.finish(KILL_EXIT, 'Error'));
+    if (this.termSent) return;
+    this.termSent = true;
+    if (program.kind === 'shell' && signals.handled) {
+      signals.deliver('TERM');
+      return;
+    }
+    if (now + latencyMs > deadline) return;
+    const code = program.kind === 'shell' ? TERM_EXIT : 0;
+    this.timer = clock.setTimer(latencyMs, () => this.finish(code, code === 0 ? 'Completed' : 'Error'));
+  }
+
+  /** Forgets the instance without an exit (the pod was lost, the provider stopped). */
+  cancel(): void {
+    this.ended = true;
+    this.clearTimers();
+    this.abort.abort(new Error('container cancelled'));
+  }
+
+  private async runShell(argv: readonly string[]): Promise<void> {
+    const { clock, log, view, files, signals } = this.options;
+    const runShell = this.options.runShell ?? builtinShellRunner;
+    const io: RuntimeShellIO = {
+      view,
+      files,
+      signals,
+      stdout: async (chunk) => log.write('stdout', chunk),
+      stderr: async (chunk) => log.write('stderr', chunk),
+      tty: false,
+      sleep: (ms, signal) => sleep(clock, ms, signal),
+      now: () => clock.now(),
+      signal: this.abort.signal,
+    };
+    let code: number;
+    try {
+      code = await runShell(argv, io);
+    } catch (error) {
+      if (this.ended) return;
+      log.write('stderr', `simulated node: the command failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      code = 126;
+    }
+    this.finish(code, code === 0 ? 'Completed' : 'Error');
+  }
+
+  private finish(exitCode: number, reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.clearTimers();
+    this.abort.abort(new Error('container ended'));
+    const { log } = this.options;
+    log.close();
+    const message = this.terminationMessage(exitCode, reason);
+    this.options.onExit({ exitCode, reason, ...definedOnly({ message: message === '' ? undefined : message }) });
+  }
+
+  /** The file the command wrote, else (FallbackToLogsOnError, on a failure) the log's tail. */
+  private terminationMessage(exitCode: number, reason: string): string {
+    const { container, files, log, program } = this.options;
+    if (program.kind !== 'shell') return '';
+    const written = terminationFile(files, container.terminationMessagePath ?? '/dev/termination-log');
+    if (written !== '') return written;
+    const fallback = container.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0 && reason !== 'ContainerCannotRun';
+    return fallback ? log.tailMessage() : '';
+  }
+
+  private clearTimers(): void {
+    this.timer?.cancel();
+    this.killTimer?.cancel();
+    this.timer = undefined;
+    this.killTimer = undefined;
+  }
+}

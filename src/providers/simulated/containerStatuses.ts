@@ -1,0 +1,105 @@
+/**
+ * Pure builders from the simulated containers' states to the pod's status, as the kubelet writes
+ * it: each container's `state` (waiting, running, terminated), `lastState`, `restartCount`,
+ * `ready`/`started` and IDs; the phase (restartPolicy.ts); the conditions (Initialized once the
+ * regular init containers completed and the sidecars started, ContainersReady and Ready while
+ * every container runs, PodCompleted once the pod is terminal).
+ */
+import type { ContainerStatus, Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import { mergeConditions, podCondition } from '../podStatus.js';
+import { definedOnly, ifDefined } from '../../lib/defaults.js';
+import { podPhase } from './restartPolicy.js';
+import { simulatedImageID, type Placement } from './podLifecycle.js';
+
+export interface Terminated {
+  readonly exitCode: number;
+  readonly reason: string;
+  readonly message?: string;
+  readonly startedAt: number;
+  readonly finishedAt: number;
+  readonly containerID: string;
+}
+
+export type ContainerStage =
+  | { readonly kind: 'waiting'; readonly reason: string; readonly message?: string }
+  | { readonly kind: 'running'; readonly startedAt: number }
+  | { readonly kind: 'terminated'; readonly terminated: Terminated };
+
+export interface ContainerFacts {
+  readonly name: string;
+  readonly image: string;
+  readonly stage: ContainerStage;
+  readonly restartCount: number;
+  /** The current instance's (or the last one's), once one has been created. */
+  readonly containerID?: string;
+  readonly last?: Terminated;
+  /** A regular init container that exited 0 counts as ready, as the kubelet reports it. */
+  readonly role: 'init' | 'sidecar' | 'main';
+}
+
+function terminatedState(t: Terminated): NonNullable<ContainerStatus['state']>['terminated'] {
+  return {
+    exitCode: t.exitCode,
+    reason: t.reason,
+    startedAt: new Date(t.startedAt),
+    finishedAt: new Date(t.finishedAt),
+    containerID: t.containerID,
+    ...definedOnly({ message: t.message }),
+  };
+}
+
+export function containerStatus(c: ContainerFacts): ContainerStatus {
+  const state: ContainerStatus['state'] = c.stage.kind === 'waiting'
+    ? { waiting: { reason: c.stage.reason, ...definedOnly({ message: c.stage.message }) } }
+    : c.stage.kind === 'running' ? { running: { startedAt: new Date(c.stage.startedAt) } }
+    : { terminated: terminatedState(c.stage.terminated) };
+  const running = c.stage.kind === 'running';
+  const completedInit = c.role === 'init' && c.stage.kind === 'terminated' && c.stage.terminated.exitCode === 0;
+  return {
+    name: c.name,
+    image: c.image,
+    imageID: c.containerID === undefined ? '' : simulatedImageID(c.image),
+    ready: running || completedInit,
+    started: running,
+    restartCount: c.restartCount,
+    state,
+    ...definedOnly({ containerID: c.containerID, lastState: ifDefined(c.last, (t) => ({ terminated: terminatedState(t) })) }),
+  };
+}
+
+export interface PodFacts {
+  readonly inits: readonly ContainerFacts[];
+  readonly mains: readonly ContainerFacts[];
+  /** Whether the regular init containers have all completed (and the sidecars started) once. */
+  readonly initialized: boolean;
+  /** Deleted and every container ended: the phase is final whatever the restart policy. */
+  readonly terminal: boolean;
+}
+
+/** The pod's status over its containers' facts; `previous` keeps unchanged conditions' times. */
+export function podStatusOf(pod: Pod, placement: Placement, previous: PodStatus | undefined, facts: PodFacts, now: Date): PodStatus {
+  const inits = facts.inits.map(containerStatus);
+  const mains = facts.mains.map(containerStatus);
+  const phase = podPhase(pod.spec, inits, mains, facts.terminal);
+  const ended = phase === 'Succeeded' || phase === 'Failed';
+  const sidecarsUp = facts.inits.every((c) => c.role !== 'sidecar' || c.stage.kind === 'running');
+  const ready = !ended && facts.initialized && sidecarsUp && mains.every((s) => s.ready);
+  const notReady = ended ? 'PodCompleted' : 'ContainersNotReady';
+  const qosClass = previous?.qosClass ?? pod.status?.qosClass;
+  return {
+    phase,
+    hostIP: placement.hostIP,
+    hostIPs: [{ ip: placement.hostIP }],
+    ...ifDefined(placement.podIP, (ip) => ({ podIP: ip, podIPs: [{ ip }] })),
+    startTime: placement.startTime,
+    ...definedOnly({ qosClass }),
+    conditions: mergeConditions(previous?.conditions, [
+      podCondition('PodReadyToStartContainers', !ended, now),
+      podCondition('Initialized', facts.initialized, now, facts.initialized ? undefined : ended ? 'PodCompleted' : 'ContainersNotInitialized'),
+      podCondition('ContainersReady', ready, now, ready ? undefined : notReady),
+      podCondition('Ready', ready, now, ready ? undefined : notReady),
+    ]),
+    ...definedOnly({ initContainerStatuses: inits.length === 0 ? undefined : inits }),
+    containerStatuses: mains,
+  };
+}

@@ -1,0 +1,363 @@
+/**
+ * The containers of one running simulated pod, as the kubelet's sync loop drives them: the
+ * regular init containers one at a time (each must exit 0 before the next starts), sidecars
+ * (init containers with restartPolicy Always) started in their turn and kept running, then the
+ * main containers; an exit restarts the container as the restart policy says, paced by the
+ * kubelet's back-off (crashLoopBackOff.ts); a graceful stop sends every running instance TERM.
+ * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per
+ * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too.
+ */
+import type { Clock, Timer } from '../../lib/clock.js';
+import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
+import { deepCopyPod } from '../deepCopy.js';
+import { podIdentity } from '../provider.js';
+import { expandedCommand } from './commandExpansion.js';
+import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision, type BackoffEntry } from './crashLoopBackOff.js';
+import { ContainerLog } from './containerLog.js';
+import { InstanceFiles, InstanceSignals } from './containerFiles.js';
+import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
+import { podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
+import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
+import { emptyConfigSource, type ConfigSource } from './configSource.js';
+import { imageFault } from './dataFaults.js';
+import { containerProgram, type ContainerProgram, type ImageCommands } from './imageCommands.js';
+import { simulatedContainerID, type Placement } from './podLifecycle.js';
+import { isSidecar, podRestartPolicy, shouldRestart } from './restartPolicy.js';
+import { definedOnly } from '../../lib/defaults.js';
+
+type Container = PodSpec['containers'][number];
+
+/** Where an instance's log lives: synthetic lines (a server), or what it wrote. */
+export type InstanceLog =
+  | { readonly kind: 'synthetic'; readonly startedAt: number; endedAt: number | undefined }
+  | { readonly kind: 'recorded'; readonly log: ContainerLog };
+
+interface ContainerRecord {
+  readonly name: string;
+  readonly role: 'init' | 'sidecar' | 'main';
+  image: string;
+  stage: ContainerStage;
+  restartCount: number;
+  containerID: string | undefined;
+  last: Terminated | undefined;
+  backoff: BackoffEntry | undefined;
+  instance: ContainerInstance | undefined;
+  current: InstanceLog | undefined;
+  previous: InstanceLog | undefined;
+  /** A back-off wait, an image pull retry or an OOM: at most one per container. */
+  timer: Timer | undefined;
+  /** An image change ends the instance; it starts again at once, without back-off. */
+  replacing: boolean;
+}
+
+export interface PodContainersOptions {
+  readonly clock: Clock;
+  /** The pod as it is now (spec and status). */
+  readonly pod: () => Pod;
+  readonly imageCommands: ImageCommands;
+  /** Where a command's ConfigMaps and Secrets come from; without one they are left out. */
+  readonly configSource?: ConfigSource;
+  readonly runShell?: ShellRunner;
+  /** Servers of a Never/OnFailure pod exit 0 this long after they start (benchmarks). */
+  readonly exitAfterMs?: number;
+  readonly changed: () => void;
+}
+
+const PULL_BACKOFF_AFTER_MS = 1000;
+
+export class PodContainers {
+  private readonly inits: ContainerRecord[];
+  private readonly mains: ContainerRecord[];
+  private initialized = false;
+  private stopping = false;
+  private batching = 0;
+  private dirty = false;
+  private exitAfter: Timer | undefined;
+
+  constructor(private readonly options: PodContainersOptions) {
+    const spec = options.pod().spec;
+    const record = (c: Container, role: ContainerRecord['role']): ContainerRecord => ({
+      name: c.name, role, image: c.image ?? '', stage: { kind: 'waiting', reason: 'PodInitializing' },
+      restartCount: 0, containerID: undefined, last: undefined, backoff: undefined, instance: undefined,
+      current: undefined, previous: undefined, timer: undefined, replacing: false,
+    });
+    this.inits = (spec?.initContainers ?? []).map((c) => record(c, isSidecar(c) ? 'sidecar' : 'init'));
+    this.mains = (spec?.containers ?? []).map((c) => record(c, 'main'));
+  }
+
+  /** The sandbox is up: start the first containers. */
+  start(): void {
+    this.batch(() => this.advance());
+  }
+
+  /** Whether anything still runs. */
+  get running(): boolean {
+    return this.all().some((r) => r.instance?.running === true);
+  }
+
+  /** Graceful stop: no more restarts; TERM to every running instance, killed at `deadline`. */
+  stop(deadline: number, latencyMs: number): void {
+    this.batch(() => {
+      this.stopping = true;
+      this.exitAfter?.cancel();
+      for (const r of this.all()) {
+        r.timer?.cancel();
+        r.timer = undefined;
+        r.instance?.stop(deadline, latencyMs);
+      }
+    });
+  }
+
+  /** Forgets every instance and timer without exits. */
+  cancel(): void {
+    this.stopping = true;
+    this.exitAfter?.cancel();
+    for (const r of this.all()) {
+      r.timer?.cancel();
+      r.instance?.cancel();
+    }
+  }
+
+  /** A changed image: a running container ends (0) and starts again with it at once. */
+  replaceImage(name: string, image: string): void {
+    const r = this.mains.find((m) => m.name === name);
+    if (r === undefined || r.image === image) return;
+    this.batch(() => {
+      r.image = image;
+      if (r.instance?.running !== true) return;
+      r.replacing = true;
+      r.instance.exit(0, 'Completed');
+    });
+  }
+
+  /** The status the containers add up to; `terminal` once deleted and every container ended. */
+  status(placement: Placement, previous: PodStatus | undefined, terminal: boolean): PodStatus {
+    const facts = (r: ContainerRecord): ContainerFacts => {
+      const stage = terminal && r.stage.kind === 'waiting' ? this.finalStage(r) : r.stage;
+      return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined }) };
+    };
+    return podStatusOf(this.options.pod(), placement, previous, {
+      inits: this.inits.map(facts), mains: this.mains.map(facts), initialized: this.initialized, terminal,
+    }, new Date(this.options.clock.now()));
+  }
+
+  /** The log of a container's current (or last) instance, or of the one before it. */
+  logOf(name: string, previous: boolean): InstanceLog | undefined {
+    const r = this.all().find((c) => c.name === name);
+    return previous ? r?.previous : r?.current;
+  }
+
+  private all(): ContainerRecord[] {
+    return [...this.inits, ...this.mains];
+  }
+
+  /** A container that never ran when its pod ended: as the kubelet reports one it cannot find. */
+  private finalStage(r: ContainerRecord): ContainerStage {
+    if (r.last !== undefined) return { kind: 'terminated', terminated: r.last };
+    const now = this.options.clock.now();
+    return { kind: 'terminated', terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: now, finishedAt: now, containerID: '' } };
+  }
+
+  private batch(change: () => void): void {
+    this.batching++;
+    try {
+      change();
+    } finally {
+      this.batching--;
+      if (this.batching === 0 && this.dirty) {
+        this.dirty = false;
+        this.options.changed();
+      }
+    }
+  }
+
+  /** The next containers to start, in the kubelet's order. */
+  private advance(): void {
+    if (this.stopping) return;
+    for (const r of this.inits) {
+      if (r.role === 'sidecar') {
+        if (r.current === undefined && r.stage.kind === 'waiting' && r.timer === undefined) this.launch(r);
+        if (r.stage.kind !== 'running') return;
+        continue;
+      }
+      if (r.stage.kind === 'terminated' && r.stage.terminated.exitCode === 0) continue;
+      if (r.current === undefined && r.timer === undefined && r.stage.kind === 'waiting') this.launch(r);
+      return;
+    }
+    if (!this.initialized) {
+      this.initialized = true;
+      this.dirty = true;
+    }
+    let launched = false;
+    for (const r of this.mains) {
+      if (r.current !== undefined || r.timer !== undefined) continue;
+      this.launch(r);
+      launched = true;
+    }
+    if (launched) this.armExitAfter();
+    this.stopSidecarsWhenDone();
+  }
+
+  private spec(name: string): Container | undefined {
+    const spec = this.options.pod().spec;
+    return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
+  }
+
+  /** Pulls the image (or fails to), then creates and starts an instance. */
+  private launch(r: ContainerRecord): void {
+    const container = this.spec(r.name);
+    if (container === undefined) return;
+    const pod = this.options.pod();
+    const fault = imageFault(pod, r.image);
+    if (fault.kind === 'pullFails') {
+      this.pullFailed(r, fault.message);
+      return;
+    }
+    const program = containerProgram(container, definedOnly({ command: container.command, args: container.args }), r.role === 'init', this.options.imageCommands);
+    if (program.kind !== 'shell') {
+      this.run(r, container, program, { env: new Map(), files: new Map(), hostname: '' });
+      return;
+    }
+    // A command needs the container's env and files first (it may be $(VAR)-expanded).
+    this.leaveTerminated(r);
+    r.stage = { kind: 'waiting', reason: 'ContainerCreating' };
+    this.dirty = true;
+    // Stands for the view being read: no other launch meanwhile, and a stop or restart voids it.
+    const attempt: Timer = { cancel: () => undefined };
+    r.timer = attempt;
+    const source = this.options.configSource;
+    const viewed = source === undefined ? containerView(withoutObjectReferences(deepCopyPod(pod)), r.name, emptyConfigSource) : containerView(deepCopyPod(pod), r.name, source);
+    void viewed.then(
+      (view) => this.batch(() => {
+        if (r.timer !== attempt || this.stopping) return;
+        r.timer = undefined;
+        const words = expandedCommand(container, view.env);
+        this.run(r, container, containerProgram(container, words, r.role === 'init', this.options.imageCommands), view);
+      }),
+      (error: unknown) => this.batch(() => {
+        if (r.timer !== attempt || this.stopping) return;
+        r.timer = this.options.clock.setTimer(CONTAINER_BACKOFF.minMs, () => this.batch(() => {
+          r.timer = undefined;
+          this.launch(r);
+        }));
+        const message = error instanceof MissingReference ? error.message : String(error);
+        r.stage = { kind: 'waiting', reason: 'CreateContainerConfigError', message };
+        this.dirty = true;
+      }),
+    );
+  }
+
+  private run(r: ContainerRecord, container: Container, program: ContainerProgram, view: ContainerView): void {
+    const { clock } = this.options;
+    const now = clock.now();
+    if (r.current !== undefined) {
+      r.previous = r.current;
+      r.restartCount++;
+    }
+    const { uid } = podIdentity(this.options.pod());
+    r.containerID = simulatedContainerID(uid ?? '', r.name, r.restartCount);
+    this.leaveTerminated(r);
+    const log = new ContainerLog(() => clock.now());
+    r.current = program.kind === 'shell' || (program.kind === 'server' && program.note !== undefined)
+      ? { kind: 'recorded', log } : { kind: 'synthetic', startedAt: now, endedAt: undefined };
+    const instance = new ContainerInstance({
+      clock, container, program, log,
+      view, files: new InstanceFiles(view.files), signals: new InstanceSignals(),
+      ...definedOnly({ runShell: this.options.runShell }),
+      onExit: (exit) => this.batch(() => this.exited(r, instance, now, exit)),
+    });
+    r.instance = instance;
+    r.stage = { kind: 'running', startedAt: now };
+    this.dirty = true;
+    const fault = imageFault(this.options.pod(), r.image);
+    if (fault.kind === 'oom') r.timer = clock.setTimer(fault.afterMs, () => instance.exit(137, 'OOMKilled'));
+    instance.start();
+  }
+
+  private exited(r: ContainerRecord, instance: ContainerInstance, startedAt: number, exit: InstanceExit): void {
+    if (r.instance !== instance) return;
+    const now = this.options.clock.now();
+    r.instance = undefined;
+    r.timer?.cancel();
+    r.timer = undefined;
+    if (r.current?.kind === 'synthetic') r.current.endedAt = now;
+    const terminated: Terminated = { exitCode: exit.exitCode, reason: exit.reason, startedAt, finishedAt: now, containerID: r.containerID ?? '', ...definedOnly({ message: exit.message }) };
+    r.stage = { kind: 'terminated', terminated };
+    this.dirty = true;
+    if (this.stopping) return;
+    if (r.replacing) {
+      r.replacing = false;
+      this.launch(r);
+      return;
+    }
+    const policy = podRestartPolicy(this.options.pod().spec);
+    // A regular init container runs again only after a failure, and never under Never.
+    const restarts = r.role === 'sidecar' || (r.role === 'init' ? exit.exitCode !== 0 && policy !== 'Never' : shouldRestart(policy, exit.exitCode));
+    if (restarts) this.restart(r, now);
+    this.advance();
+  }
+
+  /** Restarts now, or waits out the back-off in CrashLoopBackOff and decides again then. */
+  private restart(r: ContainerRecord, finishedAt: number): void {
+    const decision = restartDecision(CONTAINER_BACKOFF, r.backoff, finishedAt, this.options.clock.now());
+    if (decision.type === 'start') {
+      r.backoff = decision.entry;
+      this.launch(r);
+      return;
+    }
+    const { name, namespace, uid } = podIdentity(this.options.pod());
+    this.leaveTerminated(r);
+    r.stage = { kind: 'waiting', reason: 'CrashLoopBackOff', message: crashLoopMessage(decision.delayMs, r.name, { name, namespace, uid: uid ?? '' }) };
+    r.timer = this.options.clock.setTimer(decision.until - this.options.clock.now(), () => this.batch(() => {
+      r.timer = undefined;
+      this.restart(r, finishedAt);
+    }));
+  }
+
+  /** ErrImagePull now, ImagePullBackOff a moment later, another pull when the back-off has passed. */
+  private pullFailed(r: ContainerRecord, message: string): void {
+    const { clock } = this.options;
+    const now = clock.now();
+    const entry = nextEntry(CONTAINER_BACKOFF, r.backoff, now, now);
+    r.backoff = entry;
+    this.leaveTerminated(r);
+    r.stage = { kind: 'waiting', reason: 'ErrImagePull', message };
+    this.dirty = true;
+    r.timer = clock.setTimer(PULL_BACKOFF_AFTER_MS, () => this.batch(() => {
+      r.stage = { kind: 'waiting', reason: 'ImagePullBackOff', message: `Back-off pulling image ${JSON.stringify(r.image)}: ErrImagePull: ${message}` };
+      this.dirty = true;
+      r.timer = clock.setTimer(Math.max(0, entry.delayMs - PULL_BACKOFF_AFTER_MS), () => this.batch(() => {
+        r.timer = undefined;
+        this.launch(r);
+      }));
+    }));
+  }
+
+  /** A pod whose main containers are all done for good stops its sidecars, as the kubelet does. */
+  private stopSidecarsWhenDone(): void {
+    const policy = podRestartPolicy(this.options.pod().spec);
+    const done = this.mains.every((m) => m.stage.kind === 'terminated' && !shouldRestart(policy, m.stage.terminated.exitCode));
+    if (!done) return;
+    this.stopping = true;
+    const now = this.options.clock.now();
+    const grace = (this.options.pod().spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    for (const s of this.inits) {
+      s.timer?.cancel();
+      s.timer = undefined;
+      s.instance?.stop(now + grace, 0);
+    }
+  }
+
+  /** A terminated instance becomes the container's lastState once the container moves on. */
+  private leaveTerminated(r: ContainerRecord): void {
+    if (r.stage.kind === 'terminated') r.last = r.stage.terminated;
+  }
+
+  private armExitAfter(): void {
+    const after = this.options.exitAfterMs;
+    if (after === undefined || this.exitAfter !== undefined || podRestartPolicy(this.options.pod().spec) === 'Always') return;
+    this.exitAfter = this.options.clock.setTimer(after, () => this.batch(() => {
+      for (const r of this.mains) if (r.current?.kind === 'synthetic') r.instance?.exit(0, 'Completed');
+    }));
+  }
+}
