@@ -1,0 +1,145 @@
+/**
+ * The effects around probeWorker.ts for one running container instance: one timer per probe at a
+ * time on the injected clock, each probe run through `deps` (exec in the shell, network probes
+ * answered by probeResponses.ts), results folded by the pure worker, and changes reported:
+ * readiness and startup as values, a liveness (or startup) failure as a restart request. A
+ * container without probes costs nothing: no timer, no closure kept.
+ */
+import { sleep, type Clock, type Timer } from '../../../lib/clock.js';
+import type { ProbeAnswer } from './probeResponses.js';
+import {
+  containerHealth, firstDue, gated, initialProbeState, observe,
+  type Container, type ContainerHealth, type Probe, type ProbeKind, type ProbeWorkerState,
+} from './probeWorker.js';
+
+export interface ContainerProbesDeps {
+  readonly clock: Clock;
+  /** Runs an exec probe's command in the container; resolves with its exit code. */
+  readonly runExec: (command: readonly string[], timeoutMs: number) => Promise<number>;
+  /** The simulated answer to an httpGet, tcpSocket or grpc probe. */
+  readonly answer: (kind: ProbeKind, probe: Probe) => ProbeAnswer;
+  readonly onReadiness: (ready: boolean) => void;
+  readonly onStartup: (started: boolean) => void;
+  /** The container must restart: its liveness or startup probe failed past the threshold. */
+  readonly onLivenessFailure: (message: string) => void;
+  /** Every failed probe attempt, with the kubelet's message (what an `Unhealthy` Event says). */
+  readonly onProbeFailed: (kind: ProbeKind, message: string) => void;
+}
+
+export interface ContainerProbes {
+  stop(): void;
+}
+
+const KINDS: readonly ProbeKind[] = ['startup', 'readiness', 'liveness'];
+const PROBE_FIELD = { startup: 'startupProbe', readiness: 'readinessProbe', liveness: 'livenessProbe' } as const;
+const NO_PROBES: ContainerProbes = { stop: () => undefined };
+
+function probeOf(container: Container, kind: ProbeKind): Probe | undefined {
+  return container[PROBE_FIELD[kind]];
+}
+
+/** `started` and `ready` of a container that just began running, before any probe ran. */
+export function initialContainerHealth(container: Container): ContainerHealth {
+  return containerHealth({
+    startup: container.startupProbe ? 'unknown' : undefined,
+    readiness: container.readinessProbe ? 'failure' : undefined,
+  });
+}
+
+export function hasProbes(container: Container): boolean {
+  return KINDS.some((kind) => probeOf(container, kind) !== undefined);
+}
+
+interface Worker {
+  state: ProbeWorkerState;
+  readonly probe: Probe;
+  timer: Timer | undefined;
+}
+
+const label = (kind: ProbeKind): string => `${kind[0]?.toUpperCase() ?? ''}${kind.slice(1)}`;
+
+/** Starts the probes of a container instance that began running at `startedAt` (default: now). */
+export function startContainerProbes(container: Container, deps: ContainerProbesDeps, startedAt = deps.clock.now()): ContainerProbes {
+  if (!hasProbes(container)) return NO_PROBES;
+  const { clock } = deps;
+  let stopped = false;
+  let health = initialContainerHealth(container);
+  const workers = new Map<ProbeKind, Worker>();
+  for (const kind of KINDS) {
+    const probe = probeOf(container, kind);
+    if (probe) workers.set(kind, { state: initialProbeState(kind, probe, startedAt), probe, timer: undefined });
+  }
+
+  const report = (): void => {
+    const next = containerHealth({ startup: workers.get('startup')?.state.value, readiness: workers.get('readiness')?.state.value });
+    const before = health;
+    health = next;
+    if (next.started !== before.started) deps.onStartup(next.started);
+    if (next.ready !== before.ready) deps.onReadiness(next.ready);
+  };
+
+  const runOnce = async (kind: ProbeKind, probe: Probe, timeoutMs: number): Promise<ProbeAnswer> => {
+    const seconds = timeoutMs / 1000;
+    if (probe.exec) {
+      const command = probe.exec.command ?? [];
+      let timer: Timer | undefined;
+      const timedOut = new Promise<ProbeAnswer>((resolve) => {
+        timer = clock.setTimer(timeoutMs, () => resolve({ result: 'failure', message: `command ${JSON.stringify(command.join(' '))} timed out after ${seconds}s`, delayMs: 0 }));
+      });
+      const ran = deps.runExec(command, timeoutMs).then(
+        (code): ProbeAnswer => (code === 0
+          ? { result: 'success', message: '', delayMs: 0 }
+          : { result: 'failure', message: `command ${JSON.stringify(command.join(' '))} exited with ${code}`, delayMs: 0 }),
+        (error: unknown): ProbeAnswer => ({ result: 'failure', message: error instanceof Error ? error.message : String(error), delayMs: 0 }),
+      );
+      try {
+        return await Promise.race([ran, timedOut]);
+      } finally {
+        timer?.cancel();
+      }
+    }
+    const answer = deps.answer(kind, probe);
+    if (answer.delayMs >= timeoutMs) {
+      await sleep(clock, timeoutMs);
+      return { result: 'failure', message: `${answer.message || 'probe'}: timed out: no answer within ${seconds}s`, delayMs: answer.delayMs };
+    }
+    if (answer.delayMs > 0) await sleep(clock, answer.delayMs);
+    return answer;
+  };
+
+  const schedule = (worker: Worker, at: number): void => {
+    worker.timer = clock.setTimer(Math.max(0, at - clock.now()), () => {
+      worker.timer = undefined;
+      void tick(worker);
+    });
+  };
+
+  const tick = async (worker: Worker): Promise<void> => {
+    if (stopped) return;
+    const { kind, timing } = worker.state;
+    const probedAt = clock.now();
+    if (gated(worker.state, health.started)) {
+      // Readiness and liveness wait for the startup probe; the startup probe is done once started.
+      if (kind !== 'startup') schedule(worker, probedAt + timing.periodMs);
+      return;
+    }
+    const answer = await runOnce(kind, worker.probe, timing.timeoutMs);
+    if (stopped) return;
+    const seen = observe(worker.state, answer.result, probedAt, clock.now());
+    worker.state = seen.state;
+    if (answer.result === 'failure') deps.onProbeFailed(kind, `${label(kind)} probe failed: ${answer.message}`);
+    if (seen.nextDue !== undefined) schedule(worker, seen.nextDue);
+    if (seen.changed) report();
+    if (seen.state.onHold && seen.state.value === 'failure') {
+      deps.onLivenessFailure(`Container ${container.name} failed ${kind} probe, will be restarted`);
+    }
+  };
+
+  for (const worker of workers.values()) schedule(worker, firstDue(worker.state));
+  return {
+    stop: () => {
+      stopped = true;
+      for (const worker of workers.values()) worker.timer?.cancel();
+    },
+  };
+}
