@@ -8,7 +8,7 @@ import type { TerminalSize } from '../provider.js';
 import type { ContainerView } from './containerView.js';
 import { BUILTINS } from './shell/builtins.js';
 import { ExitRequest, LoopControl, ReturnRequest, SignalDeath } from './shell/context.js';
-import { MemoryFileSystem, MemoryStore, normalizePath, type ShellFileSystem } from './shell/fileSystem.js';
+import { MemoryFileSystem, MemoryStore, normalizePath, TMP_STORE_LIMITS, type ShellFileSystem } from './shell/fileSystem.js';
 import { Interpreter } from './shell/interpreter.js';
 import { DEFAULT_LIMITS, LimitExceeded, ScriptLimit, type ShellLimits } from './shell/limits.js';
 import { parse } from './shell/parser.js';
@@ -61,7 +61,7 @@ export class BuiltinShell {
     const limits = { ...DEFAULT_LIMITS, ...io.limits };
     this.hub = new SignalHub(io.sleep, limits, io.signal);
     this.stdin = io.stdin ? Input.fromStream(io.stdin, io.signal) : Input.empty();
-    const fs = io.files ?? new MemoryFileSystem({ files: io.view.files, mounts: [{ path: '/tmp', store: new MemoryStore({ fileBytes: 256 * 1024, totalBytes: 1024 * 1024 }) }] });
+    const fs = io.files ?? new MemoryFileSystem({ files: io.view.files, mounts: [{ path: '/tmp', store: new MemoryStore(TMP_STORE_LIMITS) }] });
     this.shell = new Interpreter({
       fs,
       hostname: io.view.hostname,

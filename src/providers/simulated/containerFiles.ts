@@ -7,7 +7,7 @@
 import { Buffer } from 'node:buffer';
 import type { Pod, PodSpec } from '../../adapters/kubernetes/model.js';
 import type { ContainerView } from './containerView.js';
-import { MemoryFileSystem, MemoryStore, type Mount, type ShellFileSystem } from './shell/fileSystem.js';
+import { MemoryFileSystem, MemoryStore, TMP_STORE_LIMITS, type Mount, type ShellFileSystem } from './shell/fileSystem.js';
 
 /** The kubelet reads at most this much of the termination-message file (its last 4096 bytes). */
 const MAX_TERMINATION_MESSAGE = 4096;
@@ -19,7 +19,6 @@ type Container = PodSpec['containers'][number];
 
 /** The kubelet's default `terminationMessagePath`. */
 const TERMINATION_LOG = '/dev/termination-log';
-const TMP_LIMITS = { fileBytes: 256 * 1024, totalBytes: 1024 * 1024 };
 /** Bytes of one pod's emptyDir volume: it lives in the node's memory, so it is capped. */
 const EMPTY_DIR_LIMITS = { fileBytes: 1024 * 1024, totalBytes: 8 * 1024 * 1024 };
 
@@ -46,8 +45,8 @@ export class PodVolumes {
   fileSystem(pod: Pod, container: Pick<Container, 'volumeMounts' | 'terminationMessagePath'>, view: ContainerView): ContainerFiles {
     const emptyDirs = new Set((pod.spec?.volumes ?? []).filter((v) => v.emptyDir !== undefined).map((v) => v.name));
     const mounts: Mount[] = [
-      { path: '/tmp', store: new MemoryStore(TMP_LIMITS) },
-      { path: container.terminationMessagePath ?? TERMINATION_LOG, store: new MemoryStore(TMP_LIMITS), file: true },
+      { path: '/tmp', store: new MemoryStore(TMP_STORE_LIMITS) },
+      { path: container.terminationMessagePath ?? TERMINATION_LOG, store: new MemoryStore(TMP_STORE_LIMITS), file: true },
       ...(container.volumeMounts ?? []).filter((m) => emptyDirs.has(m.name))
         .map((m): Mount => ({ path: m.mountPath, store: this.emptyDir(m.name), readOnly: m.readOnly === true })),
     ];

@@ -47,6 +47,8 @@ export interface StoreLimits {
 }
 
 export const DEFAULT_STORE_LIMITS: StoreLimits = { fileBytes: 1024 * 1024, totalBytes: 8 * 1024 * 1024 };
+/** A container's private `/tmp` (and small files such as its termination message). */
+export const TMP_STORE_LIMITS: StoreLimits = { fileBytes: 256 * 1024, totalBytes: 1024 * 1024 };
 
 /**
  * Writable files by path relative to the store's mount ('' is the mount itself, for a store
