@@ -1,8 +1,8 @@
 /**
  * The inner loop (`npm run test:unit`): every unit test file imported into one process, so the
- * TypeScript loader and the shared modules are paid for once instead of once per file. The full
- * suite (`npm test`) still runs each file in its own process, for isolation and coverage.
- * Unit files must not need a cluster (test/lint/unitLayer.test.ts) nor hooks on tap's root test.
+ * TypeScript loader and the shared modules are paid for once instead of once per file. `npm test`
+ * runs this file too (`.taprc`'s include), with coverage, beside the e2e files. Unit files must
+ * not need a cluster (test/harness/unitLayer.test.ts) nor hooks on tap's root test.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';

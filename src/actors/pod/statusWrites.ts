@@ -83,17 +83,17 @@ export function showUnsupported(state: PodState): Next {
  */
 export const PENDING_HOLD_MS = 1_000;
 
+/** Only a pod that asks for what the provider cannot do pays for saying so (most never do). */
+function unsupportedSaid(status: PodStatus, state: PodState): PodStatus {
+  return asksUnsupported(state.host, state.allocation) ? withUnsupportedDuties(status, state.host, state.allocation) : status;
+}
+
 /**
  * Writes `status` to the host unless it is what the host will already have: the last status
  * confirmed when nothing is in flight, else the newest one sent. A newer status is sent even while
  * an older one waits in the queue, so the queue can drop the older one before it goes out. An
  * actor whose host pod is gone writes nothing; Ready follows the host pod's readiness gates.
  */
-/** Only a pod that asks for what the provider cannot do pays for saying so (most never do). */
-function unsupportedSaid(status: PodStatus, state: PodState): PodStatus {
-  return asksUnsupported(state.host, state.allocation) ? withUnsupportedDuties(status, state.host, state.allocation) : status;
-}
-
 export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
   // Ready follows the host pod's readiness gates; the status carries the generation of its spec.
