@@ -1,7 +1,8 @@
 /**
  * The sandbox's demo, applied to the host cluster: a Deployment whose pods tolerate Tether's taint
- * and select virtual nodes, and a Service in front of them. They land on the virtual node and run
- * in the remote cluster.
+ * and select virtual nodes, a Service in front of them, a Job and a CronJob. They land on the
+ * virtual node and run in the remote cluster, where the simulated node runs their commands: the
+ * Job completes and `kubectl logs job/countdown` shows what its command printed.
  */
 import type { ClusterAccess } from '../harness/clusterAccess.js';
 import { waitFor } from '../harness/poll.js';
@@ -11,6 +12,10 @@ export interface Demo {
   readonly deployment: string;
   readonly service: string;
   readonly replicas: number;
+  /** A Job whose command counts down and prints `done`, then completes. */
+  readonly job: string;
+  /** A CronJob that runs a one-line command every minute. */
+  readonly cronJob: string;
 }
 
 /** Where the demo's ConfigMap is mounted in its pods. */
@@ -18,7 +23,16 @@ export const DEMO_CONFIG_DIR = '/etc/hello';
 /** The port the demo's container declares (the simulated provider answers HTTP there). */
 export const DEMO_PORT = 80;
 
-export const DEMO: Demo = { namespace: 'demo', deployment: 'hello', service: 'hello', replicas: 3 };
+export const DEMO: Demo = { namespace: 'demo', deployment: 'hello', service: 'hello', replicas: 3, job: 'countdown', cronJob: 'tick' };
+
+/** What the demo Job's container prints, line by line, before it exits 0. */
+export const DEMO_JOB_OUTPUT = ['3', '2', '1', 'done'];
+
+/** The scheduling every demo pod needs to land on a virtual node. */
+const onVirtualNodes = {
+  nodeSelector: { type: 'virtual-kubelet' },
+  tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
+};
 
 export function demoManifest(demo: Demo = DEMO): string {
   const labels = { app: demo.deployment };
@@ -43,8 +57,7 @@ export function demoManifest(demo: Demo = DEMO): string {
           template: {
             metadata: { labels },
             spec: {
-              nodeSelector: { type: 'virtual-kubelet' },
-              tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
+              ...onVirtualNodes,
               terminationGracePeriodSeconds: 5,
               containers: [{
                 name: 'web', image: 'nginx:1.27', ports: [{ containerPort: DEMO_PORT }],
@@ -60,6 +73,46 @@ export function demoManifest(demo: Demo = DEMO): string {
         apiVersion: 'v1', kind: 'Service',
         metadata: { name: demo.service, namespace: demo.namespace },
         spec: { selector: labels, ports: [{ port: DEMO_PORT, targetPort: DEMO_PORT }] },
+      },
+      // The simulated node runs the command in its built-in shell (docs/sandbox.md).
+      {
+        apiVersion: 'batch/v1', kind: 'Job',
+        metadata: { name: demo.job, namespace: demo.namespace },
+        spec: {
+          backoffLimit: 2,
+          template: {
+            spec: {
+              ...onVirtualNodes,
+              restartPolicy: 'Never',
+              containers: [{
+                name: 'count', image: 'busybox:1.36',
+                command: ['sh', '-c', 'for i in 3 2 1; do echo "$i"; sleep 1; done; echo done'],
+              }],
+            },
+          },
+        },
+      },
+      {
+        apiVersion: 'batch/v1', kind: 'CronJob',
+        metadata: { name: demo.cronJob, namespace: demo.namespace },
+        spec: {
+          schedule: '* * * * *',
+          concurrencyPolicy: 'Forbid',
+          successfulJobsHistoryLimit: 2,
+          failedJobsHistoryLimit: 1,
+          jobTemplate: {
+            spec: {
+              backoffLimit: 0,
+              template: {
+                spec: {
+                  ...onVirtualNodes,
+                  restartPolicy: 'Never',
+                  containers: [{ name: 'tick', image: 'busybox:1.36', command: ['sh', '-c', 'echo "tick at $(date) on $(hostname)"'] }],
+                },
+              },
+            },
+          },
+        },
       },
     ],
   });

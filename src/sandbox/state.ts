@@ -44,7 +44,7 @@ export interface SandboxState {
   netnsUnavailable?: string;
   introspectionUrl: string | null;
   introspectionUnavailable?: string;
-  demo?: { namespace: string; deployment: string; service: string; replicas: number };
+  demo?: { namespace: string; deployment: string; service: string; replicas: number; job?: string; cronJob?: string };
   /** metrics-server in the host cluster (`kubectl top`), or why there is none. */
   metricsServer?: { pid: number; log: string };
   metricsServerUnavailable?: string;

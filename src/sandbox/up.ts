@@ -104,7 +104,7 @@ export class Sandbox {
     progress(`tether: both nodes Ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     await this.startMetricsServer(host, hostNs);
 
-    progress(`demo: a Deployment '${DEMO.deployment}' of ${DEMO.replicas} replicas and a Service in namespace '${DEMO.namespace}' of the host cluster`);
+    progress(`demo: a Deployment '${DEMO.deployment}' of ${DEMO.replicas} replicas, a Service, Job '${DEMO.job}' and CronJob '${DEMO.cronJob}' in namespace '${DEMO.namespace}' of the host cluster`);
     await deployDemo(host, VIRTUAL_NODE);
     this.state.demo = DEMO;
     this.state.status = 'running';

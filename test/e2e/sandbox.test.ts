@@ -43,7 +43,8 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
   const command = up.stdout.split('\n').map((l) => l.trim()).find((l) => l.endsWith('get pods -n demo -o wide'));
   t.ok(command, 'a ready-to-paste kubectl command is printed');
   const { stdout } = await sh('sh', ['-c', command ?? 'false']);
-  const rows = stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/));
+  // The Job's and the CronJob's pods share the namespace; the Deployment's are named after it.
+  const rows = stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)).filter((r) => r[0]?.startsWith('hello-'));
   t.equal(rows.length, 3, stdout);
   t.ok(rows.every((r) => r[2] === 'Running' && r[6] === 'tether-remote'), `all Running on tether-remote:\n${stdout}`);
 
@@ -58,7 +59,20 @@ t.test('sandbox --detach brings up the demo on the virtual node; --down leaves n
   }, { timeoutMs: 60_000, intervalMs: 1_000 });
   t.match(services, /service\/hello/);
 
+  const jobs = up.stdout.split('\n').map((l) => l.trim()).find((l) => l.includes('get jobs,cronjobs -n demo'));
+  t.ok(jobs, 'a kubectl command for the demo Job and CronJob is printed');
+  const listed = await waitFor('the demo Job completes: the simulated node ran its command through both Tethers', async () => {
+    const out = await sh('sh', ['-c', (jobs ?? 'false').replace(/\s+\(.*\)$/, '')]);
+    return /job\.batch\/countdown\s+Complete\s+1\/1/.test(out.stdout) ? out.stdout : undefined;
+  }, { timeoutMs: 120_000, intervalMs: 1_000 });
+  t.match(listed, /cronjob\.batch\/tick\s+\* \* \* \* \*/, 'the CronJob is listed with its schedule');
+
   if (state.netns && state.netns.length > 0) {
+    const logs = up.stdout.split('\n').map((l) => l.trim()).find((l) => / logs -n demo job\/countdown /.test(l));
+    t.ok(logs, 'a ready-to-paste kubectl logs job/... command is printed');
+    const printed = await sh('sh', ['-c', (logs ?? 'false').replace(/\s+\(.*\)$/, '')]);
+    t.equal(printed.stdout, '3\n2\n1\ndone\n', "the Job's log is what its command printed, through the host API server and both Tethers");
+
     const exec = up.stdout.split('\n').map((l) => l.trim()).find((l) => / exec -n demo deploy\/hello -- cat /.test(l));
     t.ok(exec, 'a ready-to-paste kubectl exec command is printed');
     const shown = await sh('sh', ['-c', exec ?? 'false']);
