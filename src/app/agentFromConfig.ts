@@ -50,7 +50,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   const host = hostKubeconfigSource(config.host, options.env ?? process.env);
   const policies = resolveRestartPolicies(config.restartPolicies);
   const handles: ProviderHandle[] = [];
-  const podEvents = config.nodes.map(() => new PodEventForwarder());
+  const podEvents = config.nodes.map((node) => new PodEventForwarder(node.name));
   // One host connection per node, for the node's actors and its provider alike; stopped last.
   const hostKubeConfig = loadKubeConfig(host);
   const hostClients = config.nodes.map(() => new ClusterClient(hostKubeConfig, { clock, ...definedOnly({ rateLimit: config.rateLimit }) }));

@@ -65,6 +65,6 @@ export * from './provider.js';
 export * from './errors.js';
 export { deepCopy, deepCopyPod, deepCopyPodStatus, withDeepCopies } from './deepCopy.js';
 export { PollingPodProvider, type PollingOptions } from './pollingProvider.js';
-export { ProviderSetupError, handleOf, type ProviderCreationContext, type ProviderHandle, type ProviderRegistration, type PodEventSink } from './registration.js';
+export { ProviderSetupError, handleOf, type ProviderCreationContext, type ProviderHandle, type ProviderRegistration, type PodEventSink, type ContainerEventRef } from './registration.js';
 export { SimulatedProvider, DEFAULT_RESOURCES, type SimulatedProviderOptions } from './simulated/simulatedProvider.js';
 export { SimulatedFaults, type SimulatedFaultOptions } from './simulated/faults.js';

@@ -19,12 +19,28 @@ export interface ProviderHandle extends Lifecycle {
   readonly provider: Provider;
 }
 
-/** Where a provider reports an Event about one of the node's host pods. */
+/**
+ * A kubelet Event about one container of the pod, as a provider that plays the kubelet records it
+ * (the simulated node's `Unhealthy` and `Killing` of its probes): `fieldPath` names the container
+ * as the kubelet does (`spec.containers{app}`), `action` is the kubelet's (`Kill`, `Probe`...).
+ * Such an Event is reported from the kubelet on the node, not from Tether.
+ */
+export interface ContainerEventRef {
+  readonly fieldPath: string;
+  readonly action: string;
+}
+
+/**
+ * Where a provider reports an Event about one of the node's host pods: with `container`, a
+ * kubelet Event about that container (ContainerEventRef); without, one of the provider's own
+ * (the Kubernetes provider's forwarded remote Events, action `Offload`).
+ */
 export type PodEventSink = (
   pod: NamedPod,
   type: 'Normal' | 'Warning',
   reason: string,
   note: string,
+  container?: ContainerEventRef,
 ) => void;
 
 /** What Tether gives a provider to build it with, beside its own config block. */

@@ -11,6 +11,7 @@ import { systemClock } from '../../src/adapters/clock.js';
 import { boundedReviewer } from '../../src/kubelet/boundedReviewer.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
+import type { PodEventForwarder } from '../../src/app/podEventForwarder.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { createNetworkNamespace } from '../../src/harness/networkNamespace.js';
 import { startKubeletServer, type KubeletServer, type KubeletServerOptions } from '../../src/kubelet/kubeletServer.js';
@@ -34,6 +35,8 @@ export async function startKubeletNode(
     readonly provider: Provider & { stop(): Promise<unknown> };
     /** What the kubelet API serves from, if not `provider` itself (a wrapper, say). */
     readonly kubeletProvider?: (nodeName: string) => KubeletServerOptions['provider'];
+    /** Bound to the node's host EventRecorder once the agent runs (a provider's pod Events, as `tether run` binds them). */
+    readonly podEvents?: PodEventForwarder;
   },
 ): Promise<KubeletNode> {
   const ns = await createNetworkNamespace(options.prefix.slice(0, 6));
@@ -53,6 +56,7 @@ export async function startKubeletNode(
     logger: silentLogger,
     nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider: options.provider, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
   });
+  options.podEvents?.bind(agent.eventsOf(nodeName));
   t.teardown(async () => {
     void options.provider.stop();
     await agent.stop({ deleteNodes: true });

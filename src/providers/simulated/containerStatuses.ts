@@ -5,11 +5,12 @@
  * regular init containers completed and the sidecars started, ContainersReady and Ready while
  * every container runs, PodCompleted once the pod is terminal).
  */
-import type { ContainerStatus, Pod, PodStatus } from '../../adapters/kubernetes/model.js';
+import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
 import { mergeConditions, podCondition } from '../podStatus.js';
 import { definedOnly, ifDefined } from '../../lib/defaults.js';
 import { podPhase } from './restartPolicy.js';
 import { simulatedImageID, type Placement } from './podLifecycle.js';
+import type { ContainerHealth } from './probes/probeWorker.js';
 
 export interface Terminated {
   readonly exitCode: number;
@@ -35,6 +36,8 @@ export interface ContainerFacts {
   readonly last?: Terminated;
   /** A regular init container that exited 0 counts as ready, as the kubelet reports it. */
   readonly role: 'init' | 'sidecar' | 'main';
+  /** While running, what its probes say (probes/podProbes.ts); without probes it is started and ready. */
+  readonly health?: ContainerHealth;
 }
 
 function terminatedState(t: Terminated): NonNullable<ContainerStatus['state']>['terminated'] {
@@ -59,8 +62,8 @@ export function containerStatus(c: ContainerFacts): ContainerStatus {
     name: c.name,
     image: c.image,
     imageID: c.containerID === undefined ? '' : simulatedImageID(c.image),
-    ready: running || completedInit,
-    started: running,
+    ready: (running && (c.health?.ready ?? true)) || completedInit,
+    started: running && (c.health?.started ?? true),
     restartCount: c.restartCount,
     state,
     ...definedOnly({ containerID: c.containerID, lastState: ifDefined(c.last, (t) => ({ terminated: terminatedState(t) })) }),
@@ -85,6 +88,9 @@ export function podStatusOf(pod: Pod, placement: Placement, previous: PodStatus 
   const sidecarsUp = facts.inits.every((c) => c.role !== 'sidecar' || c.stage.kind === 'running');
   const ready = !ended && facts.initialized && sidecarsUp && mains.every((s) => s.ready);
   const notReady = ended ? 'PodCompleted' : 'ContainersNotReady';
+  // The kubelet's message (status/generate.go): the sidecars and containers that are not ready.
+  const unready = [...inits.filter((s, i) => facts.inits[i]?.role === 'sidecar' && !s.ready), ...mains.filter((s) => !s.ready)].map((s) => s.name);
+  const message = ready || ended || unready.length === 0 ? undefined : `containers with unready status: [${unready.join(' ')}]`;
   const qosClass = previous?.qosClass ?? pod.status?.qosClass;
   return {
     phase,
@@ -98,8 +104,14 @@ export function podStatusOf(pod: Pod, placement: Placement, previous: PodStatus 
       podCondition('Initialized', facts.initialized, now, facts.initialized ? undefined : ended ? 'PodCompleted' : 'ContainersNotInitialized'),
       podCondition('ContainersReady', ready, now, ready ? undefined : notReady),
       podCondition('Ready', ready, now, ready ? undefined : notReady),
-    ]),
+    ]).map((c) => (c.type === 'ContainersReady' || c.type === 'Ready' ? withMessage(c, message) : c)),
     ...definedOnly({ initContainerStatuses: inits.length === 0 ? undefined : inits }),
     containerStatuses: mains,
   };
+}
+
+/** The condition with `message` (or none): a kept condition keeps its transition time, not an old message. */
+function withMessage(condition: PodCondition, message: string | undefined): PodCondition {
+  const { message: _old, ...rest } = condition;
+  return { ...rest, ...definedOnly({ message }) };
 }

@@ -5,7 +5,10 @@
  * main containers; an exit restarts the container as the restart policy says, paced by the
  * kubelet's back-off (crashLoopBackOff.ts); a graceful stop sends every running instance TERM.
  * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per
- * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too.
+ * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. A main
+ * container's probes (probes/podProbes.ts) start with each of its instances: their health goes
+ * into the status, and a liveness or startup failure kills the instance (137), which then takes
+ * the same restart path as any exit.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
 import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
@@ -24,6 +27,9 @@ import { containerProgram, type ContainerProgram, type ImageCommands } from './i
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
 import { isSidecar, podRestartPolicy, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
+import type { ContainerEventRef } from '../registration.js';
+import { podHasProbes, type PodProbes, type PodProbesDeps } from './probes/podProbes.js';
+import { runtimeProbes } from './probes/runtimeProbes.js';
 
 type Container = PodSpec['containers'][number];
 
@@ -60,6 +66,10 @@ export interface PodContainersOptions {
   readonly runShell?: ShellRunner;
   /** Servers of a Never/OnFailure pod exit 0 this long after they start (benchmarks). */
   readonly exitAfterMs?: number;
+  /** An exec probe's command in a running container (the path exec sessions take); without it exec probes fail. */
+  readonly runExec?: PodProbesDeps['runExec'];
+  /** A kubelet Event about one of the containers (its probes' `Unhealthy`, `Killing`). */
+  readonly event?: (type: 'Normal' | 'Warning', reason: string, note: string, container: ContainerEventRef) => void;
   readonly changed: () => void;
 }
 
@@ -75,9 +85,19 @@ export class PodContainers {
   private batching = 0;
   private dirty = false;
   private exitAfter: Timer | undefined;
+  /** Only for a pod with probes: the others cost nothing. */
+  private readonly probes: PodProbes | undefined;
 
   constructor(private readonly options: PodContainersOptions) {
     const spec = options.pod().spec;
+    this.probes = podHasProbes(options.pod()) ? runtimeProbes({
+      ...options,
+      changed: () => this.batch(() => {
+        this.dirty = true;
+      }),
+      running: (name) => !this.stopping && this.mains.find((m) => m.name === name)?.instance?.running === true,
+      kill: (name, exitCode) => this.batch(() => this.mains.find((m) => m.name === name)?.instance?.exit(exitCode, 'Error')),
+    }) : undefined;
     const record = (c: Container, role: ContainerRecord['role']): ContainerRecord => ({
       name: c.name, role, image: c.image ?? '', stage: { kind: 'waiting', reason: 'PodInitializing' },
       restartCount: 0, containerID: undefined, last: undefined, backoff: undefined, instance: undefined,
@@ -102,6 +122,7 @@ export class PodContainers {
     this.batch(() => {
       this.stopping = true;
       this.exitAfter?.cancel();
+      this.probes?.stopAll();
       for (const r of this.all()) {
         r.timer?.cancel();
         r.timer = undefined;
@@ -114,6 +135,7 @@ export class PodContainers {
   cancel(): void {
     this.stopping = true;
     this.exitAfter?.cancel();
+    this.probes?.stopAll();
     for (const r of this.all()) {
       r.timer?.cancel();
       r.instance?.cancel();
@@ -136,7 +158,8 @@ export class PodContainers {
   status(placement: Placement, previous: PodStatus | undefined, terminal: boolean): PodStatus {
     const facts = (r: ContainerRecord): ContainerFacts => {
       const stage = terminal && r.stage.kind === 'waiting' ? this.finalStage(r) : r.stage;
-      return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined }) };
+      const health = stage.kind === 'running' ? this.probes?.health(r.name) : undefined;
+      return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined, health }) };
     };
     return podStatusOf(this.options.pod(), placement, previous, {
       inits: this.inits.map(facts), mains: this.mains.map(facts), initialized: this.initialized, terminal,
@@ -273,6 +296,7 @@ export class PodContainers {
     this.dirty = true;
     const fault = imageFault(this.options.pod(), r.image);
     if (fault.kind === 'oom') r.timer = clock.setTimer(fault.afterMs, () => instance.exit(137, 'OOMKilled'));
+    if (r.role === 'main') this.probes?.startContainer(r.name, now);
     instance.start();
   }
 
@@ -280,6 +304,7 @@ export class PodContainers {
     if (r.instance !== instance) return;
     const now = this.options.clock.now();
     r.instance = undefined;
+    this.probes?.stopContainer(r.name);
     r.timer?.cancel();
     r.timer = undefined;
     if (r.current?.kind === 'synthetic') r.current.endedAt = now;

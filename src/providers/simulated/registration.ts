@@ -69,6 +69,7 @@ export const simulatedRegistration: ProviderRegistration<typeof simulatedProvide
         podCIDR: config.podCIDR,
         imageCommands: config.imageCommands,
         faults: config.faults ? { ...config.faults } : undefined,
+        podEvents: context.podEvents,
       }),
       // exec sees the ConfigMaps and Secrets of the cluster whose pods this node runs.
       configSource: createConfigObjectReader(loadKubeConfig(context.host)),

@@ -20,6 +20,8 @@ import type { ConfigSource } from './configSource.js';
 import { startLatencyOf } from './dataFaults.js';
 import { DEFAULT_IMAGE_COMMANDS, type ImageCommands } from './imageCommands.js';
 import { definedOnly } from '../../lib/defaults.js';
+import type { PodEventSink } from '../registration.js';
+import type { ExecResult } from './probes/containerProbes.js';
 
 type Stage = 'starting' | 'running' | 'stopping' | 'ended';
 
@@ -51,6 +53,10 @@ export interface SimulatedPodsOptions {
   readonly configSource?: ConfigSource;
   /** Runs a container's shell program; default the built-in shell. */
   readonly runShell?: ShellRunner;
+  /** An exec probe's command in a running container of the pod (the exec sessions' path). */
+  readonly runExec?: (pod: SimPod, container: string, command: readonly string[], signal: AbortSignal) => Promise<ExecResult>;
+  /** The kubelet's Events about the pods' containers (probes' `Unhealthy`, `Killing`). */
+  readonly podEvents?: PodEventSink;
   /** Told of every change, synchronously: the caller delivers it later. */
   readonly notify: (notification: PodNotification) => void;
 }
@@ -171,6 +177,8 @@ export class SimulatedPods {
       pod: () => record.pod,
       imageCommands: this.imageCommands,
       ...definedOnly({ configSource: this.options.configSource, runShell: this.options.runShell, exitAfterMs: this.options.exitAfterMs?.(record.pod) }),
+      runExec: (container, command, _timeoutMs, signal) => this.options.runExec?.(record, container, command, signal) ?? Promise.reject(new Error('exec probes are not run on this node')),
+      event: (type, reason, note, container) => this.options.podEvents?.(podIdentity(record.pod), type, reason, note, container),
       changed: () => this.containersChanged(record, containers),
     });
     record.containers = containers;

@@ -46,6 +46,7 @@ import { SimulatedSessions } from './simulatedSessions.js';
 import type { ImageCommands } from './imageCommands.js';
 import type { ShellRunner } from './containerRuntime.js';
 import { definedOnly } from '../../lib/defaults.js';
+import type { PodEventSink } from '../registration.js';
 
 export interface SimulatedProviderOptions {
   readonly clock?: Clock;
@@ -76,6 +77,8 @@ export interface SimulatedProviderOptions {
   readonly imageCommands?: ImageCommands;
   /** Runs a container's shell program (tests); default the built-in shell. */
   readonly runShell?: ShellRunner;
+  /** Where the kubelet's Events about the pods' containers go (probes' `Unhealthy`, `Killing`): the node's host EventRecorder. */
+  readonly podEvents?: PodEventSink;
 }
 
 export const DEFAULT_RESOURCES: NodeResources = {
@@ -111,8 +114,10 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       podCIDR: options.podCIDR ?? '10.244.0.0/16',
       ...definedOnly({
         startLatencyMs: options.startLatencyMs, stopLatencyMs: options.stopLatencyMs, exitAfterMs: options.exitAfterMs,
-        imageCommands: options.imageCommands, configSource: options.configSource, runShell: options.runShell,
+        imageCommands: options.imageCommands, configSource: options.configSource, runShell: options.runShell, podEvents: options.podEvents,
       }),
+      // Exec probes take the path `kubectl exec` takes: the container's env and files, now.
+      runExec: (record, container, command, signal) => this.sessions.runProbe(record, container, command, signal),
       notify: (notification) => this.deliver(notification),
     });
     this.resources = deepCopy(options.resources ?? DEFAULT_RESOURCES);

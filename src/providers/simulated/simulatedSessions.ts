@@ -19,6 +19,8 @@ import type { SimPod, SimulatedPods } from './simulatedPods.js';
 import { syntheticLogs, type LogSource } from './syntheticLogs.js';
 import { recordedLogs } from './recordedLogs.js';
 import { definedOnly } from '../../lib/defaults.js';
+import { podIdentity } from '../provider.js';
+import type { ExecResult } from './probes/containerProbes.js';
 
 export interface SimulatedSessionsDeps {
   readonly pods: SimulatedPods;
@@ -177,6 +179,21 @@ export class SimulatedSessions {
       return;
     }
     throw invalidInput(`container ${containerName} of pod ${podKey(namespace, podName)} has no exec or httpGet ${hook} hook`);
+  }
+
+  /**
+   * An exec probe: the command run as `runInContainer` runs it, its output (stdout and stderr
+   * together) kept for the probe's failure message; `signal` ends it at the probe's timeout.
+   */
+  async runProbe(record: SimPod, container: string, command: readonly string[], signal: AbortSignal): Promise<ExecResult> {
+    const { namespace, name } = podIdentity(record.pod);
+    let output = '';
+    const collect = (chunk: string | Buffer): Promise<void> => {
+      output += chunk.toString();
+      return Promise.resolve();
+    };
+    const exitCode = await this.runInContainer({ namespace, pod: name, container }, command, { tty: false, stdout: collect, stderr: collect }, signal);
+    return { exitCode, output };
   }
 
   /** The files an exec sees: the pod's emptyDir volumes are the ones its containers write. */

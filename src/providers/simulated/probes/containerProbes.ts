@@ -14,16 +14,29 @@ import {
 
 export interface ContainerProbesDeps {
   readonly clock: Clock;
-  /** Runs an exec probe's command in the container; resolves with its exit code. */
-  readonly runExec: (command: readonly string[], timeoutMs: number) => Promise<number>;
+  /**
+   * Runs an exec probe's command in the container; resolves with its exit code and its output
+   * (stdout and stderr together, what the kubelet's exec prober reports). `signal` aborts it at
+   * the probe's timeout.
+   */
+  readonly runExec: (command: readonly string[], timeoutMs: number, signal: AbortSignal) => Promise<ExecResult>;
   /** The simulated answer to an httpGet, tcpSocket or grpc probe. */
   readonly answer: (kind: ProbeKind, probe: Probe) => ProbeAnswer;
   readonly onReadiness: (ready: boolean) => void;
   readonly onStartup: (started: boolean) => void;
-  /** The container must restart: its liveness or startup probe failed past the threshold. */
+  /**
+   * The container must be killed: its liveness or startup probe failed past the threshold. The
+   * message is the kubelet's (`Container app failed liveness probe`); whether it is restarted is
+   * the restart policy's to say.
+   */
   readonly onLivenessFailure: (message: string) => void;
   /** Every failed probe attempt, with the kubelet's message (what an `Unhealthy` Event says). */
   readonly onProbeFailed: (kind: ProbeKind, message: string) => void;
+}
+
+export interface ExecResult {
+  readonly exitCode: number;
+  readonly output: string;
 }
 
 export interface ContainerProbes {
@@ -82,14 +95,18 @@ export function startContainerProbes(container: Container, deps: ContainerProbes
     const seconds = timeoutMs / 1000;
     if (probe.exec) {
       const command = probe.exec.command ?? [];
+      const abort = new AbortController();
       let timer: Timer | undefined;
+      // The kubelet's words (cri-client ErrCommandTimedOut): `command timed out: "sh -c x" timed out after 1s`.
       const timedOut = new Promise<ProbeAnswer>((resolve) => {
-        timer = clock.setTimer(timeoutMs, () => resolve({ result: 'failure', message: `command ${JSON.stringify(command.join(' '))} timed out after ${seconds}s`, delayMs: 0 }));
+        timer = clock.setTimer(timeoutMs, () => {
+          resolve({ result: 'failure', message: `command timed out: ${JSON.stringify(command.join(' '))} timed out after ${seconds}s`, delayMs: 0 });
+          abort.abort(new Error('probe timed out'));
+        });
       });
-      const ran = deps.runExec(command, timeoutMs).then(
-        (code): ProbeAnswer => (code === 0
-          ? { result: 'success', message: '', delayMs: 0 }
-          : { result: 'failure', message: `command ${JSON.stringify(command.join(' '))} exited with ${code}`, delayMs: 0 }),
+      // A failing exec probe says what the command wrote, as the kubelet's exec prober does.
+      const ran = deps.runExec(command, timeoutMs, abort.signal).then(
+        ({ exitCode, output }): ProbeAnswer => ({ result: exitCode === 0 ? 'success' : 'failure', message: output, delayMs: 0 }),
         (error: unknown): ProbeAnswer => ({ result: 'failure', message: error instanceof Error ? error.message : String(error), delayMs: 0 }),
       );
       try {
@@ -131,7 +148,7 @@ export function startContainerProbes(container: Container, deps: ContainerProbes
     if (seen.nextDue !== undefined) schedule(worker, seen.nextDue);
     if (seen.changed) report();
     if (seen.state.onHold && seen.state.value === 'failure') {
-      deps.onLivenessFailure(`Container ${container.name} failed ${kind} probe, will be restarted`);
+      deps.onLivenessFailure(`Container ${container.name} failed ${kind} probe`);
     }
   };
 

@@ -1,26 +1,26 @@
 /**
  * The probes of one simulated pod: one ContainerProbes per running container instance that has
- * probes, started when the instance starts and stopped when it ends or restarts. Readiness and
- * startup results go into the pod status (podReadiness.ts); a liveness or startup failure asks
- * for the container's restart. Network probes are answered from the pod's
- * `sim.tether.dev/probe-responses` annotation (probeResponses.ts).
+ * probes, started when the instance starts and stopped when it ends or restarts. Each container's
+ * health (`started`, `ready`) is kept here for the status builder (containerStatuses.ts) to read;
+ * a liveness or startup failure asks for the container's kill. Network probes are answered from
+ * the pod's `sim.tether.dev/probe-responses` annotation (probeResponses.ts).
  */
 import type { Clock } from '../../../lib/clock.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import { hasProbes, initialContainerHealth, startContainerProbes, type ContainerProbes } from './containerProbes.js';
-import { withContainerHealth } from './podReadiness.js';
+import { hasProbes, initialContainerHealth, startContainerProbes, type ContainerProbes, type ExecResult } from './containerProbes.js';
 import { answerProbe, parseProbeResponses, type ProbeAnswer, type ProbeResponses } from './probeResponses.js';
 import type { ContainerHealth, ProbeKind } from './probeWorker.js';
 
 export interface PodProbesDeps {
   readonly clock: Clock;
-  /** An exec probe's command in the container (the built-in shell); resolves with its exit code. */
-  readonly runExec: (container: string, command: readonly string[], timeoutMs: number) => Promise<number>;
-  /** The pod status changed: tell the caller's watchers. */
+  /** An exec probe's command in the container (the built-in shell), aborted through `signal` at the probe's timeout. */
+  readonly runExec: (container: string, command: readonly string[], timeoutMs: number, signal: AbortSignal) => Promise<ExecResult>;
+  /** A container's health changed: the pod status must be written again. */
   readonly changed: () => void;
-  /** The container must restart (liveness or startup probe failed). */
-  readonly restart: (container: string, message: string) => void;
-  readonly probeFailed?: (container: string, kind: ProbeKind, message: string) => void;
+  /** The container must be killed (its liveness or startup probe failed); `message` is the kubelet's. */
+  readonly kill: (container: string, message: string) => void;
+  /** A probe attempt failed; `message` is the kubelet's `Unhealthy` Event note. */
+  readonly probeFailed: (container: string, kind: ProbeKind, message: string) => void;
 }
 
 /** Whether any of the pod's containers has a probe: pods without one never get a PodProbes. */
@@ -30,19 +30,25 @@ export function podHasProbes(pod: Pod): boolean {
 
 export class PodProbes {
   private readonly running = new Map<string, ContainerProbes>();
+  private readonly healths = new Map<string, ContainerHealth>();
 
   constructor(private readonly pod: () => Pod, private readonly deps: PodProbesDeps) {}
 
+  /** The health of a running container that has probes; undefined for one without (started and ready once running). */
+  health(name: string): ContainerHealth | undefined {
+    return this.healths.get(name);
+  }
+
   /**
-   * A container instance began running at `startedAt`: its status takes the health it has before
-   * any probe (not ready behind a readiness or startup probe), and its probes start. No change is
+   * A container instance began running at `startedAt`: it takes the health it has before any
+   * probe (not ready behind a readiness or startup probe), and its probes start. No change is
    * announced: the caller announces the instance start itself.
    */
   startContainer(name: string, startedAt: number): void {
     this.stopContainer(name);
     const container = (this.pod().spec?.containers ?? []).find((c) => c.name === name);
     if (container === undefined || !hasProbes(container)) return;
-    this.setHealth(name, initialContainerHealth(container), false);
+    this.healths.set(name, initialContainerHealth(container));
     let responses: ProbeResponses | Error;
     try {
       responses = parseProbeResponses(this.pod());
@@ -53,29 +59,32 @@ export class PodProbes {
       responses instanceof Error ? { result: 'failure', message: responses.message, delayMs: 0 } : answerProbe(this.pod(), responses, container, kind, probe);
     this.running.set(name, startContainerProbes(container, {
       clock: this.deps.clock,
-      runExec: (command, timeoutMs) => this.deps.runExec(name, command, timeoutMs),
+      runExec: (command, timeoutMs, signal) => this.deps.runExec(name, command, timeoutMs, signal),
       answer,
-      onReadiness: (ready) => this.setHealth(name, { ready }, true),
-      onStartup: (started) => this.setHealth(name, { started }, true),
-      onLivenessFailure: (message) => this.deps.restart(name, message),
-      onProbeFailed: (kind, message) => this.deps.probeFailed?.(name, kind, message),
+      onReadiness: (ready) => this.setHealth(name, { ready }),
+      onStartup: (started) => this.setHealth(name, { started }),
+      onLivenessFailure: (message) => this.deps.kill(name, message),
+      onProbeFailed: (kind, message) => this.deps.probeFailed(name, kind, message),
     }, startedAt));
   }
 
+  /** The instance ended: its probes stop and its health goes (a container that does not run is neither started nor ready). */
   stopContainer(name: string): void {
     this.running.get(name)?.stop();
     this.running.delete(name);
+    this.healths.delete(name);
   }
 
+  /** The pod stops or ends: no more probing; the last health stays while the containers wind down. */
   stopAll(): void {
     for (const probes of this.running.values()) probes.stop();
     this.running.clear();
   }
 
-  private setHealth(name: string, health: Partial<ContainerHealth>, announce: boolean): void {
-    const pod = this.pod();
-    if (pod.status === undefined) return;
-    pod.status = withContainerHealth(pod.status, name, health, new Date(this.deps.clock.now()));
-    if (announce) this.deps.changed();
+  private setHealth(name: string, health: Partial<ContainerHealth>): void {
+    const before = this.healths.get(name);
+    if (before === undefined || !this.running.has(name)) return;
+    this.healths.set(name, { ...before, ...health });
+    this.deps.changed();
   }
 }
