@@ -81,7 +81,9 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     });
     config.nodes.forEach((node, i) => podEvents[i]!.bind(agent.eventsOf(node.name)));
     metrics.observe(agent);
-    const servers = await startOperatorServers(config, { agent, metrics, host, providers, logger, clock });
+    // The reviews of the servers go over the first node's host connection (every node's reaches the
+    // same host cluster; a config has at least one node): no kubeconfig is loaded for them again.
+    const servers = await startOperatorServers(config, { agent, metrics, hostClient: hostClients[0]!, providers, logger, clock });
     const deadlineMs = config.shutdown?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     const deleteNodes = config.shutdown?.deleteNodeOnShutdown ?? false;
     const life = new LifecycleControl({

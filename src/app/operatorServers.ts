@@ -7,8 +7,8 @@
  * the node go through it, so the replica is not what an operator deployed until it runs.
  */
 import type { IncomingMessage } from 'node:http';
-import { createAccessReviewer } from '../adapters/kubernetes/accessReviewClient.js';
-import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
+import { accessReviewerOf } from '../adapters/kubernetes/accessReviewClient.js';
+import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
 import { DEFAULT_KUBELET_PORT } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock } from '../lib/clock.js';
@@ -36,7 +36,11 @@ export interface OperatorServers extends Lifecycle {
 export interface OperatorServerDeps {
   readonly agent: AgentView;
   readonly metrics: TetherMetrics;
-  readonly host: KubeconfigSource;
+  /**
+   * The host connection the agent built (agentFromConfig.ts); the TokenReviews and
+   * SubjectAccessReviews of the actor tree and the kubelet APIs go over it.
+   */
+  readonly hostClient: ClusterClient;
   readonly providers: readonly Pick<LegacyPodProvider, 'listPods' | 'getPod'>[];
   readonly logger: Logger;
   readonly clock?: Clock;
@@ -67,7 +71,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
   if (intro?.port !== 0) {
     // Exposed beyond loopback, the actor tree asks what the kubelet API asks: a user the API server
     // authenticates, allowed `get nodes/proxy` on every virtual node this Tether serves.
-    const guard = isLoopbackAddress(introHost) || intro?.anonymous === true ? undefined : actorTreeGuard(boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock }), config.nodes.map((n) => n.name));
+    const guard = isLoopbackAddress(introHost) || intro?.anonymous === true ? undefined : actorTreeGuard(boundedReviewer(accessReviewerOf(deps.hostClient), { clock: systemClock }), config.nodes.map((n) => n.name));
     const server = await attempt('the introspection server', () =>
       startIntrospectionServer({
         agent: deps.agent, metrics: deps.metrics, host: introHost, port: intro?.port ?? DEFAULT_INTROSPECTION_PORT, logger: deps.logger, extraReadiness,
@@ -88,7 +92,7 @@ export async function startOperatorServers(config: TetherConfig, deps: OperatorS
 
   if (kubeletApiOn) {
     const api = config.kubeletApi;
-    const reviewer = boundedReviewer(createAccessReviewer(loadKubeConfig(deps.host)), { clock: systemClock });
+    const reviewer = boundedReviewer(accessReviewerOf(deps.hostClient), { clock: systemClock });
     // The certificate files, read again for rotations (certificateSource.ts); unusable at start, no kubelet API starts.
     const files = { certFile: api?.certFile, keyFile: api?.keyFile, clientCAFile: api?.clientCAFile };
     const anyFile = files.certFile ?? files.keyFile ?? files.clientCAFile;

@@ -18,6 +18,7 @@ import { backgroundClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock, Timer } from '../lib/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
+import { LifecycleControl, type Lifecycle } from '../lib/lifecycle.js';
 import { ChangeListeners } from './changeListeners.js';
 import { checkCertificateFiles, readCertificateFiles, type CertificateFiles, type TlsMaterial } from './certificateFiles.js';
 
@@ -39,12 +40,15 @@ export type CheckOutcome =
   | { readonly kind: 'refused'; readonly problem: string }
   | { readonly kind: 'stopped' };
 
-export interface WatchedCertificateFiles extends CertificateSource {
+/**
+ * The watched files, with the one lifecycle (src/lib/lifecycle.ts): ready once loaded (the
+ * factory returns then); `stop()` cancels the timers and closes the directory watchers, a watcher
+ * that fails to close being logged.
+ */
+export interface WatchedCertificateFiles extends CertificateSource, Lifecycle {
   readonly files: CertificateFiles;
   /** Reads the files now, as the periodic check does (a check in progress is joined, then run again). */
   check(): Promise<CheckOutcome>;
-  /** Cancels the timers and closes the watchers; idempotent. */
-  stop(): void;
 }
 
 /** Calls `onEvent` when something in `directory` changes; best effort (see the module's comment). */
@@ -175,18 +179,32 @@ export async function watchCertificateFiles(files: CertificateFiles, options: Wa
   const watchers = directories.map((directory) => watchDirectory(directory, onHint));
   schedulePoll();
 
+  const life = new LifecycleControl({
+    clock,
+    release: () => {
+      stopped = true;
+      poll?.cancel();
+      hint?.cancel();
+      listeners.clear();
+      // Each watcher is closed even when one before it throws; what threw is logged.
+      for (const watcher of watchers) {
+        try {
+          watcher.close();
+        } catch (error) {
+          options.logger?.warn('closing a certificate directory watch failed', { error: errorMessage(error) });
+        }
+      }
+    },
+  });
+  life.markReady();
+
   return {
     files,
     current: () => material,
     subscribe: (listener) => listeners.add(listener),
     check,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      poll?.cancel();
-      hint?.cancel();
-      for (const watcher of watchers) watcher.close();
-      listeners.clear();
-    },
+    ready: life.ready,
+    done: life.done,
+    stop: (o) => life.stop(o),
   };
 }

@@ -5,6 +5,12 @@
  */
 import type { ContainerLogOptions } from '../providers/provider.js';
 
+/**
+ * A query the endpoint refuses: a 400 whose body is this message. Not a FieldProblem (the record
+ * of the config loader and the pod policy): the answer to one request is one sentence in the
+ * kubelet's words, which kubectl prints as it is (`error: ...`), not a list of `path: message`
+ * lines about an input file or object (docs/architecture.md, One config path).
+ */
 export class InvalidLogQuery extends Error {}
 
 export interface ContainerLogTarget {

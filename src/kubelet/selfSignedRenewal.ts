@@ -14,6 +14,7 @@ import { backgroundClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock, Timer } from '../lib/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
+import { LifecycleControl, type Lifecycle } from '../lib/lifecycle.js';
 import { ChangeListeners } from './changeListeners.js';
 import { selfSignedCertificate, type ServingCertificate } from './servingCertificate.js';
 
@@ -25,12 +26,12 @@ export const MAX_TIMER_STEP_MS = 86_400_000;
 /** After a renewal that failed (it should not: nothing but the CPU is involved), the next try. */
 export const RENEW_RETRY_MS = 3_600_000;
 
-export interface RenewingCertificate {
+/** With the one lifecycle (src/lib/lifecycle.ts): ready once the first certificate is made; `stop()` ends the renewals. */
+export interface RenewingCertificate extends Lifecycle {
   current(): ServingCertificate;
   /** When the certificate in use is renewed (ms since the epoch). */
   renewsAt(): number;
   subscribe(listener: (certificate: ServingCertificate) => void): () => void;
-  stop(): void;
 }
 
 export interface RenewingCertificateOptions {
@@ -92,14 +93,21 @@ export async function renewingSelfSigned(options: RenewingCertificateOptions): P
   };
   step();
 
-  return {
-    current: () => certificate,
-    renewsAt: () => due,
-    subscribe: (listener) => listeners.add(listener),
-    stop() {
+  const life = new LifecycleControl({
+    clock,
+    release: () => {
       stopped = true;
       timer?.cancel();
       listeners.clear();
     },
+  });
+  life.markReady();
+  return {
+    current: () => certificate,
+    renewsAt: () => due,
+    subscribe: (listener) => listeners.add(listener),
+    ready: life.ready,
+    done: life.done,
+    stop: (o) => life.stop(o),
   };
 }

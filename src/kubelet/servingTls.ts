@@ -14,9 +14,11 @@ import { randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
+import { backgroundClock } from '../adapters/clock.js';
 import type { Logger } from '../adapters/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { errorMessage } from '../lib/errorMessage.js';
+import { LifecycleControl, type Lifecycle } from '../lib/lifecycle.js';
 import type { TlsMaterial } from './certificateFiles.js';
 import type { CertificateSource } from './certificateSource.js';
 import { renewingSelfSigned, type RenewingCertificate } from './selfSignedRenewal.js';
@@ -43,7 +45,12 @@ export interface ServingTlsInput {
   readonly logger?: Logger | undefined;
 }
 
-export interface ServingTls {
+/**
+ * With the one lifecycle (src/lib/lifecycle.ts): ready at once (the factory returns with the
+ * context made); stopped by the server's close, or by `stop()`: it stops hearing of changes and
+ * ends the self-signed renewal.
+ */
+export interface ServingTls extends Lifecycle {
   /**
    * The HTTPS server, with the context now and each change swapped in until it closes (or fails
    * to listen). A client certificate is asked for when there is a client CA, verified against it,
@@ -52,8 +59,6 @@ export interface ServingTls {
   createServer(listener: RequestListener): Server;
   /** PEM of the serving certificate in use. */
   certificate(): string;
-  /** Stops hearing of changes and the self-signed renewal (done by the server's close). */
-  stop(): void;
 }
 
 const TICKET_KEY_BYTES = 48;
@@ -82,10 +87,16 @@ export async function startServingTls(input: ServingTlsInput): Promise<ServingTl
     return { cert, key, ...definedOnly({ ca: clientCA }) };
   };
   const unsubscribe: Array<() => void> = [];
-  const stop = (): void => {
-    for (const end of unsubscribe.splice(0)) end();
-    renewing?.stop();
-  };
+  const life = new LifecycleControl({
+    clock: input.tls?.clock ?? backgroundClock,
+    release: async () => {
+      for (const end of unsubscribe.splice(0)) end();
+      await renewing?.stop();
+    },
+    onReleaseFailed: (error) => input.logger?.warn('stopping the kubelet API TLS context failed', { error: errorMessage(error) }),
+  });
+  life.markReady();
+  const stop = (): void => void life.stop();
 
   return {
     createServer(listener) {
@@ -107,6 +118,8 @@ export async function startServingTls(input: ServingTlsInput): Promise<ServingTl
       return server;
     },
     certificate: () => serving().cert,
-    stop,
+    ready: life.ready,
+    done: life.done,
+    stop: (o) => life.stop(o),
   };
 }

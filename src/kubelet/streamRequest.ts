@@ -7,6 +7,11 @@
  * and `stderr`, the API's own names, are taken too, for callers that reach the kubelet directly.
  *   /portForward/{namespace}/{pod}[/{uid}]?port=…
  */
+/**
+ * An exec, attach or port-forward the kubelet would refuse: a 400 whose body is the kubelet's own
+ * sentence ("you must specify at least 1 of stdin, stdout, stderr"), which kubectl shows as it is;
+ * so not a FieldProblem (logQuery.ts's InvalidLogQuery says why).
+ */
 export class InvalidStreamRequest extends Error {}
 
 export type StreamKind = 'exec' | 'attach' | 'portForward';

@@ -1,6 +1,6 @@
 /**
  * The one lifecycle of Tether's long-lived parts (the agent, a virtual node, watches, providers,
- * servers, node locks, API clients), after virtual-kubelet's Run/Ready/Done/Err:
+ * servers and their certificates, node locks, API clients), after virtual-kubelet's Run/Ready/Done/Err:
  *
  * - it is started by its factory (`startX(...)`) or by `start()`, which is idempotent;
  * - `ready` settles once it does its work (a watch has listed, a server listens), and rejects

@@ -16,9 +16,7 @@ import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvid
 import { FakeTree } from '../observability/fakeTree.js';
 import { certificateKit, fingerprint, SecretVolume } from '../support/rotatingCertificates.js';
 import { waitFor } from '../harness/waitFor.js';
-
-// The reviewer is built but never called: the test only shakes hands.
-const UNUSED_HOST = { kind: 'string' as const, yaml: 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n' };
+import { unusedHost } from '../support/unusedHost.js';
 
 /** The fingerprint of the certificate a new TLS connection to `port` is served. */
 function served(port: number): Promise<string> {
@@ -48,7 +46,7 @@ void t.test('a rotation of the configured files is served to new connections wit
     kubeletApi: { address: '127.0.0.1', certFile: volume.path('tls.crt'), keyFile: volume.path('tls.key'), clientCAFile: volume.path('ca.crt') },
   } as unknown as TetherConfig;
   const servers = await startOperatorServers(config, {
-    agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), host: UNUSED_HOST, providers: [provider],
+    agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), hostClient: unusedHost(t), providers: [provider],
     logger: jsonLogger('error', (line) => errors.push((JSON.parse(line) as { msg: string }).msg)),
   });
   t.teardown(() => servers.stop());

@@ -13,9 +13,7 @@ import { freePort } from '../../src/harness/ports.js';
 import { TetherMetrics } from '../../src/observability/metrics.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { FakeTree } from '../observability/fakeTree.js';
-
-// The reviewer is built but never called here: no request reaches the kubelet API.
-const UNUSED_HOST = { kind: 'string' as const, yaml: 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n' };
+import { unusedHost } from '../support/unusedHost.js';
 
 async function occupy(t: Test): Promise<number> {
   const server: Server = createServer();
@@ -34,7 +32,7 @@ async function start(t: Test, kubeletPort: number, kubeletApi: TetherConfig['kub
     ports: { introspection: { port: await freePort(), address: '127.0.0.1' } },
     kubeletApi: { address: '127.0.0.1', ...kubeletApi },
   } as unknown as TetherConfig;
-  const servers = await startOperatorServers(config, { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), host: UNUSED_HOST, providers: [provider], logger: silentLogger });
+  const servers = await startOperatorServers(config, { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), hostClient: unusedHost(t), providers: [provider], logger: silentLogger });
   t.teardown(() => servers.stop());
   return servers.introspectionUrl!;
 }
@@ -83,7 +81,7 @@ void t.test('the actor tree bound beyond loopback asks for a reviewed identity; 
     ports: { introspection: { port, address: '0.0.0.0' } },
     kubeletApi: { enabled: false },
   } as unknown as TetherConfig;
-  const servers = await startOperatorServers(config, { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), host: UNUSED_HOST, providers: [], logger: silentLogger });
+  const servers = await startOperatorServers(config, { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), hostClient: unusedHost(t), providers: [], logger: silentLogger });
   t.teardown(() => servers.stop());
   const url = `http://127.0.0.1:${port}`;
   t.equal((await fetch(`${url}/actors`)).status, 401, 'anonymous: no tree');
@@ -92,7 +90,7 @@ void t.test('the actor tree bound beyond loopback asks for a reviewed identity; 
 
   const openPort = await freePort('0.0.0.0');
   const open = await startOperatorServers({ ...config, ports: { introspection: { port: openPort, address: '0.0.0.0', anonymous: true } } } as TetherConfig,
-    { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), host: UNUSED_HOST, providers: [], logger: silentLogger });
+    { agent: tree.agent(), metrics: new TetherMetrics({ processMetrics: false }), hostClient: unusedHost(t), providers: [], logger: silentLogger });
   t.teardown(() => open.stop());
   t.equal((await fetch(`http://127.0.0.1:${openPort}/actors`)).status, 200, 'anonymous: true (the sandbox) serves it without a token');
 });

@@ -5,10 +5,11 @@
  * test that asks for a cluster anyway fails at once, saying where it belongs, instead of quietly
  * starting a pair of clusters of its own.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { unitTestFiles as allUnitTestFiles } from '../support/unitTestFiles.js';
 import { NO_CLUSTERS_ENV, REPO_ROOT, refuseClustersInUnitRun } from './sharedClusters.js';
 
 /** The calls that start or attach a cluster (test/harness/sharedClusters.ts, src/harness, src/sandbox). */
@@ -17,18 +18,10 @@ const CLUSTER_CALL = /\b(useSharedClusters|startDedicatedCluster|startCluster|at
 /** Starting a Node process: the CLI from source (test/cli/cli.ts), or this process's own loaders. */
 const NODE_PROCESS = /\b(runCli|startCli|cliCommand)\s*\(|\b(spawn|fork|execFile|execFileSync|spawnSync)\s*\(\s*process\.execPath\b/;
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [relative(REPO_ROOT, path)] : [];
-  });
-}
-
-/** Every test file of the unit layer (outside test/e2e/) but this one. */
+/** Every test file of the unit layer (the ones test/allUnits.ts runs) but this one. */
 function unitTestFiles(): string[] {
   const self = relative(REPO_ROOT, fileURLToPath(import.meta.url));
-  return testFiles(join(REPO_ROOT, 'test')).filter((f) => !f.startsWith(join('test', 'e2e')) && f !== self);
+  return allUnitTestFiles().filter((f) => f !== self);
 }
 
 t.test('no test outside test/e2e starts or attaches to a cluster', async (t) => {

@@ -86,7 +86,7 @@ async function setup(t: Test): Promise<Setup> {
   const server = await startKubeletServer({ nodeName: 'vk-1', provider, reviewer: new FakeAccessReviewer(), address: '127.0.0.1', port: 0, tls: { source, clock }, logger });
   t.teardown(async () => {
     await server.stop();
-    source.stop();
+    await source.stop();
   });
   return { kit, volume, clock, outcomes, source, server, errors };
 }

@@ -4,8 +4,9 @@
  * period has a floor; checks asked together are joined and run again; stop leaves nothing behind.
  * One test uses the real fs.watch on a Secret-volume layout, the way cert-manager's rotations land.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
+import { jsonLogger } from '../../src/adapters/logger.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { watchCertificateFiles, type DirectoryWatch } from '../../src/kubelet/certificateSource.js';
 import { ManualClock } from '../support/manualClock.js';
@@ -95,7 +96,7 @@ void t.test('the period is 60 s by default and never under 1 s', async (t) => {
     const delays: number[] = [];
     const clock: Clock = { now: () => manual.now(), setTimer: (ms, fn) => (delays.push(ms), manual.setTimer(ms, fn)) };
     const source = await watchCertificateFiles(files, { clock, watchDirectory: fakeWatch().watch, ...(asked !== undefined ? { checkIntervalMs: asked } : {}) });
-    source.stop();
+    await source.stop();
     t.same(delays, [expected], `asked ${String(asked)}`);
   }
 });
@@ -110,11 +111,32 @@ void t.test('stop cancels the period and a pending settle, closes every watch, a
   t.equal(watch.open(), 2, 'the two directories watched');
   watch.fire();
   t.equal(clock.pendingTimers, 2);
-  source.stop();
-  source.stop();
+  t.equal(await source.stop(), 'clean');
+  t.equal(await source.stop(), 'clean', 'stop is idempotent');
   t.equal(clock.pendingTimers, 0, 'no timer left');
   t.equal(watch.open(), 0, 'no watch left open');
   t.same(await source.check(), { kind: 'stopped' });
+});
+
+void t.test('a directory watch that throws on close is logged; stop still answers clean and closes the others', async (t) => {
+  const { dir, kit, files } = await volumeWithA(t);
+  const caVolume = new SecretVolume(join(dir, 'ca'));
+  await caVolume.write({ 'ca.crt': kit.caB });
+  const warnings: string[] = [];
+  let closed = 0;
+  const watchDirectory: DirectoryWatch = (directory) => ({
+    close: () => {
+      if (directory === dirname(files.certFile)) throw new Error('EBADF');
+      closed += 1;
+    },
+  });
+  const source = await watchCertificateFiles({ ...files, clientCAFile: caVolume.path('ca.crt') }, {
+    clock: new ManualClock(), watchDirectory, logger: jsonLogger('warn', (line) => warnings.push((JSON.parse(line) as { msg: string }).msg)),
+  });
+  t.equal(await source.stop(), 'clean');
+  t.equal(closed, 1, 'the other directory watch is closed');
+  t.same(warnings, ['closing a certificate directory watch failed']);
+  await source.done;
 });
 
 void t.test('with the default fs.watch, a Secret volume rotation is read a settle time after it lands', async (t) => {

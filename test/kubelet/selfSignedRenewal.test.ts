@@ -108,7 +108,7 @@ void t.test('stop cancels the wait, and a certificate being made when it stops i
   const first = renewing.current();
   t.equal(manual.pendingTimers, 1);
   manual.advance(renewing.renewsAt() - manual.now());
-  renewing.stop();
+  t.equal(await renewing.stop(), 'clean');
   t.equal(manual.pendingTimers, 0, 'no timer left');
   manual.advance(400 * DAY);
   t.equal(made.made(), 2, 'nothing made after stop');

@@ -5,11 +5,16 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
 import type { EngineEvent, ListWatchSource } from '../../src/adapters/kubernetes/cachedListWatch.js';
+import { LifecycleControl, type StopOptions, type StopOutcome } from '../../src/lib/lifecycle.js';
+import { ManualClock } from './manualClock.js';
 
 const keyOf = (item: KubernetesObject): string => `${item.metadata?.namespace}/${item.metadata?.name}`;
 
 export class FakeListWatch<T extends KubernetesObject> implements ListWatchSource<T> {
   readonly events = new Subject<EngineEvent<T>>();
+  private readonly life = new LifecycleControl({ clock: new ManualClock(), release: () => this.release() });
+  readonly ready = this.life.ready;
+  readonly done = this.life.done;
   private readonly cache = new Map<string, T>();
   private synced = false;
   started = false;
@@ -21,7 +26,11 @@ export class FakeListWatch<T extends KubernetesObject> implements ListWatchSourc
     this.started = true;
   }
 
-  stop(): void {
+  stop(options?: StopOptions): Promise<StopOutcome> {
+    return this.life.stop(options);
+  }
+
+  private release(): void {
     this.stopped = true;
     this.events.complete();
   }
@@ -47,6 +56,7 @@ export class FakeListWatch<T extends KubernetesObject> implements ListWatchSourc
       if (!before.has(keyOf(item))) this.events.next({ type: 'added', object: item });
     }
     this.synced = true;
+    this.life.markReady();
     this.events.next({ type: 'synced' });
   }
 

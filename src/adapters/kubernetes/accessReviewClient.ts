@@ -8,6 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import type { AccessReviewer, NodeRequestAttributes, UserInfo } from './accessReview.js';
+import type { ClusterClient } from './clusterClient.js';
 import { callWithDeadline } from '../../lib/callWithDeadline.js';
 import { systemClock } from '../clock.js';
 import { DEFAULT_CALL_DEADLINES, withSignal } from './call.js';
@@ -17,6 +18,14 @@ import { definedOnly } from '../../lib/defaults.js';
 export interface AccessReviewClientOptions {
   /** Each review's deadline (default: the 'other' call deadline, 10 s). */
   readonly timeoutMs?: number;
+}
+
+/**
+ * The reviewer of a running agent: its reviews go over the host connection the agent already
+ * holds (its connection pool, its 'other' deadline), not over a kubeconfig loaded again.
+ */
+export function accessReviewerOf(cluster: ClusterClient): AccessReviewer {
+  return createAccessReviewer(cluster.kubeConfig, { timeoutMs: cluster.deadlines.other });
 }
 
 export function createAccessReviewer(kubeConfig: KubeConfig, options: AccessReviewClientOptions = {}): AccessReviewer {

@@ -28,6 +28,7 @@ import { ListWatch, Watch } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { callWithDeadline, DeadlineExceededError } from '../../lib/callWithDeadline.js';
+import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
 import { describeApiError } from './errors.js';
 import type { KubeLog } from './log.js';
 import type { Change, Versioned } from './watchCache.js';
@@ -81,11 +82,15 @@ export interface CachedListWatchOptions<T> extends WatchTiming {
   readonly transform?: (obj: T) => T;
 }
 
-/** What readers of a list-watch use: its events and its cache (a seam for unit tests). */
-export interface ListWatchSource<T> {
+/**
+ * What readers of a list-watch use: its events and its cache (a seam for unit tests). The one
+ * lifecycle (src/lib/lifecycle.ts): `start()` (idempotent) begins it, `ready` settles at the first
+ * full list, `stop()` ends it for good (no more restarts, `events` completes). It never fails on
+ * its own: errors restart it.
+ */
+export interface ListWatchSource<T> extends Lifecycle {
   readonly events: Observable<EngineEvent<T>>;
   start(): void;
-  stop(): void;
   hasSynced(): boolean;
   /** By `namespace/name` (or `name` for cluster-scoped objects). */
   get(key: string): T | undefined;
@@ -94,6 +99,9 @@ export interface ListWatchSource<T> {
 
 export class CachedListWatch<T extends KubernetesObject & Versioned> implements ListWatchSource<T> {
   readonly events = new Subject<EngineEvent<T>>();
+  readonly ready: Promise<void>;
+  readonly done: Promise<void>;
+  private readonly life: LifecycleControl;
   private readonly cache = new WatchCache<T>();
   private readonly t: Required<Omit<WatchTiming, 'random'>> & { random: () => number };
   private generation = 0;
@@ -120,6 +128,9 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> implements 
       connectTimeoutMs: o.connectTimeoutMs ?? 15_000,
       random: o.random ?? Math.random,
     };
+    this.life = new LifecycleControl({ clock: o.clock, release: () => this.release() });
+    this.ready = this.life.ready;
+    this.done = this.life.done;
   }
 
   start(): void {
@@ -129,8 +140,11 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> implements 
     this.armResync();
   }
 
-  stop(): void {
-    if (this.stopping) return;
+  stop(options?: StopOptions): Promise<StopOutcome> {
+    return this.life.stop(options);
+  }
+
+  private release(): void {
     this.stopping = true;
     for (const timer of [this.restartTimer, this.watchdogTimer, this.resyncTimer]) timer?.cancel();
     this.retireCurrent();
@@ -187,6 +201,7 @@ export class CachedListWatch<T extends KubernetesObject & Versioned> implements 
   private emitList(result: ListResult<T>): void {
     this.apply(this.cache.replace(result.items, result.resourceVersion));
     this.synced = true;
+    this.life.markReady();
     this.events.next({ type: 'synced' });
   }
 

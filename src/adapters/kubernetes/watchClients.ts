@@ -6,7 +6,6 @@ import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { map } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
-import { LifecycleControl } from '../../lib/lifecycle.js';
 import type { EngineEvent, ListResult, WatchTiming } from './cachedListWatch.js';
 import { CachedListWatch } from './cachedListWatch.js';
 import { call, type Caller } from './call.js';
@@ -43,7 +42,7 @@ export function createPodWatch(deps: WatchDeps & { readonly pods: PodApi; readon
   );
   return {
     events,
-    ...lifecycleOf(engine, deps.clock),
+    ...lifecycleOf(engine),
     list: () => engine.list(),
     get: (namespace, name) => engine.get(`${namespace}/${name}`),
   };
@@ -75,24 +74,18 @@ export function createNodeWatch(
   );
   return {
     events,
-    ...lifecycleOf(engine, deps.clock),
+    ...lifecycleOf(engine),
     get: () => engine.get(deps.nodeName),
   };
 }
 
-/** The watch's lifecycle: ready at its first full list, stopped for good by `stop()`. */
-function lifecycleOf<T extends Node | Pod>(engine: CachedListWatch<T>, clock: Clock): WatchLifecycle {
-  const life = new LifecycleControl({ clock, release: () => engine.stop() });
-  const firstSync = engine.events.subscribe((e) => {
-    if (e.type !== 'synced') return;
-    life.markReady();
-    firstSync.unsubscribe();
-  });
+/** The watch's lifecycle, the engine's own: ready at its first full list, stopped for good by `stop()`. */
+function lifecycleOf<T extends Node | Pod>(engine: CachedListWatch<T>): WatchLifecycle {
   return {
-    ready: life.ready,
-    done: life.done,
+    ready: engine.ready,
+    done: engine.done,
     start: () => engine.start(),
-    stop: (options) => life.stop(options),
+    stop: (options) => engine.stop(options),
     hasSynced: () => engine.hasSynced(),
   };
 }

@@ -9,6 +9,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import type { EngineEvent, ListWatchSource } from '../../adapters/kubernetes/cachedListWatch.js';
 import type { Versioned } from '../../adapters/kubernetes/watchCache.js';
+import { stopParts } from '../../lib/lifecycle.js';
 
 export class NamespacedWatches<T extends KubernetesObject & Versioned> {
   private readonly watches = new Map<string, { readonly watch: ListWatchSource<T>; readonly subscription: Subscription }>();
@@ -26,7 +27,7 @@ export class NamespacedWatches<T extends KubernetesObject & Versioned> {
     for (const [namespace, entry] of this.watches) {
       if (keep.has(namespace)) continue;
       entry.subscription.unsubscribe();
-      entry.watch.stop();
+      void entry.watch.stop(); // a watch's stop never rejects
       this.watches.delete(namespace);
     }
     for (const namespace of keep) {
@@ -56,8 +57,16 @@ export class NamespacedWatches<T extends KubernetesObject & Versioned> {
     return [...this.watches.keys()];
   }
 
-  stop(): void {
-    this.setNamespaces([]);
+  /** Stops every watch (each even when one throws; what threw rejects, after all were stopped). */
+  stop(): Promise<void> {
     this.stopped = true;
+    const entries = [...this.watches];
+    this.watches.clear();
+    return stopParts(Object.fromEntries(entries.map(([namespace, { watch, subscription }]) => [namespace, {
+      stop: () => {
+        subscription.unsubscribe();
+        return watch.stop();
+      },
+    }])));
   }
 }

@@ -66,3 +66,30 @@ t.test('a watch request that is never answered fails at the connect deadline and
   await until('a new watch after the backoff', () => watchRequests() === 2);
   t.pass('restarted');
 });
+
+t.test('the watch has the one lifecycle: ready at its first full list; stop answers clean, ends the events and settles done', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  server.route((r) => (r.url.searchParams.get('watch') === 'true' ? 'watch' : undefined));
+  const clock = new ManualClock();
+  let lists = 0;
+  const list = (): Promise<ListResult<Pod>> => {
+    lists += 1;
+    return Promise.resolve({ items: [], resourceVersion: '1' });
+  };
+  const watch = new CachedListWatch<Pod>({
+    kubeConfig: server.kubeConfig(), path: '/api/v1/pods', list, clock, log: quiet, description: 'test pods',
+    watchdogMs: 3_600_000, resyncMs: 3_600_000,
+  });
+  let completed = false;
+  watch.events.subscribe({ complete: () => (completed = true) });
+  watch.start();
+  await watch.ready;
+  t.ok(watch.hasSynced(), 'ready once listed');
+  t.equal(await watch.stop(), 'clean');
+  t.equal(await watch.stop(), 'clean', 'stop is idempotent');
+  await watch.done;
+  t.ok(completed, 'the events completed');
+  watch.start();
+  t.equal(lists, 1, 'a stopped watch does not start again');
+});

@@ -53,6 +53,7 @@ import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN
 import { ReferenceIndex } from './referenceIndex.js';
 import { referencedObjects, referenceKey, type ReferencedKind } from './references.js';
 import { ifDefined } from '../../../lib/defaults.js';
+import { stopParts } from '../../../lib/lifecycle.js';
 
 export interface ReflectorOptions {
   readonly host: ClusterClient;
@@ -132,14 +133,19 @@ export class Reflector {
     return this.loops;
   }
 
-  stop(): void {
+  /** Stops every watch, each even when one throws (stopParts). */
+  stop(): Promise<void> {
     this.stopped = true;
-    this.watches.ConfigMap.stop();
-    this.watches.Secret.stop();
-    for (const { watch, subscription } of Object.values(this.copies ?? {})) {
-      subscription.unsubscribe();
-      watch.stop();
-    }
+    return stopParts({
+      'ConfigMap watches': this.watches.ConfigMap,
+      'Secret watches': this.watches.Secret,
+      ...Object.fromEntries(Object.entries(this.copies ?? {}).map(([kind, { watch, subscription }]) => [`${kind} copies watch`, {
+        stop: () => {
+          subscription.unsubscribe();
+          return watch.stop();
+        },
+      }])),
+    });
   }
 
   /**

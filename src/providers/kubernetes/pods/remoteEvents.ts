@@ -86,9 +86,9 @@ export class RemoteEvents {
     this.trigger.enqueue(remoteNamespace);
   }
 
-  stop(): void {
+  stop(): Promise<void> {
     this.stopped = true;
-    this.watches.stop();
+    return this.watches.stop();
   }
 
   private reconcile(namespace: string): ReconcileResult {

@@ -105,11 +105,12 @@ export class RemotePods {
     this.watch.start();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     this.subscription.unsubscribe();
-    this.watch.stop();
+    const stopping = this.watch.stop();
     for (const wake of this.syncWaiters) wake();
+    await stopping;
   }
 
   /** The loop that turns the watch into notifications, for the node's subtree to run. */

@@ -42,6 +42,7 @@ import { isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
 import { ReflectionWriter } from './serviceWriter.js';
 import { definedOnly, ifDefined } from '../../../lib/defaults.js';
+import { stopParts } from '../../../lib/lifecycle.js';
 
 export interface ServiceReflectorOptions {
   readonly host: ClusterClient;
@@ -144,15 +145,20 @@ export class ServiceReflector {
     this.copies.EndpointSlice.watch.start();
   }
 
-  stop(): void {
+  /** Stops every timer and watch, each watch even when one throws (stopParts). */
+  stop(): Promise<void> {
     this.stopped = true;
     for (const { timer } of this.lingering.values()) timer.cancel();
-    this.services.stop();
-    this.slices.stop();
-    for (const { watch, subscription } of Object.values(this.copies)) {
-      subscription.unsubscribe();
-      watch.stop();
-    }
+    return stopParts({
+      'Service watches': this.services,
+      'EndpointSlice watches': this.slices,
+      ...Object.fromEntries(Object.entries(this.copies).map(([kind, { watch, subscription }]) => [`${kind} copies watch`, {
+        stop: () => {
+          subscription.unsubscribe();
+          return watch.stop();
+        },
+      }])),
+    });
   }
 
   /** A remote pod of this node appeared or changed (its IP, say). */

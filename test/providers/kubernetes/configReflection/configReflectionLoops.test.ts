@@ -20,7 +20,7 @@ void t.test('a referenced host ConfigMap deleted on the host takes its copy with
   world.watch('/api/v1/namespaces/shop/configmaps').deleted(world.source);
   await until('the copy deleted', () => world.writes.includes('delete shop-home/app-config'));
   t.same(world.writes, ['shop-home/app-config=v1', 'delete shop-home/app-config']);
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('a write the remote fails is retried after its backoff, without waiting for another change', async (t) => {
@@ -38,7 +38,7 @@ void t.test('a write the remote fails is retried after its backoff, without wait
   world.clock.advance(1_200); // the first backoff step: 1 s, jitter 0.2
   await until('retried', () => attempts() === 2);
   await until('in sync again', () => summary()['failing'] === 0);
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('both reflection loops are actors of the node\'s subtree, shown with their summaries', async (t) => {
@@ -48,5 +48,5 @@ void t.test('both reflection loops are actors of the node\'s subtree, shown with
   t.same(tree.map((s) => `${s.name} ${s.kind} ${s.status}`), ['reconcilers reconcilers running', 'config-reflection config-reflector running', 'config-sweep config-sweep running']);
   t.match(tree[1]?.summary, { queued: 0, inFlight: 0, failing: 0, lastError: null });
   t.match(tree[2]?.summary, { keys: 1 }, 'the sweep is one key');
-  world.reflector.stop();
+  await world.reflector.stop();
 });

@@ -55,7 +55,7 @@ void t.test('a pod referencing a ServiceAccount token Secret is refused as inval
   const ok = await reflector.reflectFor(podWithSecretVolume('plain'), 'shop-home');
   ok.done();
   t.same(writes, ['shop-home/plain'], 'an ordinary Secret is still reflected');
-  reflector.stop();
+  await reflector.stop();
 });
 
 
@@ -69,7 +69,7 @@ void t.test('a copy deleted remotely before the host watch has listed is written
   world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'put back, although Tether wrote that content before');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('a copy deleted remotely before the copies\' watch has listed is written again by that first list', async (t) => {
@@ -79,7 +79,7 @@ void t.test('a copy deleted remotely before the copies\' watch has listed is wri
   world.watch('/api/v1/configmaps').listed([]); // the deletion happened before the list: no event for it
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1']);
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('a copy that both watches show in sync is not written again', async (t) => {
@@ -89,7 +89,7 @@ void t.test('a copy that both watches show in sync is not written again', async 
   world.watch('/api/v1/configmaps').listed([world.copy]);
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1'], 'one write: the first');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
@@ -104,7 +104,7 @@ void t.test('a copy a mutating webhook labels on every write is written once, no
   copies.modified({ ...audited(world.copy), metadata: { ...audited(world.copy).metadata, resourceVersion: '12' }, data: { 'app.conf': 'tampered' } });
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v1 at 12'], 'a real edit is still put back');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 /** The host object at a new version with new content, and the copy Tether makes of it. */
@@ -121,7 +121,7 @@ void t.test('a change of a copy the watch holds is one replace at its resourceVe
   world.watch('/api/v1/namespaces/shop/configmaps').modified(changed(world, 'v2', '4').source);
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10']);
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 /** An offloaded pod's world after both watches have listed: the host source and (as the webhook left it) its copy. */
@@ -148,7 +148,7 @@ void t.test('a watch event of a copy that arrives while its write is in flight d
   answer();
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10'], 'one write for v2');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('a copy the watch still shows at a version older than Tether\'s last write is not judged until the watch catches up', async (t) => {
@@ -162,7 +162,7 @@ void t.test('a copy the watch still shows at a version older than Tether\'s last
   copies.modified(audited({ ...v2.copy, metadata: { ...v2.copy.metadata, resourceVersion: '11' } }));
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10'], 'the write seen back: in sync');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('after a restart, a referenced host ConfigMap whose remote copy is already in sync is not written again (issue 16)', async (t) => {
@@ -176,7 +176,7 @@ void t.test('after a restart, a referenced host ConfigMap whose remote copy is a
     if (order !== 'host watch first') host.listed([world.source]);
     await drain();
     t.same(world.writes, [], `${order}: nothing written`);
-    world.reflector.stop();
+    await world.reflector.stop();
   }
 });
 
@@ -193,7 +193,7 @@ void t.test('a host change is written through; a host event that changes nothing
   host.modified({ ...world.source, metadata: { ...world.source.metadata, resourceVersion: '5' }, data: { 'app.conf': 'v2' } });
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'replace shop-home/app-config=v2 at 10']);
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 const at = (object: HostObject, resourceVersion: string): HostObject => ({ ...object, metadata: { ...object.metadata, resourceVersion } });
@@ -208,7 +208,7 @@ void t.test('a copy Tether has just re-created is not written again before the w
   copies.added(at(world.copy, '11'));
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v1'], 'the echo is in sync');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('a deletion the watch delivers after Tether re-created the copy is not judged', async (t) => {
@@ -224,7 +224,7 @@ void t.test('a deletion the watch delivers after Tether re-created the copy is n
   copies.added(at(v2.copy, '12'));
   await drain();
   t.same(world.writes, ['shop-home/app-config=v1', 'shop-home/app-config=v2'], 'the echo is in sync');
-  world.reflector.stop();
+  await world.reflector.stop();
 });
 
 void t.test('missing Secrets get virtual-kubelet\'s Event reasons: a mandatory one fails the creation, an optional one is reported and skipped', async (t) => {
@@ -245,7 +245,7 @@ void t.test('missing Secrets get virtual-kubelet\'s Event reasons: a mandatory o
   (await reflector.reflectFor(optional, 'shop-home')).done();
   t.same(warned, ['p: OptionalSecretNotFound: secret "extra" not found']);
   t.same(writes, [], 'nothing to copy');
-  reflector.stop();
+  await reflector.stop();
 });
 
 void t.test('the reflector hands each request the call\'s options, so a deadline aborts the request itself, not only the wait', async (t) => {
@@ -265,5 +265,5 @@ void t.test('the reflector hands each request the call\'s options, so a deadline
   (await reflector.reflectFor(pod, 'shop-home')).done();
   t.equal(seen.length, 2, 'a host read and a remote create');
   t.ok(seen.every((o) => o === options), 'both carried the call\'s options');
-  reflector.stop();
+  await reflector.stop();
 });
