@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { unitTestFiles as allUnitTestFiles } from '../support/unitTestFiles.js';
+import { shardFiles } from '../support/unitShard.js';
 import { NO_CLUSTERS_ENV, REPO_ROOT, refuseClustersInUnitRun } from './sharedClusters.js';
 
 /** The calls that start or attach a cluster (test/harness/sharedClusters.ts, src/harness, src/sandbox). */
@@ -18,7 +19,7 @@ const CLUSTER_CALL = /\b(useSharedClusters|startDedicatedCluster|startCluster|at
 /** Starting a Node process: the CLI from source (test/cli/cli.ts), or this process's own loaders. */
 const NODE_PROCESS = /\b(runCli|startCli|cliCommand)\s*\(|\b(spawn|fork|execFile|execFileSync|spawnSync)\s*\(\s*process\.execPath\b/;
 
-/** Every test file of the unit layer (the ones test/allUnits.ts runs) but this one. */
+/** Every test file of the unit layer (the ones the unit shards, test/units/, run) but this one. */
 function unitTestFiles(): string[] {
   const self = relative(REPO_ROOT, fileURLToPath(import.meta.url));
   return allUnitTestFiles().filter((f) => f !== self);
@@ -56,4 +57,21 @@ t.test('the check finds a cluster asked for in any of its forms', async (t) => {
 t.test('in the unit run, asking for a cluster fails at once and says where the test belongs', async (t) => {
   t.throws(() => refuseClustersInUnitRun({ [NO_CLUSTERS_ENV]: '1' }), /belongs in test\/e2e\//);
   t.doesNotThrow(() => refuseClustersInUnitRun({}), 'npm test (the whole suite) is not refused');
+});
+
+t.test('the unit shards run every unit file exactly once, in sorted order within each shard', async (t) => {
+  const files = ['test/a.test.ts', 'test/b.test.ts', 'test/c.test.ts', 'test/d.test.ts', 'test/e.test.ts'];
+  const size: Record<string, number> = { 'test/a.test.ts': 10, 'test/b.test.ts': 50, 'test/c.test.ts': 30, 'test/d.test.ts': 40, 'test/e.test.ts': 20 };
+  const shards = [0, 1].map((i) => shardFiles(files, i, 2, (f) => size[f] ?? 0));
+  t.same(shards, [['test/b.test.ts', 'test/c.test.ts', 'test/a.test.ts'].sort(), ['test/d.test.ts', 'test/e.test.ts']], 'dealt largest first, round-robin');
+  const real = allUnitTestFiles();
+  const dealt = [0, 1].flatMap((i) => shardFiles(real, i, 2, (f) => f.length));
+  t.same([...dealt].sort(), real, 'the real files: each in one shard');
+});
+
+t.test('npm run test:unit and npm test run the unit shards', async (t) => {
+  const shards = ['test/units/shard1.ts', 'test/units/shard2.ts'];
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  for (const shard of shards) t.match(pkg.scripts['test:unit'], shard, `test:unit runs ${shard}`);
+  t.match(readFileSync(join(REPO_ROOT, '.taprc'), 'utf8'), /- "test\/units\/\*\.ts"/, "npm test's include has the shards");
 });

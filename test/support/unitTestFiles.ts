@@ -1,5 +1,5 @@
 /**
- * The files of the unit layer, found one way for everyone who needs the list: test/allUnits.ts
+ * The files of the unit layer, found one way for everyone who needs the list: the unit shards (test/units/)
  * imports them, test/harness/unitLayer.test.ts checks that none needs a cluster. A file is a unit
  * file when it ends in `.test.ts` and no folder on its path is `e2e` (the cluster layer),
  * `fixture(s)` (inputs, not tests) or `dist` (built output).
