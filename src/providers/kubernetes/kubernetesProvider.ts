@@ -53,6 +53,7 @@ import { offloadedPodLookup } from './serviceReflection/endpointTranslation.js';
 import { REFLECTED_KINDS } from './serviceReflection/servicePlan.js';
 import { Reflector } from './configReflection/configReflector.js';
 import { RemoteEvents } from './pods/remoteEvents.js';
+import { NOT_OWNED_REASON } from './notOwned.js';
 import { untilAborted } from './remoteErrors.js';
 import { RemotePodCalls } from './pods/remotePodCalls.js';
 import { RemoteContainerSessions } from './streams/remoteContainerSessions.js';
@@ -124,6 +125,7 @@ export class KubernetesProvider
       onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
         { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
       ),
+      onNotOwned: (object, note) => this.hostEvents.record({ apiVersion: 'v1', ...object }, 'Warning', NOT_OWNED_REASON, note, 'Reflect'),
     });
     this.ownsHostEvents = o.hostEvents === undefined;
     this.hostEvents = o.hostEvents ?? this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
@@ -241,7 +243,9 @@ export class KubernetesProvider
 
   /** Ignored remote pods and Service reflection as gauges on /metrics (MetricsProvider). */
   providerMetrics(): ProviderGauge[] {
-    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection());
+    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection(), {
+      notOwned: [this.reflector.notOwned.totals(), this.services.refused.notOwned.totals()], eventsDropped: this.events?.droppedCount() ?? 0,
+    });
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */

@@ -1,9 +1,10 @@
 /**
  * The remote API calls behind the provider's pod methods: create (namespace, referenced
  * ConfigMaps and Secrets, then the translated pod; AlreadyExists adopted only for the same host
- * uid), update (what a running pod may change), delete (only a pod that is Tether's, with a uid
+ * uid), update (a patch of the keys the host sets, hostKeys.ts), delete (only a pod that is Tether's, with a uid
  * precondition) and one read. Every rejection is a classified provider error (remoteErrors.ts).
  */
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
 import { formatProblem } from '../../../lib/fieldProblem.js';
@@ -14,6 +15,7 @@ import type { Reflector } from '../configReflection/configReflector.js';
 import { hostUidAnnotation } from '../marks.js';
 import type { KubernetesProviderOptions } from '../options.js';
 import { asProviderCall, toProviderError } from '../remoteErrors.js';
+import { hostKeysPatch, withHostKeys } from './hostKeys.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
 import { namespaceRefusal, policyViolations } from './podPolicy.js';
 import { toRemotePod, type TranslationContext } from './podTranslation.js';
@@ -59,7 +61,7 @@ export class RemotePodCalls {
     if (refusals.length > 0) {
       throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
     }
-    const remotePod = toRemotePod(pod, this.translation(remoteNamespace));
+    const remotePod = withHostKeys(toRemotePod(pod, this.translation(remoteNamespace)));
     const name = remotePod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
@@ -87,30 +89,25 @@ export class RemotePodCalls {
     }
   }
 
-  /** Applies what a running pod may change: labels, annotations, container images, activeDeadlineSeconds. */
+  /**
+   * Applies what a running pod may change (labels, annotations, container images,
+   * activeDeadlineSeconds) as a patch of the keys that come from the host (hostKeys.ts): every
+   * other key on the remote pod is kept. Only a pod that is Tether's is patched, at the uid and
+   * resourceVersion read (a conflict is retried by the caller with a fresh read).
+   */
   async update(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
     const desired = toRemotePod(pod, this.translation(remoteNamespace));
     const name = desired.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
-    await asProviderCall(`update ${what}`, async () => {
-      const current = await this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
-      const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
-      const spec = current.spec ?? { containers: [] };
-      const body: Pod = {
-        ...current,
-        metadata: { ...current.metadata, labels: desired.metadata?.labels, annotations: desired.metadata?.annotations },
-        spec: {
-          ...spec,
-          containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
-          ...definedOnly({
-            initContainers: spec.initContainers ? spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) : undefined,
-            activeDeadlineSeconds: desired.spec?.activeDeadlineSeconds,
-          }),
-        },
-      };
-      await this.remote.call('other', operation('update', `${what}`), (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
-    });
+    const current = await this.readRemote(remoteNamespace, name);
+    if (!current) throw notFound(`${what} does not exist or is not Tether's; not updating it`);
+    const body = hostKeysPatch(current, desired);
+    await asProviderCall(`update ${what}`, () =>
+      this.remote.call('other', operation('patch', `${what}`), (core, opts) =>
+        core.patchNamespacedPod({ name, namespace: remoteNamespace, body }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, opts)),
+      ),
+    );
   }
 
   async delete(pod: Pod): Promise<void> {

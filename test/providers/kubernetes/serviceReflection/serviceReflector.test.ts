@@ -260,3 +260,37 @@ t.test('after a restart, a copy a mutating webhook labelled is in sync: no write
   }
   t.same(server.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.url.pathname}`), [], 'nothing written');
 });
+
+t.test('a taken name is a ReflectionNameTaken Warning once, not again at every resync', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  const foreign = { metadata: { name: 'web', namespace: 'shop-home', uid: 'theirs', resourceVersion: '7', labels: { team: 'remote' } }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  let creates = 0;
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return { body: foreign };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
+      creates++;
+      return { status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'services "web" already exists' } };
+    }
+    return undefined;
+  });
+  const events: string[] = [];
+  const { reflector: r, clock } = startedOn(t, server, events);
+  await until('the name found taken', () => {
+    clock.advance(50);
+    return events.length > 0;
+  }, 10_000);
+  await until('shown as taken', () => r.state()[0]?.taken.length === 1, 10_000);
+  // Two resyncs: each looks at the name again (a create answered AlreadyExists, a read).
+  for (const resync of [1, 2]) {
+    const before = creates;
+    clock.advance(5 * 60_000); // nothing is in flight: no request's deadline passes
+    await until(`resync ${resync} looked again`, () => creates > before, 10_000);
+    await until(`resync ${resync} found it taken`, () => r.state()[0]?.taken.length === 1, 10_000);
+  }
+  t.equal(events.length, 1, 'one Warning');
+});
