@@ -26,7 +26,7 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import { errorMessage } from '../../lib/errorMessage.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import { podSecurityLabels } from './pods/podPolicy.js';
+import { adoptableNamespaces, podSecurityLabels } from './pods/podPolicy.js';
 import type {
   AttachProvider,
   ContainerRef,
@@ -117,11 +117,14 @@ export class KubernetesProvider
     this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
-    this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
+    this.namespaces = new RemoteNamespaces(
+      this.remote, { hostClusterId: o.hostClusterId, nodeName: o.nodeName, adoptable: adoptableNamespaces(o.podPolicy ?? {}) }, podSecurityLabels(o.podPolicy?.podSecurityLevel),
+    );
     const common = { clock: this.clock, log: this.log, ...definedOnly({ watch: o.watch }) };
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
       onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
         { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
       ),

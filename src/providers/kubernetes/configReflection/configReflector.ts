@@ -61,6 +61,8 @@ export interface ReflectorOptions {
   readonly remote: ClusterClient;
   readonly hostClusterId: string;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
+  /** Rejects when the remote namespace may not receive copies (pods/remoteNamespaces.ts: not Tether's, not adoptable). */
+  readonly namespaceUsable?: (remoteNamespace: string, hostNamespace: string) => Promise<void>;
   readonly clock: Clock;
   readonly log: KubeLog;
   readonly watch?: WatchTiming;
@@ -228,6 +230,7 @@ export class Reflector {
     const copies = this.copies?.[kind].watch;
     const copy = copies?.get(`${remoteNamespace}/${name}`);
     try {
+      await this.o.namespaceUsable?.(remoteNamespace, hostNamespace); // a squatted namespace gets nothing
       if (this.watches[kind].isSynced(hostNamespace) && !this.watches[kind].get(hostNamespace, name)) {
         // The host object is gone, so goes its copy: judged on the watch's view, or read (the
         // watch selects by marks, so a copy taken over remotely is only seen by a read).

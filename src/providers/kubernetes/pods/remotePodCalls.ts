@@ -7,7 +7,7 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
-import { formatProblem } from '../../../lib/fieldProblem.js';
+import { formatPath } from '../../../lib/fieldProblem.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
@@ -17,8 +17,9 @@ import type { KubernetesProviderOptions } from '../options.js';
 import { asProviderCall, toProviderError } from '../remoteErrors.js';
 import { hostKeysPatch, withHostKeys } from './hostKeys.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
-import { namespaceRefusal, policyViolations } from './podPolicy.js';
-import { toRemotePod, type TranslationContext } from './podTranslation.js';
+import { DEFAULT_PROJECTED_TOKEN_RULE, namespaceRefusal, policyViolations } from './podPolicy.js';
+import { formatViolation } from './podSecurityChecks.js';
+import { projectedTokens, toRemotePod, type ProjectedToken, type TranslationContext } from './podTranslation.js';
 import type { RemoteNamespaces } from './remoteNamespaces.js';
 import type { RemotePods } from './remotePods.js';
 import { definedOnly } from '../../../lib/defaults.js';
@@ -31,6 +32,15 @@ export interface RemotePodCallsDeps {
   readonly pods: RemotePods;
   readonly rule: OwnershipRule;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
+}
+
+/** Event reasons of the projected ServiceAccount token rule (podTranslation.ts). */
+export const PROJECTED_TOKEN_REFUSED = 'ProjectedServiceAccountTokenRefused';
+export const PROJECTED_TOKEN_DROPPED = 'ProjectedServiceAccountTokenDropped';
+
+function tokenWords(tokens: readonly ProjectedToken[]): string {
+  const fields = tokens.map((t) => formatPath(t.field)).join(', ');
+  return `projected ServiceAccount token ${tokens.length === 1 ? 'source' : 'sources'} ${fields}: the host's token never leaves the host, and the remote kubelet would mount a token of the remote cluster's ServiceAccount in its place`;
 }
 
 export class RemotePodCalls {
@@ -56,15 +66,25 @@ export class RemotePodCalls {
 
   async create(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {}).map(formatProblem)]
-      .filter((r): r is string => r !== undefined);
+    const policy = this.o.podPolicy ?? {};
+    const tokens = projectedTokens(pod);
+    const refuseTokens = tokens.length > 0 && (policy.projectedServiceAccountTokens ?? DEFAULT_PROJECTED_TOKEN_RULE) === 'refuse';
+    const refusals = [
+      namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', policy),
+      ...policyViolations(pod, policy).map(formatViolation),
+      refuseTokens ? `${tokenWords(tokens)}; set podPolicy.projectedServiceAccountTokens: drop on this node to send the pod without them` : undefined,
+    ].filter((r): r is string => r !== undefined);
     if (refusals.length > 0) {
-      throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
+      const level = policy.podSecurityLevel ?? 'baseline';
+      throw invalidInput(
+        `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName} (Pod Security level ${level}): ${refusals.join('; ')}`,
+        definedOnly({ reason: refuseTokens ? PROJECTED_TOKEN_REFUSED : undefined }),
+      );
     }
     const remotePod = withHostKeys(toRemotePod(pod, this.translation(remoteNamespace)));
     const name = remotePod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
-    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
+    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace, pod.metadata?.namespace ?? 'default'));
     const held = await this.reflector.reflectFor(pod, remoteNamespace);
     try {
       await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
@@ -74,6 +94,10 @@ export class RemotePodCalls {
       await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
     } finally {
       held.done();
+    }
+    if (tokens.length > 0) {
+      this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', PROJECTED_TOKEN_DROPPED,
+        `${tokenWords(tokens)}; dropped (podPolicy.projectedServiceAccountTokens: drop), so the remote pod runs without them`);
     }
   }
 
