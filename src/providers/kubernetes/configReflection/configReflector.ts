@@ -210,16 +210,16 @@ export class Reflector {
     this.sweepEvents.enqueue(SWEEP_KEY);
   }
 
-  /**
-   * One referenced object, judged from both watches: its copy is written if missing or not
-   * carrying its source (copyRepair.ts), deleted if the host object is gone.
-   */
   /** Whether a reconcile key names an object some pod of this node references. */
   private isWanted(key: string): boolean {
     const parsed = parseCopyKey(key);
     return parsed !== undefined && this.index.isReferenced(parsed.hostNamespace, referenceKey(parsed.kind, parsed.name));
   }
 
+  /**
+   * One referenced object, judged from both watches: its copy is written if missing or not
+   * carrying its source (copyRepair.ts), deleted if the host object is gone.
+   */
   private async reconcileCopy(key: string): Promise<ReconcileResult> {
     const parsed = parseCopyKey(key);
     if (this.stopped || !parsed) return done;
@@ -227,10 +227,11 @@ export class Reflector {
     // An object no pod references any more is the sweep's.
     if (!this.index.isReferenced(hostNamespace, referenceKey(kind, name))) return done;
     const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
-    const copies = this.copies?.[kind].watch;
-    const copy = copies?.get(`${remoteNamespace}/${name}`);
     try {
       await this.o.namespaceUsable?.(remoteNamespace, hostNamespace); // a squatted namespace gets nothing
+      // The watches are read after the check: one that listed meanwhile must be read as it is now.
+      const copies = this.copies?.[kind].watch;
+      const copy = copies?.get(`${remoteNamespace}/${name}`);
       if (this.watches[kind].isSynced(hostNamespace) && !this.watches[kind].get(hostNamespace, name)) {
         // The host object is gone, so goes its copy: judged on the watch's view, or read (the
         // watch selects by marks, so a copy taken over remotely is only seen by a read).

@@ -51,6 +51,8 @@ export interface ConfigMapWorld {
 export interface WorldOptions {
   /** Reported copies taken over in the remote (the reflector's `onNotOwned`). */
   readonly onNotOwned?: ReflectorOptions['onNotOwned'];
+  /** The remote namespace check run before every judgement (the provider's remoteNamespaces.ts). */
+  readonly namespaceUsable?: ReflectorOptions['namespaceUsable'];
 }
 
 export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject = (body) => body, options: WorldOptions = {}): ConfigMapWorld {
@@ -99,7 +101,7 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
   const clock = new ManualClock();
   const reflector = new Reflector({
     host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
-    remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never, ...definedOnly({ onNotOwned: options.onNotOwned }),
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never, ...definedOnly({ onNotOwned: options.onNotOwned, namespaceUsable: options.namespaceUsable }),
     watchFactory: (o: CachedListWatchOptions<HostObject>) => {
       const w = new FakeListWatch<HostObject>(o.path);
       watches.set(o.path, w);
