@@ -2,7 +2,10 @@
  * Offloading never touches what Tether does not own (issue 26), on the shared host and remote
  * clusters: a remote ConfigMap whose marks a remote admin removed survives the host copy's
  * deletion (and the host says so with a `ReflectionNotOwned` Warning), and a remote annotation
- * survives a host label change. The host runs a virtual node backed by the Kubernetes provider;
+ * survives a host label change; a remote namespace a remote user made first under Tether's name
+ * gets no Secret and no pod (the host pod says why); a pod adding SYS_ADMIN is refused under
+ * `baseline`; a pod with its own projected ServiceAccount token volume is never sent, so no remote
+ * token is mounted for it. The host runs a virtual node backed by the Kubernetes provider;
  * the remote a simulated worker, tainted so that only this test's offloaded pod lands there.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,6 +24,8 @@ interface Event {
   note?: string;
   involvedObject?: { kind?: string; name?: string };
 }
+
+const CREATE_ERROR = 'tether.dev/provider-create-error';
 
 t.test('what a remote admin or a remote controller owns is left alone', async (t) => {
   const { host, remote } = await useSharedClusters(t);
@@ -75,5 +80,60 @@ t.test('what a remote admin or a remote controller owns is left alone', async (t
     t.match(warning.message ?? warning.note, /no longer carries Tether's marks/);
     const copy = await getJson<{ data?: Record<string, string> }>(remote, ['configmap', 'app-config', '-n', remoteNs]);
     t.same(copy?.data, { greeting: 'hello' }, 'the remote admin\'s ConfigMap is still there, unchanged');
+  });
+
+  /** The host pod once it carries the creation error matching `pattern`, and its Warning Event `reason`. */
+  const refusedOnHost = async (namespace: string, pod: string, pattern: RegExp, reason: string): Promise<{ annotation: string; event: Event }> => {
+    const annotation = await waitFor(`${pod}: the creation error on the host pod`, async () => {
+      const value = (await getJson<KubeObject>(host, ['pod', pod, '-n', namespace]))?.metadata?.annotations?.[CREATE_ERROR];
+      return value !== undefined && pattern.test(value) ? value : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    const event = await waitFor(`${pod}: a ${reason} Warning on the host pod`, async () => {
+      const events = (await getJson<List<Event>>(host, ['events', '-n', namespace, '--field-selector', `reason=${reason}`]))?.items ?? [];
+      return events.find((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod);
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    return { annotation, event };
+  };
+  const remoteNames = async (kind: string, namespace: string): Promise<string[]> =>
+    ((await getJson<List<KubeObject>>(remote, [kind, '-n', namespace]))?.items ?? []).map((o) => o.metadata?.name ?? '');
+
+  await t.test('a squatted suffix namespace gets no Secret and no pod; the host pod says why', async (t) => {
+    const squatted = await testNamespace(t, host, 'squat');
+    const remoteSquatted = offload.remoteNamespaceOf(squatted);
+    // A remote user who read the host cluster id off any Tether namespace made the name first.
+    await remote.kubectl(['create', 'namespace', remoteSquatted]);
+    t.teardown(() => remote.kubectl(['delete', 'namespace', remoteSquatted, '--wait=false', '--ignore-not-found']).catch(() => undefined));
+    await host.kubectl(['create', 'secret', 'generic', 'creds', '-n', squatted, '--from-literal=password=hunter2']);
+    await host.kubectl(['apply', '-f', '-'], {
+      input: podManifest('victim', squatted, virtualNodeName, { containers: [{ name: 'app', image: 'registry.invalid/app:1', envFrom: [{ secretRef: { name: 'creds' } }] }] }),
+    });
+    const { annotation, event } = await refusedOnHost(squatted, 'victim', /remote namespace .* exists and was not created by Tether/, 'RemoteNamespaceNotOwned');
+    t.match(annotation, new RegExp(`remote namespace ${remoteSquatted} exists and was not created by Tether for host cluster o${id} \\(it lacks the label tether\\.dev/managed-by=tether\\)`));
+    t.match(annotation, /podPolicy\.adoptNamespaces/, 'and says how to use it on purpose');
+    t.match(event.message ?? event.note, /was not created by Tether/);
+    t.same(await remoteNames('secrets', remoteSquatted), [], 'no Secret copied into it');
+    t.same(await remoteNames('pods', remoteSquatted), [], 'no pod created there');
+  });
+
+  await t.test('a pod adding SYS_ADMIN is refused under baseline; nothing is sent', async (t) => {
+    await host.kubectl(['apply', '-f', '-'], {
+      input: podManifest('rooted', ns, virtualNodeName, { containers: [{ name: 'app', image: 'registry.invalid/app:1', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] }),
+    });
+    const { annotation } = await refusedOnHost(ns, 'rooted', /refused by the pod policy/, 'ProviderRejected');
+    t.match(annotation, /\(Pod Security level baseline\): non-default capabilities \(container "app" must not include "SYS_ADMIN" in securityContext\.capabilities\.add\)/);
+    t.notOk((await remoteNames('pods', remoteNs)).includes('rooted'), 'no remote pod');
+  });
+
+  await t.test('a pod with its own projected ServiceAccount token volume is never sent: no remote token is mounted for it', async (t) => {
+    await host.kubectl(['apply', '-f', '-'], {
+      input: podManifest('vault-client', ns, virtualNodeName, {
+        volumes: [{ name: 'vault-token', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'vault', expirationSeconds: 3600 } }] } }],
+        containers: [{ name: 'app', image: 'registry.invalid/app:1', volumeMounts: [{ name: 'vault-token', mountPath: '/var/run/vault' }] }],
+      }),
+    });
+    const { annotation } = await refusedOnHost(ns, 'vault-client', /projected ServiceAccount token/, 'ProjectedServiceAccountTokenRefused');
+    t.match(annotation, /spec\.volumes\[vault-token\]\.projected\.sources\[0\]\.serviceAccountToken/, 'names the source');
+    t.match(annotation, /podPolicy\.projectedServiceAccountTokens: drop/, 'and the way to send it without');
+    t.notOk((await remoteNames('pods', remoteNs)).includes('vault-client'), 'no remote pod, so no remote kubelet mounts a token for it');
   });
 });
