@@ -136,6 +136,7 @@ export class KubernetesProvider
       ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
       lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
+      namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
       events: this.hostEvents,
       ...definedOnly({ resyncMs: o.reflection?.sweepMs, lingerMs: o.reflection?.minAgeMs }),
     });

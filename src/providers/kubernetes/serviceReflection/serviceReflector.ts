@@ -11,8 +11,8 @@
  *         `service-reflection` reconciler (src/lib/reconcile.ts) the node's subtree runs
  *       → one pass per namespace at a time: desiredObjects and planReflection (servicePlan.ts,
  *         pure) decide, ReflectionWriter acts
- *       → a failed pass is retried with backoff; a name held by a foreign object, or a copy that
- *         lost its marks, is a Warning on the host Service (once) and no write (refusedNames.ts)
+ *       → a failed pass (a remote namespace not Tether's fails it: `namespaceUsable`) is retried with backoff;
+ *         a name held by a foreign object, or a copy that lost its marks, is a Warning on the host Service (once) and no write (refusedNames.ts)
  *       → every resync (`resyncMs`) passes over every namespace again and re-checks taken names
  *
  * A namespace whose last offloaded pod went wants nothing: after `lingerMs`, its copies are
@@ -52,6 +52,8 @@ export interface ServiceReflectorOptions {
   readonly kinds: ReadonlySet<ReflectedKind>;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
   readonly lookup: OffloadedPodLookup;
+  /** Rejects when the remote namespace may not receive copies (pods/remoteNamespaces.ts: not Tether's, not adoptable). */
+  readonly namespaceUsable?: (remoteNamespace: string, hostNamespace: string) => Promise<void>;
   /** Warning Events on host Services whose name is taken in the remote namespace. */
   readonly events: EventRecorder;
   readonly clock: Clock;
@@ -194,11 +196,10 @@ export class ServiceReflector {
       const count = (kind: ReflectedKind): number => [...existing.keys()].filter((k) => k.startsWith(`${kind}/`)).length;
       const taken = this.refused.takenIn(remoteNamespace);
       const failure = this.failing.get(namespace);
-      const releasesAt = this.lingering.get(namespace)?.at;
       return {
         namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
         services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
-        ...definedOnly({ releasesAt }),
+        ...definedOnly({ releasesAt: this.lingering.get(namespace)?.at }),
         ...ifDefined(failure, (f) => ({ lastError: f.message, lastErrorAt: f.at })),
       };
     });
@@ -245,8 +246,9 @@ export class ServiceReflector {
     }
   }
 
-  /** One pass: read the caches, plan, act. Returns without acting while a cache is not listed yet. */
+  /** One pass: check the namespace (a squatted one gets nothing), then read the caches, plan, act; nothing while a cache is not listed yet. */
   private async reconcile(namespace: string): Promise<void> {
+    if (this.pods.has(namespace)) await this.o.namespaceUsable?.(this.o.remoteNamespaceOf(namespace), namespace);
     if (!this.podsKnown || !this.copies.Service.watch.hasSynced() || !this.copies.EndpointSlice.watch.hasSynced()) return;
     const active = this.pods.has(namespace);
     const withSlices = this.o.kinds.has('EndpointSlice');
