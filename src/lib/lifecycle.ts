@@ -45,6 +45,22 @@ export interface StoppablePart {
 }
 
 /**
+ * One part per entry, named `<key> <suffix>`: the subscription ends first, so nothing reacts to
+ * what the watch emits while it stops, then the watch stops.
+ */
+export function subscribedWatchParts(
+  entries: Readonly<Record<string, { readonly watch: StoppablePart; readonly subscription: { unsubscribe(): void } }>>,
+  suffix: string,
+): Record<string, StoppablePart> {
+  return Object.fromEntries(Object.entries(entries).map(([key, { watch, subscription }]) => [`${key} ${suffix}`, {
+    stop: () => {
+      subscription.unsubscribe();
+      return watch.stop();
+    },
+  }]));
+}
+
+/**
  * Stops every part, in order, each even when one before it threw, and waits for those that
  * answer with a promise. Rejects afterwards with an AggregateError naming each part that failed,
  * so one broken part neither keeps the others running nor hides its error.

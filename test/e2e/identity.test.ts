@@ -11,6 +11,7 @@ import t, { type Test } from 'tap';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { hostClusterIdFromUid, KubernetesProvider } from '../../src/providers/kubernetes/index.js';
 import type { NamespaceStrategy } from '../../src/providers/kubernetes/index.js';
+import type { PodPolicy } from '../../src/providers/kubernetes/pods/podPolicy.js';
 import { reportLogsOnFailure, startDedicatedCluster, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, type KubeObject } from '../support/kubectlJson.js';
@@ -34,11 +35,11 @@ const clusterIdOf = async (cluster: ClusterAccess): Promise<string> =>
   hostClusterIdFromUid((await cluster.kubectl(['get', 'namespace', 'kube-system', '-o', 'jsonpath={.metadata.uid}'])).trim());
 
 /** A host Tether whose one virtual node offloads to the shared remote cluster's worker. */
-async function offloadingTether(t: Test, cluster: ClusterAccess, nodeName: string, namespaceStrategy: NamespaceStrategy): Promise<KubernetesProvider> {
+async function offloadingTether(t: Test, cluster: ClusterAccess, nodeName: string, namespaceStrategy: NamespaceStrategy, podPolicy: PodPolicy = {}): Promise<KubernetesProvider> {
   const { provider } = startOffloadingNode(t, cluster, remote, {
     name: nodeName,
     hostClusterId: await clusterIdOf(cluster),
-    provider: { namespaceStrategy, offloadingPatch: { tolerations: [{ key: WORKER_TAINT, operator: 'Exists', effect: 'NoSchedule' }] } },
+    provider: { namespaceStrategy, podPolicy, offloadingPatch: { tolerations: [{ key: WORKER_TAINT, operator: 'Exists', effect: 'NoSchedule' }] } },
     node: { sweepIntervalMs: 2_000, pod: { retry: { minMs: 300, maxMs: 2_000, factor: 2, jitter: 0.2 } } },
   });
   await waitFor(`virtual node ${nodeName} Ready`, () => nodeIsReady(cluster, nodeName), { timeoutMs: 90_000 });
@@ -171,10 +172,13 @@ t.test('two host clusters offloading to one remote cluster with the same virtual
   for (const strategy of ['same-name', 'suffix'] as const) {
     await t.test(`namespace strategy ${strategy}`, async (t) => {
       const nodeName = uniqueNamespace('vk-shared');
-      const providerA = await offloadingTether(t, host, nodeName, strategy);
-      const providerB = await offloadingTether(t, hostB, nodeName, strategy);
-      t.not(await clusterIdOf(host), await clusterIdOf(hostB), 'two derived host cluster ids');
       const ns = uniqueNamespace('twohosts');
+      // With same-name both hosts use one remote namespace, which carries the marks of whichever
+      // made it: the other host cluster's Tether uses it only because its config says so.
+      const podPolicy: PodPolicy = strategy === 'same-name' ? { adoptNamespaces: [ns] } : {};
+      const providerA = await offloadingTether(t, host, nodeName, strategy, podPolicy);
+      const providerB = await offloadingTether(t, hostB, nodeName, strategy, podPolicy);
+      t.not(await clusterIdOf(host), await clusterIdOf(hostB), 'two derived host cluster ids');
       await namespace(t, host, ns);
       await namespace(t, hostB, ns);
       for (const remoteNs of new Set([providerA.remoteNamespaceOf(ns), providerB.remoteNamespaceOf(ns)])) {

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
+import { hostNamespaceAnnotation, ownershipLabels } from '../../src/providers/kubernetes/marks.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
@@ -58,8 +59,10 @@ t.test('Services and EndpointSlices follow offloaded pods into the remote namesp
     ((await getJson<List<KubeObject>>(host, ['pods', '-n', ns, '-l', `app=${app}`]))?.items ?? [])
       .filter((p) => p.status?.phase === 'Running' && p.status.podIP).map((p) => p.status?.podIP ?? '').sort();
 
-  // A Service of the same name as a host one, made in the remote namespace by someone else.
-  await remote.kubectl(['create', 'namespace', remoteNs]);
+  // A Service of the same name as a host one, made by someone else in the remote namespace
+  // Tether made (its marks: an unmarked namespace would be refused, RemoteNamespaceNotOwned).
+  const marked = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: remoteNs, labels: ownershipLabels(hostClusterId), annotations: { [hostNamespaceAnnotation]: ns } } };
+  await remote.kubectl(['apply', '-f', '-'], { input: JSON.stringify(marked) });
   const foreign = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'taken', namespace: remoteNs, labels: { owner: 'someone-else' } }, spec: { ports: [{ port: 9999 }] } };
   await remote.kubectl(['apply', '-f', '-'], { input: JSON.stringify(foreign) });
 

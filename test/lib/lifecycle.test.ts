@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LifecycleControl, stopParts } from '../../src/lib/lifecycle.js';
+import { LifecycleControl, stopParts, subscribedWatchParts } from '../../src/lib/lifecycle.js';
 import { ManualClock } from '../support/manualClock.js';
 
 void t.test('ready settles when the part says so; done settles after stop, which answers clean', async (t) => {
@@ -79,4 +79,14 @@ void t.test('stopParts stops every part though one throws, then names each part 
   t.ok(error instanceof AggregateError);
   t.match(error, { message: 'stopping failed: pods (pods broke), pool (pool broke), services (services broke)' });
   await stopParts({ events: part('events', false) });
+});
+
+t.test('a subscribed watch part ends its subscription before it stops the watch, named after its key', async (t) => {
+  const order: string[] = [];
+  const parts = subscribedWatchParts({
+    ConfigMap: { watch: { stop: () => order.push('ConfigMap watch stopped') }, subscription: { unsubscribe: () => order.push('ConfigMap unsubscribed') } },
+  }, 'copies watch');
+  t.same(Object.keys(parts), ['ConfigMap copies watch']);
+  await stopParts(parts);
+  t.same(order, ['ConfigMap unsubscribed', 'ConfigMap watch stopped']);
 });

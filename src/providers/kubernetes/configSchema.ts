@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { nonEmptyString, nonNegativeNumber, positiveNumber, rateLimit, stringMap } from '../../lib/schemaPrimitives.js';
 import { CREDENTIAL_FIELDS } from './remoteKubeconfigPolicy.js';
+import { SYSTEM_NAMESPACES } from './pods/podPolicy.js';
 
 const toleration = z.strictObject({
   key: z.string('a string').optional(),
@@ -49,7 +50,15 @@ export const kubernetesProviderSchema = z.strictObject({
     refusePrivileged: z.boolean('true or false').optional(),
     refuseHostPorts: z.boolean('true or false').optional(),
     allowDefaultNamespace: z.boolean('true or false').optional(),
-  }, 'a mapping (podSecurityLevel, refuseHostPath, refusePrivileged, refuseHostPorts, allowDefaultNamespace)').optional(),
+    /** Existing remote namespaces this node may use without Tether's marks (pods/remoteNamespaces.ts). */
+    adoptNamespaces: z.array(
+      z.string('a namespace name').regex(DNS_LABEL, 'a namespace name (a DNS label: lower case letters, digits, -)').max(63, 'a namespace name of at most 63 characters')
+        .refine((ns) => !SYSTEM_NAMESPACES.includes(ns), 'not a system namespace (kube-system, kube-public, kube-node-lease): Tether never puts pods there'),
+      'a list of remote namespace names',
+    ).optional(),
+    /** A pod's own projected ServiceAccount token volume: refuse the pod (default) or drop the source (pods/podTranslation.ts). */
+    projectedServiceAccountTokens: z.enum(['refuse', 'drop'], 'refuse or drop').optional(),
+  }, 'a mapping (podSecurityLevel, refuseHostPath, refusePrivileged, refuseHostPorts, allowDefaultNamespace, adoptNamespaces, projectedServiceAccountTokens)').optional(),
   offloadingPatch: z.strictObject({
     nodeSelector: stringMap.optional(),
     tolerations: z.array(toleration, 'a list of tolerations').optional(),

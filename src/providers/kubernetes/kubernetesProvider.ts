@@ -26,7 +26,7 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import { errorMessage } from '../../lib/errorMessage.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import { podSecurityLabels } from './pods/podPolicy.js';
+import { adoptableNamespaces, podSecurityLabels } from './pods/podPolicy.js';
 import type {
   AttachProvider,
   ContainerRef,
@@ -53,6 +53,7 @@ import { offloadedPodLookup } from './serviceReflection/endpointTranslation.js';
 import { REFLECTED_KINDS } from './serviceReflection/servicePlan.js';
 import { Reflector } from './configReflection/configReflector.js';
 import { RemoteEvents } from './pods/remoteEvents.js';
+import { NOT_OWNED_REASON } from './notOwned.js';
 import { untilAborted } from './remoteErrors.js';
 import { RemotePodCalls } from './pods/remotePodCalls.js';
 import { RemoteContainerSessions } from './streams/remoteContainerSessions.js';
@@ -116,14 +117,18 @@ export class KubernetesProvider
     this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
-    this.namespaces = new RemoteNamespaces(this.remote, o.hostClusterId, podSecurityLabels(o.podPolicy?.podSecurityLevel));
+    this.namespaces = new RemoteNamespaces(
+      this.remote, { hostClusterId: o.hostClusterId, nodeName: o.nodeName, adoptable: adoptableNamespaces(o.podPolicy ?? {}) }, podSecurityLabels(o.podPolicy?.podSecurityLevel),
+    );
     const common = { clock: this.clock, log: this.log, ...definedOnly({ watch: o.watch }) };
     this.reflector = new Reflector({
       ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
       onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
         { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
       ),
+      onNotOwned: (object, note) => this.hostEvents.record({ apiVersion: 'v1', ...object }, 'Warning', NOT_OWNED_REASON, note, 'Reflect'),
     });
     this.ownsHostEvents = o.hostEvents === undefined;
     this.hostEvents = o.hostEvents ?? this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
@@ -131,6 +136,7 @@ export class KubernetesProvider
       ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
       lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
+      namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
       events: this.hostEvents,
       ...definedOnly({ resyncMs: o.reflection?.sweepMs, lingerMs: o.reflection?.minAgeMs }),
     });
@@ -241,7 +247,9 @@ export class KubernetesProvider
 
   /** Ignored remote pods and Service reflection as gauges on /metrics (MetricsProvider). */
   providerMetrics(): ProviderGauge[] {
-    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection());
+    return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection(), {
+      notOwned: [this.reflector.notOwned.totals(), this.services.refused.notOwned.totals()], eventsDropped: this.events?.droppedCount() ?? 0,
+    });
   }
 
   /** The id this provider's marks and namespaces carry for the host cluster. */

@@ -14,8 +14,9 @@
  *   find its copies in sync writes none.
  * - Copies no remote pod references any more are deleted by a sweep (orphanSweep.ts): shortly
  *   after one of this node's remote pods goes, after start-up, and every `sweepMs`.
- * - A remote object of the same name that does not carry Tether's marks is never overwritten:
- *   the pod's creation fails (transient) saying so.
+ * - A remote object of the same name that is not Tether's copy (reflectedObject.ts
+ *   `isTetherCopy`) is never overwritten or deleted (copyWriter.ts), and is reported once
+ *   (`onNotOwned`); a pod being created fails (transient) saying so.
  * - The remote copies are watched too (this host cluster's, all namespaces): a copy deleted or
  *   edited in the remote cluster while a pod still references it is put back from the host,
  *   judged from both watches' caches (copyRepair.ts) on every copy event, every (re)list of
@@ -49,17 +50,20 @@ import { CopyLedger } from './copyLedger.js';
 import { decideCopyRepair } from './copyRepair.js';
 import { CopyWriter, kindWord } from './copyWriter.js';
 import { OrphanSweep } from './orphanSweep.js';
+import { NOT_OWNED_REASON, NotOwnedReports } from '../notOwned.js';
 import { contentDigest, isServiceAccountToken, remoteCopy, SERVICE_ACCOUNT_TOKEN_TYPE, type HostObject } from './reflectedObject.js';
 import { ReferenceIndex } from './referenceIndex.js';
 import { referencedObjects, referenceKey, type ReferencedKind } from './references.js';
-import { ifDefined } from '../../../lib/defaults.js';
-import { stopParts } from '../../../lib/lifecycle.js';
+import { definedOnly, ifDefined } from '../../../lib/defaults.js';
+import { stopParts, subscribedWatchParts } from '../../../lib/lifecycle.js';
 
 export interface ReflectorOptions {
   readonly host: ClusterClient;
   readonly remote: ClusterClient;
   readonly hostClusterId: string;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
+  /** Rejects when the remote namespace may not receive copies (pods/remoteNamespaces.ts: not Tether's, not adoptable). */
+  readonly namespaceUsable?: (remoteNamespace: string, hostNamespace: string) => Promise<void>;
   readonly clock: Clock;
   readonly log: KubeLog;
   readonly watch?: WatchTiming;
@@ -71,12 +75,18 @@ export interface ReflectorOptions {
   readonly sweepDelayMs?: number;
   /** An optional object the pod names is missing: it runs without it, with virtual-kubelet's Warning (`Optional<Kind>NotFound`). */
   readonly onOptionalMissing?: (hostPod: Pod, reason: string, note: string) => void;
+  /**
+   * A remote object that lost Tether's marks holds a copy's name: left alone, and reported once
+   * (the provider records a `ReflectionNotOwned` Warning on the host object).
+   */
+  readonly onNotOwned?: (host: { readonly kind: ReferencedKind; readonly namespace: string; readonly name: string }, note: string) => void;
   /** Makes the list-watches (default: CachedListWatch); unit tests hand in fakes. */
   readonly watchFactory?: (options: CachedListWatchOptions<HostObject>) => ListWatchSource<HostObject>;
 }
 
 const KINDS: readonly ReferencedKind[] = ['ConfigMap', 'Secret'];
 const SWEEP_KEY = 'sweep';
+const plural = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'configmaps' : 'secrets');
 
 /** The reconcile key of one referenced host object. */
 const copyKey = (hostNamespace: string, kind: ReferencedKind, name: string): string => `${hostNamespace}/${referenceKey(kind, name)}`;
@@ -90,6 +100,8 @@ function parseCopyKey(key: string): { hostNamespace: string; kind: ReferencedKin
 export class Reflector {
   private readonly index = new ReferenceIndex();
   private readonly ledger = new CopyLedger();
+  /** Copies taken over in the remote cluster, reported once each (for /metrics and tests). */
+  readonly notOwned = new NotOwnedReports();
   private readonly writer: CopyWriter;
   private readonly orphans: OrphanSweep;
   private readonly copyEvents = reconcileTrigger();
@@ -137,14 +149,8 @@ export class Reflector {
   stop(): Promise<void> {
     this.stopped = true;
     return stopParts({
-      'ConfigMap watches': this.watches.ConfigMap,
-      'Secret watches': this.watches.Secret,
-      ...Object.fromEntries(Object.entries(this.copies ?? {}).map(([kind, { watch, subscription }]) => [`${kind} copies watch`, {
-        stop: () => {
-          subscription.unsubscribe();
-          return watch.stop();
-        },
-      }])),
+      'ConfigMap watches': this.watches.ConfigMap, 'Secret watches': this.watches.Secret,
+      ...subscribedWatchParts(this.copies ?? {}, 'copies watch'),
     });
   }
 
@@ -171,7 +177,9 @@ export class Reflector {
           throw invalidInput(`secret ${namespace}/${ref.name} (referenced by ${ref.where}) is a ServiceAccount token (type ${SERVICE_ACCOUNT_TOKEN_TYPE}): Tether never copies host credentials to the remote cluster`);
         }
         const copy = found && remoteCopy(ref.kind, found, remoteNamespace, this.o.hostClusterId);
-        if (copy && !this.ledger.lastWrote(`${ref.kind}/${remoteNamespace}/${ref.name}`, contentDigest(copy))) await this.writeCopy(ref.kind, copy);
+        if (copy && !this.ledger.lastWrote(`${ref.kind}/${remoteNamespace}/${ref.name}`, contentDigest(copy)) && !(await this.writeCopy(namespace, ref.kind, copy))) {
+          throw transient(`remote ${kindWord(ref.kind)} ${remoteNamespace}/${ref.name} exists and is not managed by Tether for this host cluster; not overwriting it`, { reason: NOT_OWNED_REASON });
+        }
       }
     } catch (err) {
       release();
@@ -202,6 +210,12 @@ export class Reflector {
     this.sweepEvents.enqueue(SWEEP_KEY);
   }
 
+  /** Whether a reconcile key names an object some pod of this node references. */
+  private isWanted(key: string): boolean {
+    const parsed = parseCopyKey(key);
+    return parsed !== undefined && this.index.isReferenced(parsed.hostNamespace, referenceKey(parsed.kind, parsed.name));
+  }
+
   /**
    * One referenced object, judged from both watches: its copy is written if missing or not
    * carrying its source (copyRepair.ts), deleted if the host object is gone.
@@ -213,12 +227,15 @@ export class Reflector {
     // An object no pod references any more is the sweep's.
     if (!this.index.isReferenced(hostNamespace, referenceKey(kind, name))) return done;
     const remoteNamespace = this.o.remoteNamespaceOf(hostNamespace);
-    const copies = this.copies?.[kind].watch;
-    const copy = copies?.get(`${remoteNamespace}/${name}`);
     try {
+      await this.o.namespaceUsable?.(remoteNamespace, hostNamespace); // a squatted namespace gets nothing
+      // The watches are read after the check: one that listed meanwhile must be read as it is now.
+      const copies = this.copies?.[kind].watch;
+      const copy = copies?.get(`${remoteNamespace}/${name}`);
       if (this.watches[kind].isSynced(hostNamespace) && !this.watches[kind].get(hostNamespace, name)) {
-        // The host object is gone, so goes its copy (unless the copies' watch shows none).
-        if (!copies?.hasSynced() || copy) await this.deleteCopy(kind, remoteNamespace, name);
+        // The host object is gone, so goes its copy: judged on the watch's view, or read (the
+        // watch selects by marks, so a copy taken over remotely is only seen by a read).
+        await this.deleteCopy(hostNamespace, kind, remoteNamespace, name, copy);
         return done;
       }
       const source = this.copiedSource(kind, hostNamespace, name);
@@ -238,7 +255,7 @@ export class Reflector {
       if (this.ledger.lastWrote(ledgerKey, contentDigest(desired))) {
         this.o.log.warn('putting back a reflected copy missing or changed in the remote cluster', { kind, namespace: remoteNamespace, name });
       }
-      await this.writeCopy(kind, desired);
+      await this.writeCopy(hostNamespace, kind, desired);
       return done;
     } catch (err) {
       const failure = toProviderError(err, `reflect ${kindWord(kind)} ${hostNamespace}/${name}`);
@@ -250,7 +267,10 @@ export class Reflector {
   private async sweepOnce(signal: AbortSignal): Promise<ReconcileResult> {
     if (this.stopped) return done;
     try {
-      await this.orphans.run(signal, (kind, namespace, name) => this.deleteCopy(kind, namespace, name));
+      await this.orphans.run(signal, (kind, namespace, name, seen) =>
+        this.deleteCopy(seen.metadata?.annotations?.[hostNamespaceAnnotation] ?? '', kind, namespace, name, seen));
+      // A copy no pod references is no longer wanted: what was reported about it is forgotten.
+      this.notOwned.retain((key) => this.isWanted(key));
       return done;
     } catch (err) {
       const message = signal.aborted ? 'the sweep was interrupted at its deadline' : errorMessage(toProviderError(err, 'sweep reflected configmaps and secrets'));
@@ -259,25 +279,45 @@ export class Reflector {
     }
   }
 
-  /** Creates or replaces the remote copy, and records what the remote stored. Rejects with classified errors. */
-  private async writeCopy(kind: ReferencedKind, copy: HostObject): Promise<void> {
+  /**
+   * Creates or replaces the remote copy, and records what the remote stored; false when an
+   * object that is not Tether's holds the name (reported once, left alone). Rejects with classified errors.
+   */
+  private async writeCopy(hostNamespace: string, kind: ReferencedKind, copy: HostObject): Promise<boolean> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
     const key = `${kind}/${namespace}/${name}`;
     const digest = contentDigest(copy);
     const cached = (): HostObject | undefined => this.copies?.[kind].watch.get(`${namespace}/${name}`);
     try {
-      const stored = await this.writer.store(kind, copy, cached());
+      const outcome = await this.writer.store(kind, copy, cached());
+      if (outcome.type === 'not-owned') return this.reportNotOwned({ hostNamespace, kind, namespace, name }, outcome.uid, 'not overwriting it');
+      const stored = outcome.stored;
+      this.notOwned.forget(copyKey(hostNamespace, kind, name));
       this.ledger.wrote(key, digest, stored ? contentDigest(stored) : digest, stored?.metadata?.resourceVersion ?? '', cached()?.metadata?.resourceVersion);
+      return true;
     } catch (err) {
       this.ledger.forget(key);
       throw toProviderError(err, `write remote ${kindWord(kind)} ${namespace}/${name}`);
     }
   }
 
-  private async deleteCopy(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
+  private async deleteCopy(hostNamespace: string, kind: ReferencedKind, namespace: string, name: string, seen: HostObject | undefined): Promise<void> {
     this.ledger.forget(`${kind}/${namespace}/${name}`);
-    await this.writer.delete(kind, namespace, name);
+    const outcome = await this.writer.delete(kind, namespace, name, seen);
+    if (outcome.type === 'not-owned') void this.reportNotOwned({ hostNamespace, kind, namespace, name }, outcome.uid, 'not deleting it');
+    else this.notOwned.forget(copyKey(hostNamespace, kind, name));
+  }
+
+  /** Once per object: a Warning on the host object, and the count for /metrics. False: nothing was written. */
+  private reportNotOwned(at: { hostNamespace: string; kind: ReferencedKind; namespace: string; name: string }, uid: string, what: string): false {
+    const { hostNamespace, kind, namespace, name } = at;
+    this.ledger.forget(`${kind}/${namespace}/${name}`);
+    if (!this.notOwned.first(kind, copyKey(hostNamespace, kind, name), uid)) return false;
+    const note = `remote ${kindWord(kind)} ${namespace}/${name} no longer carries Tether's marks for host cluster ${this.o.hostClusterId} (taken over in the remote cluster); ${what}`;
+    this.o.log.warn('a remote object holding a reflected name is not Tether\'s; left alone', { kind, namespace, name });
+    this.o.onNotOwned?.({ kind, namespace: hostNamespace, name }, note);
+    return false;
   }
 
   private refreshWatches(): void {
@@ -292,45 +332,32 @@ export class Reflector {
   }
 
   private hostWatch(kind: ReferencedKind, namespace: string): ListWatchSource<HostObject> {
-    const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
-    return this.newWatch({
-      ...this.o.watch,
-      kubeConfig: this.o.host.kubeConfig,
-      path: `/api/v1/namespaces/${namespace}/${plural}`,
-      list: async () => {
-        const list = await this.o.host.call<V1ConfigMapList | V1SecretList>('other', operation('list', `host ${plural} in ${namespace}`), (core, options) =>
-          kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }, options) : core.listNamespacedSecret({ namespace }, options),
-        );
-        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
-      },
-      clock: this.o.clock,
-      log: this.o.log,
-      description: `host ${plural} in ${namespace}`,
-    });
+    return this.listWatch(this.o.host, kind, { namespace }, `host ${plural(kind)} in ${namespace}`);
   }
 
   /** One list-watch of this host cluster's copies of `kind` in the remote cluster (all namespaces). */
   private copyWatch(kind: ReferencedKind): { watch: ListWatchSource<HostObject>; subscription: Subscription } {
-    const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
-    const labelSelector = hostClusterSelector(this.o.hostClusterId);
-    const watch = this.newWatch({
-      ...this.o.watch,
-      kubeConfig: this.o.remote.kubeConfig,
-      path: `/api/v1/${plural}`,
-      labelSelector,
-      list: async () => {
-        const list = await this.o.remote.call<V1ConfigMapList | V1SecretList>('other', operation('list', `reflected ${plural}`), (core, options) =>
-          kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces({ labelSelector }, options) : core.listSecretForAllNamespaces({ labelSelector }, options),
-        );
-        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
-      },
-      clock: this.o.clock,
-      log: this.o.log,
-      description: `reflected ${plural} in the remote cluster`,
-    });
+    const watch = this.listWatch(this.o.remote, kind, { labelSelector: hostClusterSelector(this.o.hostClusterId) }, `reflected ${plural(kind)} in the remote cluster`);
     const subscription = watch.events.subscribe((event) => this.onCopyEvent(kind, event));
     watch.start();
     return { watch, subscription };
+  }
+
+  /** A list-watch of `kind` in one namespace, or in all namespaces by label selector. */
+  private listWatch(cluster: ClusterClient, kind: ReferencedKind, scope: { namespace: string } | { labelSelector: string }, description: string): ListWatchSource<HostObject> {
+    const namespace = 'namespace' in scope ? scope.namespace : undefined;
+    const labelSelector = 'labelSelector' in scope ? scope.labelSelector : undefined;
+    return this.newWatch({
+      ...this.o.watch, ...definedOnly({ labelSelector }), kubeConfig: cluster.kubeConfig, clock: this.o.clock, log: this.o.log, description,
+      path: namespace === undefined ? `/api/v1/${plural(kind)}` : `/api/v1/namespaces/${namespace}/${plural(kind)}`,
+      list: async () => {
+        const list = await cluster.call<V1ConfigMapList | V1SecretList>('other', operation('list', description), (core, options) => {
+          if (namespace !== undefined) return kind === 'ConfigMap' ? core.listNamespacedConfigMap({ namespace }, options) : core.listNamespacedSecret({ namespace }, options);
+          return kind === 'ConfigMap' ? core.listConfigMapForAllNamespaces(definedOnly({ labelSelector }), options) : core.listSecretForAllNamespaces(definedOnly({ labelSelector }), options);
+        });
+        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+      },
+    });
   }
 
   /** A remote copy came, changed or went, or the copies were listed: look at what it reflects. */

@@ -1,30 +1,41 @@
 /**
  * The calls behind ConfigMap and Secret reflection, one per verb: a host read, a remote write
- * that never overwrites an object Tether does not own, a remote delete. Each hands the
+ * and a remote delete that never touch an object Tether does not own (reflectedObject.ts
+ * `isTetherCopy`). Every replace and delete carries the uid and resourceVersion of the copy it
+ * was judged on as preconditions, so a copy whose marks a remote admin removed since (which
+ * changes its resourceVersion) is judged again, not overwritten or deleted. Each hands the
  * ClusterClient's request options to the request (so its deadline aborts the request itself) and
  * rejects with the API's error; configReflector.ts classifies.
  */
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
-import { transient } from '../../errors.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
-import { isOwned } from '../marks.js';
-import type { HostObject } from './reflectedObject.js';
+import { definedOnly } from '../../../lib/defaults.js';
+import { isTetherCopy, type HostObject } from './reflectedObject.js';
 import type { ObjectReference, ReferencedKind } from './references.js';
 
 export const kindWord = (kind: ReferencedKind): string => (kind === 'ConfigMap' ? 'configmap' : 'secret');
 
+/** `written`: the copy as the remote stored it. `not-owned`: an object without Tether's marks holds the name (its uid). */
+export type StoreOutcome = { readonly type: 'written'; readonly stored: HostObject | undefined } | { readonly type: 'not-owned'; readonly uid: string };
+
+/** `deleted` (or already gone), or left alone because it is not Tether's (its uid). */
+export type DeleteOutcome = { readonly type: 'deleted' } | { readonly type: 'not-owned'; readonly uid: string };
+
+export interface CopyWriterOptions {
+  readonly host: ClusterClient;
+  readonly remote: ClusterClient;
+  readonly hostClusterId: string;
+  readonly remoteNamespaceOf: (hostNamespace: string) => string;
+}
+
 export class CopyWriter {
-  constructor(private readonly o: { readonly host: ClusterClient; readonly remote: ClusterClient; readonly hostClusterId: string }) {}
+  constructor(private readonly o: CopyWriterOptions) {}
 
   /** The host object, or undefined when it is not found (the caller decides what that means). */
   async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     try {
-      return await this.o.host.call<HostObject>('other', operation('get', `${kindWord(ref.kind)} ${namespace}/${ref.name} from the host cluster`), (core, options) =>
-        ref.kind === 'ConfigMap'
-          ? core.readNamespacedConfigMap({ name: ref.name, namespace }, options)
-          : core.readNamespacedSecret({ name: ref.name, namespace }, options),
-      );
+      return await this.read(this.o.host, ref.kind, namespace, ref.name, `${kindWord(ref.kind)} ${namespace}/${ref.name} from the host cluster`);
     } catch (err) {
       if (isKind(err, 'not-found')) return undefined;
       throw err;
@@ -32,59 +43,76 @@ export class CopyWriter {
   }
 
   /**
-   * One write: a replace at the resourceVersion of the copy the watch holds (`cached`; one
-   * request, where create-then-replace costs three), else a create, then a read and replace if it
-   * exists. Refuses (transient) to overwrite an object that does not carry Tether's marks.
+   * One write: a replace of the copy the watch holds (`cached`; one request, where
+   * create-then-replace costs three), else a create, then a read and replace if it exists. An
+   * object that is not Tether's copy is answered `not-owned` and left as it is.
    */
-  async store(kind: ReferencedKind, copy: HostObject, cached: HostObject | undefined): Promise<HostObject | undefined> {
+  async store(kind: ReferencedKind, copy: HostObject, cached: HostObject | undefined): Promise<StoreOutcome> {
     const namespace = copy.metadata?.namespace ?? '';
     const what = `remote ${kindWord(kind)} ${namespace}/${copy.metadata?.name ?? ''}`;
-    if (cached && isOwned(cached.metadata?.labels, this.o.hostClusterId)) {
+    if (cached && this.owns(cached)) {
       try {
-        return await this.replaceAt(kind, copy, cached.metadata?.resourceVersion, what);
+        return { type: 'written', stored: await this.replaceAt(kind, copy, cached, what) };
       } catch (err) {
-        // The watch was behind (changed or deleted since): do it the long way.
+        // The watch was behind (changed, taken over or deleted since): do it the long way.
         if (!isKind(err, 'conflict') && !isKind(err, 'not-found')) throw err;
       }
     }
     try {
-      return await this.o.remote.call<HostObject>('other', operation('create', `${what}`), (core, options) =>
+      return { type: 'written', stored: await this.o.remote.call<HostObject>('other', operation('create', what), (core, options) =>
         kind === 'ConfigMap' ? core.createNamespacedConfigMap({ namespace, body: copy }, options) : core.createNamespacedSecret({ namespace, body: copy }, options),
-      );
+      ) };
     } catch (err) {
       if (!isKind(err, 'already-exists')) throw err;
-      return this.replaceRemote(kind, copy, what);
+    }
+    const current = await this.read(this.o.remote, kind, namespace, copy.metadata?.name ?? '', what);
+    if (!this.owns(current)) return { type: 'not-owned', uid: current.metadata?.uid ?? '' };
+    return { type: 'written', stored: await this.replaceAt(kind, copy, current, what) };
+  }
+
+  /**
+   * Deletes the remote copy if it is Tether's: judged on `seen` (the watch's or the sweep's view)
+   * or on a fresh read, and deleted at that uid and resourceVersion. A copy changed since is read
+   * and judged once more. One already gone is deleted.
+   */
+  async delete(kind: ReferencedKind, namespace: string, name: string, seen?: HostObject): Promise<DeleteOutcome> {
+    const what = `remote ${kindWord(kind)} ${namespace}/${name}`;
+    let judged = seen;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        judged ??= await this.read(this.o.remote, kind, namespace, name, what);
+        if (!this.owns(judged)) return { type: 'not-owned', uid: judged.metadata?.uid ?? '' };
+        const preconditions = definedOnly({ uid: judged.metadata?.uid, resourceVersion: judged.metadata?.resourceVersion });
+        await this.o.remote.call('delete', operation('delete', what), (core, options) =>
+          kind === 'ConfigMap'
+            ? core.deleteNamespacedConfigMap({ name, namespace, body: { preconditions } }, options)
+            : core.deleteNamespacedSecret({ name, namespace, body: { preconditions } }, options),
+        );
+        return { type: 'deleted' };
+      } catch (err) {
+        if (isKind(err, 'not-found')) return { type: 'deleted' };
+        if (!isKind(err, 'conflict') || attempt > 0) throw err;
+        judged = undefined; // changed since it was judged: judge it again
+      }
     }
   }
 
-  /** Deletes the remote copy; one already gone is not an error. */
-  async delete(kind: ReferencedKind, namespace: string, name: string): Promise<void> {
-    try {
-      await this.o.remote.call('delete', operation('delete', `remote ${kindWord(kind)} ${namespace}/${name}`), (core, options) =>
-        kind === 'ConfigMap' ? core.deleteNamespacedConfigMap({ name, namespace }, options) : core.deleteNamespacedSecret({ name, namespace }, options),
-      );
-    } catch (err) {
-      if (!isKind(err, 'not-found')) throw err;
-    }
+  private owns(object: HostObject): boolean {
+    return isTetherCopy(object, this.o.hostClusterId, this.o.remoteNamespaceOf);
   }
 
-  private async replaceRemote(kind: ReferencedKind, copy: HostObject, what: string): Promise<HostObject | undefined> {
-    const namespace = copy.metadata?.namespace ?? '';
-    const name = copy.metadata?.name ?? '';
-    const current = await this.o.remote.call<HostObject>('other', operation('get', `${what}`), (core, options) =>
+  private read(cluster: ClusterClient, kind: ReferencedKind, namespace: string, name: string, what: string): Promise<HostObject> {
+    return cluster.call<HostObject>('other', operation('get', what), (core, options) =>
       kind === 'ConfigMap' ? core.readNamespacedConfigMap({ name, namespace }, options) : core.readNamespacedSecret({ name, namespace }, options),
     );
-    if (!isOwned(current.metadata?.labels, this.o.hostClusterId)) {
-      throw transient(`${what} exists and is not managed by Tether for this host cluster; not overwriting it`);
-    }
-    return this.replaceAt(kind, copy, current.metadata?.resourceVersion, what);
   }
 
-  private replaceAt(kind: ReferencedKind, copy: HostObject, resourceVersion: string | undefined, what: string): Promise<HostObject | undefined> {
+  /** A replace at the uid and resourceVersion of `judged`, the copy found to be Tether's. */
+  private replaceAt(kind: ReferencedKind, copy: HostObject, judged: HostObject, what: string): Promise<HostObject | undefined> {
     const namespace = copy.metadata?.namespace ?? '';
     const name = copy.metadata?.name ?? '';
-    const body = { ...copy, metadata: { ...copy.metadata, resourceVersion } };
-    return this.o.remote.call<HostObject>('other', operation('update', `${what}`), (core, options) =>
+    const body = { ...copy, metadata: { ...copy.metadata, ...definedOnly({ uid: judged.metadata?.uid, resourceVersion: judged.metadata?.resourceVersion }) } };
+    return this.o.remote.call<HostObject>('other', operation('update', what), (core, options) =>
       kind === 'ConfigMap'
         ? core.replaceNamespacedConfigMap({ name, namespace, body }, options)
         : core.replaceNamespacedSecret({ name, namespace, body }, options),

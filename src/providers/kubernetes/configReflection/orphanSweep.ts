@@ -3,8 +3,10 @@
  * nodes sharing a remote namespace: it lists every Tether copy of this host cluster, and keeps
  * those referenced by any Tether pod in that namespace (of any virtual node), by a pod this node
  * is creating (a hold, see `hold`), or younger than `minAgeMs` (another node may be about to
- * create its pod). configReflector.ts runs it as a reconcile of one key: after start-up, shortly
- * after one of this node's remote pods goes, and at every resync.
+ * create its pod). Only copies that are Tether's (`isTetherCopy`: its labels for this host
+ * cluster, and the host namespace they name mapping to where they are) are candidates, each
+ * deleted at the uid and resourceVersion listed. configReflector.ts runs it as a reconcile of
+ * one key: after start-up, shortly after one of this node's remote pods goes, and at every resync.
  */
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
@@ -12,7 +14,7 @@ import type { Clock } from '../../../lib/clock.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { hostClusterSelector } from '../marks.js';
-import type { HostObject } from './reflectedObject.js';
+import { isTetherCopy, type HostObject } from './reflectedObject.js';
 import { referencedObjects, referenceKey, type ReferencedKind } from './references.js';
 
 export interface OrphanSweepOptions {
@@ -25,7 +27,8 @@ export interface OrphanSweepOptions {
   readonly minAgeMs?: number | undefined;
 }
 
-export type DeleteCopy = (kind: ReferencedKind, namespace: string, name: string) => Promise<void>;
+/** Deletes one copy, judged on `seen` (as listed): its uid and resourceVersion are the delete's preconditions. */
+export type DeleteCopy = (kind: ReferencedKind, namespace: string, name: string, seen: HostObject) => Promise<void>;
 
 export class OrphanSweep {
   /** What the pods this node is creating reference, by pod. */
@@ -52,7 +55,7 @@ export class OrphanSweep {
     const candidates = [
       ...configMaps.items.map((object) => ({ kind: 'ConfigMap' as const, object })),
       ...secrets.items.map((object) => ({ kind: 'Secret' as const, object })),
-    ].filter((c) => this.oldEnough(c.object));
+    ].filter((c) => this.oldEnough(c.object) && isTetherCopy(c.object, this.o.hostClusterId, this.o.remoteNamespaceOf));
     const namespaces = new Set(candidates.map((c) => c.object.metadata?.namespace ?? ''));
     for (const namespace of namespaces) {
       const used = await this.referencedInRemoteNamespace(namespace);
@@ -60,7 +63,7 @@ export class OrphanSweep {
         signal.throwIfAborted();
         const name = c.object.metadata?.name ?? '';
         if (c.object.metadata?.namespace !== namespace || used.has(referenceKey(c.kind, name))) continue;
-        await deleteCopy(c.kind, namespace, name);
+        await deleteCopy(c.kind, namespace, name, c.object);
         this.o.log.debug('deleted unreferenced reflected object', { kind: c.kind, namespace, name });
       }
     }

@@ -12,7 +12,7 @@
 import type { ConfigMap, Secret } from '../../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../../lib/fingerprint.js';
 import { withContentMark } from '../contentMark.js';
-import { hostNamespaceAnnotation, ownershipLabels, withoutMarks } from '../marks.js';
+import { hostNamespaceAnnotation, isOwned, ownershipLabels, withoutMarks } from '../marks.js';
 import type { ReferencedKind } from './references.js';
 import { definedOnly } from '../../../lib/defaults.js';
 
@@ -58,4 +58,15 @@ export function contentDigest(copy: HostObject): string {
   const c = copy as ConfigMap & Secret;
   const content = { l: c.metadata?.labels, a: c.metadata?.annotations, d: c.data, b: c.binaryData, t: c.type };
   return fingerprint(content);
+}
+
+/**
+ * Whether a remote ConfigMap or Secret is a copy Tether made for this host cluster: it carries the
+ * ownership labels and names a host namespace whose copies live in its very namespace. Copies are
+ * shared by the virtual nodes of one host cluster (the sweep keeps what any node's pod
+ * references), so no node mark is asked for.
+ */
+export function isTetherCopy(object: HostObject, hostClusterId: string, remoteNamespaceOf: (hostNamespace: string) => string): boolean {
+  const hostNamespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
+  return isOwned(object.metadata?.labels, hostClusterId) && hostNamespace !== undefined && remoteNamespaceOf(hostNamespace) === object.metadata?.namespace;
 }

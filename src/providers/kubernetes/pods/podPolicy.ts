@@ -4,21 +4,34 @@
  * right to; these checks run before anything is sent, and a refusal is invalid input (the pod
  * actor's rejection path: an annotation and an Event on the host pod, no retry).
  *
- * - Pod Security: namespaces Tether creates carry `pod-security.kubernetes.io/enforce: <level>`
- *   (default `baseline`), so the remote's admission applies it whatever Tether checks.
- * - The pod policy refuses hostPath volumes, privileged containers and host ports; by default
- *   when the level is `baseline` or `restricted` (what the remote would refuse anyway, refused here
- *   with a clear reason instead of a remote 403), never when it is `privileged`. Each can be set.
+ * - Pod Security: the node's level (`podSecurityLevel`, default `baseline`) is checked in full,
+ *   each check of the upstream profile (podSecurityChecks.ts, podSecurityRestricted.ts), with
+ *   PodSecurity admission's wording, so the pod is refused here with a clear reason instead of a
+ *   remote 403; and the namespaces Tether creates carry `pod-security.kubernetes.io/enforce:
+ *   <level>`, so the remote's admission applies it whatever Tether checks. `privileged` checks
+ *   nothing. `refuseHostPath`, `refusePrivileged`, `refuseHostPorts` turn one check off (false) or
+ *   on under `privileged` (true).
  * - With the `same-name` strategy, the remote's system namespaces (kube-system, kube-public,
  *   kube-node-lease) are never a target, nor `default` unless allowed.
+ * - Existing remote namespaces Tether did not make are used only if listed in `adoptNamespaces`
+ *   (remoteNamespaces.ts); `allowDefaultNamespace` lists `default`.
  */
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import type { V1Container } from '@kubernetes/client-node';
-import type { FieldPath, FieldProblem } from '../../../lib/fieldProblem.js';
 import type { NamespaceStrategy } from '../namespaceMapping.js';
+import {
+  appArmorProfile, capabilitiesBaseline, hostNamespaces, hostPathVolumes, hostPorts, hostProbesAndHostLifecycle, privileged, procMountBaseline,
+  procMountRestricted, seccompProfileBaseline, seLinuxOptions, sysctls, windowsHostProcess, type Check, type PolicyViolation,
+} from './podSecurityChecks.js';
+import {
+  allowPrivilegeEscalation, capabilitiesRestricted, restrictedVolumes, runAsNonRoot, runAsUser, seccompProfileRestricted,
+} from './podSecurityRestricted.js';
 
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 export const DEFAULT_POD_SECURITY_LEVEL: PodSecurityLevel = 'baseline';
+
+/** What happens to a projected `serviceAccountToken` source in a pod's own volumes (podTranslation.ts). */
+export type ProjectedTokenRule = 'refuse' | 'drop';
+export const DEFAULT_PROJECTED_TOKEN_RULE: ProjectedTokenRule = 'refuse';
 
 export interface PodPolicy {
   readonly podSecurityLevel?: PodSecurityLevel;
@@ -27,6 +40,10 @@ export interface PodPolicy {
   readonly refuseHostPorts?: boolean;
   /** With `same-name`, may pods of the host's `default` namespace go to the remote's `default`? */
   readonly allowDefaultNamespace?: boolean;
+  /** Remote namespaces used as they are although Tether did not create them (remoteNamespaces.ts). */
+  readonly adoptNamespaces?: readonly string[];
+  /** Default `refuse`: a pod whose own projected volume asks for a ServiceAccount token is refused. */
+  readonly projectedServiceAccountTokens?: ProjectedTokenRule;
 }
 
 export const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
@@ -36,41 +53,32 @@ export function podSecurityLabels(level: PodSecurityLevel = DEFAULT_POD_SECURITY
   return { 'pod-security.kubernetes.io/enforce': level, 'pod-security.kubernetes.io/enforce-version': 'latest' };
 }
 
-function refuses(policy: PodPolicy, explicit: boolean | undefined): boolean {
-  return explicit ?? (policy.podSecurityLevel ?? DEFAULT_POD_SECURITY_LEVEL) !== 'privileged';
+/** The remote namespaces a node may use without Tether's marks. */
+export function adoptableNamespaces(policy: PodPolicy): ReadonlySet<string> {
+  return new Set([...(policy.adoptNamespaces ?? []), ...(policy.allowDefaultNamespace === true ? ['default'] : [])]);
 }
 
-function allContainers(pod: Pod): Array<{ where: FieldPath; container: V1Container }> {
-  const spec = pod.spec;
+/** One level's checks, in upstream's order; restricted replaces the baseline checks it tightens. */
+function checksOf(policy: PodPolicy): Check[] {
+  const level = policy.podSecurityLevel ?? DEFAULT_POD_SECURITY_LEVEL;
+  const on = (explicit: boolean | undefined): boolean => explicit ?? level !== 'privileged';
+  const restricted = level === 'restricted';
+  const baseline = level !== 'privileged';
   return [
-    ...(spec?.initContainers ?? []).map((c) => ({ where: ['spec', 'initContainers', { key: c.name }], container: c })),
-    ...(spec?.containers ?? []).map((c) => ({ where: ['spec', 'containers', { key: c.name }], container: c })),
+    ...(baseline ? [windowsHostProcess, hostNamespaces] : []),
+    ...(on(policy.refusePrivileged) ? [privileged] : []),
+    ...(baseline ? [restricted ? capabilitiesRestricted : capabilitiesBaseline] : []),
+    ...(restricted ? [restrictedVolumes(policy.refuseHostPath === false)] : on(policy.refuseHostPath) ? [hostPathVolumes] : []),
+    ...(on(policy.refuseHostPorts) ? [hostPorts] : []),
+    ...(baseline ? [appArmorProfile, seLinuxOptions, restricted ? procMountRestricted : procMountBaseline] : []),
+    ...(baseline ? [restricted ? seccompProfileRestricted : seccompProfileBaseline, sysctls, hostProbesAndHostLifecycle] : []),
+    ...(restricted ? [allowPrivilegeEscalation, runAsNonRoot, runAsUser] : []),
   ];
 }
 
-/**
- * Why the policy refuses this pod: one problem per offending field (entries named by their name,
- * ports by their container port), empty when it may be sent.
- */
-export function policyViolations(pod: Pod, policy: PodPolicy): FieldProblem[] {
-  const out: FieldProblem[] = [];
-  if (refuses(policy, policy.refuseHostPath)) {
-    for (const v of pod.spec?.volumes ?? []) {
-      if (v.hostPath) out.push({ path: ['spec', 'volumes', { key: v.name }, 'hostPath'], value: v.hostPath.path, message: 'host paths are refused' });
-    }
-  }
-  for (const { where, container } of allContainers(pod)) {
-    if (refuses(policy, policy.refusePrivileged) && container.securityContext?.privileged === true) {
-      out.push({ path: [...where, 'securityContext', 'privileged'], message: 'privileged containers are refused' });
-    }
-    if (!refuses(policy, policy.refuseHostPorts)) continue;
-    for (const p of container.ports ?? []) {
-      if (p.hostPort !== undefined && p.hostPort !== 0) {
-        out.push({ path: [...where, 'ports', { key: String(p.containerPort) }, 'hostPort'], value: String(p.hostPort), message: 'host ports are refused' });
-      }
-    }
-  }
-  return out;
+/** Why the policy refuses this pod: one violation per failed check, naming its fields; empty when it may be sent. */
+export function policyViolations(pod: Pod, policy: PodPolicy): PolicyViolation[] {
+  return checksOf(policy).flatMap((check) => check(pod) ?? []);
 }
 
 /** Why a remote namespace may not be a target, or undefined when it may. */

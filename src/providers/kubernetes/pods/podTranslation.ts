@@ -7,7 +7,12 @@
  * | containers, initContainers                  | kept; `kube-api-access-*` mounts removed; env     |
  * |                                             | fieldRefs to metadata.namespace, metadata.uid and |
  * |                                             | spec.nodeName become the host's values            |
- * | volumes                                     | kept, except projected `kube-api-access-*`        |
+ * | volumes                                     | kept, except projected `kube-api-access-*` (the   |
+ * |                                             | automount); any other projected                   |
+ * |                                             | `serviceAccountToken` source is removed (and the  |
+ * |                                             | volume if nothing is left): the create refuses    |
+ * |                                             | such a pod first unless the node's rule is `drop` |
+ * |                                             | (projectedTokens below)                           |
  * | restartPolicy, securityContext, dnsPolicy,  | kept                                              |
  * | dnsConfig, hostAliases, hostname, subdomain,|                                                   |
  * | setHostnameAsFQDN, enableServiceLinks,      |                                                   |
@@ -43,6 +48,7 @@
  */
 import type { Pod, PodSpec } from '../../../adapters/kubernetes/model.js';
 import type { V1Container, V1EnvVar, V1Toleration, V1Volume } from '@kubernetes/client-node';
+import type { FieldPath } from '../../../lib/fieldProblem.js';
 import {
   hostClusterLabel, hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation, labelValue, managedByLabel,
   managedByValue, virtualNodeAnnotation, virtualNodeLabel, withoutMarks,
@@ -107,14 +113,17 @@ interface HostValues {
 }
 
 function remoteSpec(spec: PodSpec, host: HostValues, patch: OffloadingPatch | undefined): PodSpec {
-  const dropped = new Set((spec.volumes ?? []).filter(isServiceAccountVolume).map((v) => v.name));
+  // Never kept: the remote kubelet would mount a token of the remote namespace's account instead.
+  const volumes = (spec.volumes ?? []).flatMap((v) => (isServiceAccountVolume(v) ? [] : [withoutTokenSources(v)]));
+  const kept = new Set(volumes.flatMap((v) => (v ? [v.name] : [])));
+  const dropped = new Set((spec.volumes ?? []).map((v) => v.name).filter((name) => !kept.has(name)));
   const out: PodSpec = { containers: spec.containers.map((c) => remoteContainer(c, host, dropped)) };
   for (const field of KEPT_SPEC_FIELDS) {
     if (spec[field] !== undefined) (out as unknown as Record<string, unknown>)[field] = structuredClone(spec[field]);
   }
   if (spec.initContainers) out.initContainers = spec.initContainers.map((c) => remoteContainer(c, host, dropped));
-  const volumes = (spec.volumes ?? []).filter((v) => !dropped.has(v.name)).map((v) => structuredClone(v));
-  if (volumes.length > 0) out.volumes = volumes;
+  const remoteVolumes = volumes.filter((v): v is V1Volume => v !== undefined);
+  if (remoteVolumes.length > 0) out.volumes = remoteVolumes;
   const tolerations = [
     ...(spec.tolerations ?? []).filter((t) => t.key !== tetherTaintKey),
     ...(patch?.tolerations ?? []),
@@ -128,6 +137,29 @@ function remoteSpec(spec: PodSpec, host: HostValues, patch: OffloadingPatch | un
 /** The projected volume the ServiceAccount admission plugin adds for the host's token. */
 export function isServiceAccountVolume(volume: V1Volume): boolean {
   return SERVICE_ACCOUNT_VOLUME.test(volume.name) && volume.projected?.sources?.some((s) => s.serviceAccountToken) === true;
+}
+
+/**
+ * A ServiceAccount token the pod's own projected volumes ask for (never the automount's
+ * `kube-api-access-*`, which is always dropped): the rule (`podPolicy.projectedServiceAccountTokens`)
+ * refuses the pod or drops the source, and either way the host pod gets an Event.
+ */
+export interface ProjectedToken {
+  readonly volume: string;
+  readonly field: FieldPath;
+}
+
+export function projectedTokens(pod: Pod): ProjectedToken[] {
+  return (pod.spec?.volumes ?? []).filter((v) => !isServiceAccountVolume(v)).flatMap((v) =>
+    (v.projected?.sources ?? []).flatMap((s, i) => (s.serviceAccountToken ? [{ volume: v.name, field: ['spec', 'volumes', { key: v.name }, 'projected', 'sources', i, 'serviceAccountToken'] }] : [])));
+}
+
+/** A copy of the volume without its token sources; undefined when nothing else was projected. */
+function withoutTokenSources(volume: V1Volume): V1Volume | undefined {
+  const copy = structuredClone(volume);
+  if (!copy.projected?.sources?.some((s) => s.serviceAccountToken)) return copy;
+  copy.projected.sources = copy.projected.sources.filter((s) => !s.serviceAccountToken);
+  return copy.projected.sources.length > 0 ? copy : undefined;
 }
 
 function remoteContainer(container: V1Container, host: HostValues, droppedVolumes: ReadonlySet<string>): V1Container {

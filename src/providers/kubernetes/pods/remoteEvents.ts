@@ -5,7 +5,8 @@
  * in a namespace watch's first list, Events last seen before the provider started are history and
  * are skipped (so a restart does not repeat them; this compares the remote server's clock with
  * ours); after that an Event is passed on when it appears and each time it changes (its count
- * grows), and only if it is about a pod of this node (same name and uid). The note is prefixed
+ * grows), and only if it is about a pod of this node (same name and the remote pod's uid; an Event
+ * without a uid is dropped and counted). The note is prefixed
  * with "remote: ".
  *
  * The loop is a reconciler (`remote-events`, src/lib/reconcile.ts) the node's subtree runs
@@ -54,6 +55,7 @@ export class RemoteEvents {
   private readonly trigger = reconcileTrigger();
   private readonly loop: Reconciler;
   private stopped = false;
+  private dropped = 0;
 
   constructor(private readonly o: RemoteEventsOptions) {
     this.watches = new NamespacedWatches((ns) => this.createWatch(ns), (ns, e) => this.onWatchEvent(ns, e));
@@ -137,11 +139,24 @@ export class RemoteEvents {
     if (event.type !== 'error') this.trigger.enqueue(namespace);
   }
 
-  /** Passes one Event on, if it is about a pod of this node (same name and uid). */
+  /** Events about a pod of this node's name without its uid (absent or another): dropped, counted for /metrics. */
+  droppedCount(): number {
+    return this.dropped;
+  }
+
+  /**
+   * Passes one Event on, if it is about a pod of this node: same name and the remote pod's very
+   * uid. An Event with no uid is dropped: anyone who can create Events in the remote namespace
+   * could otherwise write Warnings onto host pods.
+   */
   private pass(namespace: string, e: CoreV1Event): void {
     const involved = e.involvedObject;
     const pod = this.o.podOf(namespace, involved.name ?? '');
-    if (!pod || (involved.uid !== undefined && involved.uid !== pod.metadata?.uid)) return;
+    if (!pod) return;
+    if (involved.uid === undefined || involved.uid === '' || involved.uid !== pod.metadata?.uid) {
+      this.dropped++;
+      return;
+    }
     const identity = hostIdentityOf(pod);
     if (!identity) return;
     const type = e.type === 'Warning' ? 'Warning' : 'Normal';

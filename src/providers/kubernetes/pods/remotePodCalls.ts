@@ -1,12 +1,13 @@
 /**
  * The remote API calls behind the provider's pod methods: create (namespace, referenced
  * ConfigMaps and Secrets, then the translated pod; AlreadyExists adopted only for the same host
- * uid), update (what a running pod may change), delete (only a pod that is Tether's, with a uid
+ * uid), update (a patch of the keys the host sets, hostKeys.ts), delete (only a pod that is Tether's, with a uid
  * precondition) and one read. Every rejection is a classified provider error (remoteErrors.ts).
  */
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
-import { formatProblem } from '../../../lib/fieldProblem.js';
+import { formatPath } from '../../../lib/fieldProblem.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { invalidInput, notFound, transient } from '../../errors.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
@@ -14,9 +15,11 @@ import type { Reflector } from '../configReflection/configReflector.js';
 import { hostUidAnnotation } from '../marks.js';
 import type { KubernetesProviderOptions } from '../options.js';
 import { asProviderCall, toProviderError } from '../remoteErrors.js';
+import { hostKeysPatch, withHostKeys } from './hostKeys.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
-import { namespaceRefusal, policyViolations } from './podPolicy.js';
-import { toRemotePod, type TranslationContext } from './podTranslation.js';
+import { DEFAULT_PROJECTED_TOKEN_RULE, namespaceRefusal, policyViolations } from './podPolicy.js';
+import { formatViolation } from './podSecurityChecks.js';
+import { projectedTokens, toRemotePod, type ProjectedToken, type TranslationContext } from './podTranslation.js';
 import type { RemoteNamespaces } from './remoteNamespaces.js';
 import type { RemotePods } from './remotePods.js';
 import { definedOnly } from '../../../lib/defaults.js';
@@ -29,6 +32,15 @@ export interface RemotePodCallsDeps {
   readonly pods: RemotePods;
   readonly rule: OwnershipRule;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
+}
+
+/** Event reasons of the projected ServiceAccount token rule (podTranslation.ts). */
+export const PROJECTED_TOKEN_REFUSED = 'ProjectedServiceAccountTokenRefused';
+export const PROJECTED_TOKEN_DROPPED = 'ProjectedServiceAccountTokenDropped';
+
+function tokenWords(tokens: readonly ProjectedToken[]): string {
+  const fields = tokens.map((t) => formatPath(t.field)).join(', ');
+  return `projected ServiceAccount token ${tokens.length === 1 ? 'source' : 'sources'} ${fields}: the host's token never leaves the host, and the remote kubelet would mount a token of the remote cluster's ServiceAccount in its place`;
 }
 
 export class RemotePodCalls {
@@ -54,15 +66,25 @@ export class RemotePodCalls {
 
   async create(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const refusals = [namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', this.o.podPolicy ?? {}), ...policyViolations(pod, this.o.podPolicy ?? {}).map(formatProblem)]
-      .filter((r): r is string => r !== undefined);
+    const policy = this.o.podPolicy ?? {};
+    const tokens = projectedTokens(pod);
+    const refuseTokens = tokens.length > 0 && (policy.projectedServiceAccountTokens ?? DEFAULT_PROJECTED_TOKEN_RULE) === 'refuse';
+    const refusals = [
+      namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', policy),
+      ...policyViolations(pod, policy).map(formatViolation),
+      refuseTokens ? `${tokenWords(tokens)}; set podPolicy.projectedServiceAccountTokens: drop on this node to send the pod without them` : undefined,
+    ].filter((r): r is string => r !== undefined);
     if (refusals.length > 0) {
-      throw invalidInput(`pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName}: ${refusals.join('; ')}`);
+      const level = policy.podSecurityLevel ?? 'baseline';
+      throw invalidInput(
+        `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName} (Pod Security level ${level}): ${refusals.join('; ')}`,
+        definedOnly({ reason: refuseTokens ? PROJECTED_TOKEN_REFUSED : undefined }),
+      );
     }
-    const remotePod = toRemotePod(pod, this.translation(remoteNamespace));
+    const remotePod = withHostKeys(toRemotePod(pod, this.translation(remoteNamespace)));
     const name = remotePod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
-    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace));
+    await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace, pod.metadata?.namespace ?? 'default'));
     const held = await this.reflector.reflectFor(pod, remoteNamespace);
     try {
       await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
@@ -72,6 +94,10 @@ export class RemotePodCalls {
       await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
     } finally {
       held.done();
+    }
+    if (tokens.length > 0) {
+      this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', PROJECTED_TOKEN_DROPPED,
+        `${tokenWords(tokens)}; dropped (podPolicy.projectedServiceAccountTokens: drop), so the remote pod runs without them`);
     }
   }
 
@@ -87,30 +113,25 @@ export class RemotePodCalls {
     }
   }
 
-  /** Applies what a running pod may change: labels, annotations, container images, activeDeadlineSeconds. */
+  /**
+   * Applies what a running pod may change (labels, annotations, container images,
+   * activeDeadlineSeconds) as a patch of the keys that come from the host (hostKeys.ts): every
+   * other key on the remote pod is kept. Only a pod that is Tether's is patched, at the uid and
+   * resourceVersion read (a conflict is retried by the caller with a fresh read).
+   */
   async update(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
     const desired = toRemotePod(pod, this.translation(remoteNamespace));
     const name = desired.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
-    await asProviderCall(`update ${what}`, async () => {
-      const current = await this.remote.call('other', operation('get', `${what}`), (core, opts) => core.readNamespacedPod({ name, namespace: remoteNamespace }, opts));
-      const image = (list: { name: string; image?: string }[] | undefined, n: string): string | undefined => list?.find((c) => c.name === n)?.image;
-      const spec = current.spec ?? { containers: [] };
-      const body: Pod = {
-        ...current,
-        metadata: { ...current.metadata, labels: desired.metadata?.labels, annotations: desired.metadata?.annotations },
-        spec: {
-          ...spec,
-          containers: spec.containers.map((c) => ({ ...c, image: image(desired.spec?.containers, c.name) ?? c.image })),
-          ...definedOnly({
-            initContainers: spec.initContainers ? spec.initContainers.map((c) => ({ ...c, image: image(desired.spec?.initContainers, c.name) ?? c.image })) : undefined,
-            activeDeadlineSeconds: desired.spec?.activeDeadlineSeconds,
-          }),
-        },
-      };
-      await this.remote.call('other', operation('update', `${what}`), (core, opts) => core.replaceNamespacedPod({ name, namespace: remoteNamespace, body }, opts));
-    });
+    const current = await this.readRemote(remoteNamespace, name);
+    if (!current) throw notFound(`${what} does not exist or is not Tether's; not updating it`);
+    const body = hostKeysPatch(current, desired);
+    await asProviderCall(`update ${what}`, () =>
+      this.remote.call('other', operation('patch', `${what}`), (core, opts) =>
+        core.patchNamespacedPod({ name, namespace: remoteNamespace, body }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, opts)),
+      ),
+    );
   }
 
   async delete(pod: Pod): Promise<void> {

@@ -174,9 +174,15 @@ export class RemotePods {
     return this.ignoredTotal;
   }
 
-  /** Remembers that Tether asked for this deletion (see the module comment). */
+  /** Remembers that Tether asked for this deletion (see the module comment); forgotten when no such pod is there (`reconcile`). */
   markDeleting(remoteNamespace: string, name: string, remoteUid: string | undefined): void {
     this.deleting.set(`${remoteNamespace}/${name}`, remoteUid);
+    this.trigger.enqueue(`${remoteNamespace}/${name}`);
+  }
+
+  /** How many asked deletions are remembered (bounded by the pods present). */
+  pendingDeletions(): number {
+    return this.deleting.size;
   }
 
   private onEvent(event: EngineEvent<Pod>): void {
@@ -242,6 +248,9 @@ export class RemotePods {
       this.told.delete(key);
       this.notifyEnd(key, sameUid(ended, last) ? (last ?? ended) : ended);
     }
+    // An asked deletion of a pod that is not there (ended above, or already gone when asked) is done with.
+    const askedUid = this.deleting.get(key);
+    if (this.deleting.has(key) && !(present && (askedUid === undefined || askedUid === present.metadata?.uid))) this.deleting.delete(key);
     const current = present && ownershipOf(present, this.o.rule).owned ? present : undefined;
     if (!current || sameVersion(this.told.get(key), current)) return done;
     this.told.set(key, current);

@@ -11,14 +11,13 @@
  *         `service-reflection` reconciler (src/lib/reconcile.ts) the node's subtree runs
  *       → one pass per namespace at a time: desiredObjects and planReflection (servicePlan.ts,
  *         pure) decide, ReflectionWriter acts
- *       → a failed pass is retried with the reconciler's backoff (jitter, cap); a name held by a
- *         foreign object is a Warning Event on the host Service and no write
+ *       → a failed pass (a remote namespace not Tether's fails it: `namespaceUsable`) is retried with backoff;
+ *         a name held by a foreign object, or a copy that lost its marks, is a Warning on the host Service (once) and no write (refusedNames.ts)
  *       → every resync (`resyncMs`) passes over every namespace again and re-checks taken names
  *
- * A namespace whose last offloaded pod went wants nothing: after `lingerMs`, its copies are deleted. The same
- * holds for copies found in the remote cluster for namespaces Tether no longer tracks (after a
- * restart, say), but only once the remote pod informer has listed (`podsSynced`), so that a
- * namespace never looks empty merely because the pods are not known yet.
+ * A namespace whose last offloaded pod went wants nothing: after `lingerMs`, its copies are
+ * deleted; so are copies of namespaces Tether no longer tracks (after a restart), once the remote
+ * pod informer has listed (`podsSynced`), so a namespace never looks empty merely too early.
  */
 import type { Subscription } from 'rxjs';
 import { backoffPolicy, type BackoffPolicy } from '../../../lib/backoff.js';
@@ -41,8 +40,10 @@ import { serviceNameOf } from './reflectedEndpointSlice.js';
 import { isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
 import { ReflectionWriter } from './serviceWriter.js';
+import { NOT_OWNED_REASON } from '../notOwned.js';
+import { RefusedNames, scoped } from './refusedNames.js';
 import { definedOnly, ifDefined } from '../../../lib/defaults.js';
-import { stopParts } from '../../../lib/lifecycle.js';
+import { stopParts, subscribedWatchParts } from '../../../lib/lifecycle.js';
 
 export interface ServiceReflectorOptions {
   readonly host: ClusterClient;
@@ -52,6 +53,8 @@ export interface ServiceReflectorOptions {
   readonly kinds: ReadonlySet<ReflectedKind>;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
   readonly lookup: OffloadedPodLookup;
+  /** Rejects when the remote namespace may not receive copies (pods/remoteNamespaces.ts: not Tether's, not adoptable). */
+  readonly namespaceUsable?: (remoteNamespace: string, hostNamespace: string) => Promise<void>;
   /** Warning Events on host Services whose name is taken in the remote namespace. */
   readonly events: EventRecorder;
   readonly clock: Clock;
@@ -95,15 +98,10 @@ export class ServiceReflector {
   private readonly changes = reconcileTrigger();
   private readonly loops: readonly Reconciler[];
   private readonly lingering = new Map<string, { readonly timer: Timer; readonly at: number }>();
-  /**
-   * Per copy: the digest last written, and of what the remote stored for it. A remote admission
-   * webhook may add to every write; judging the copy against what was sent would rewrite it on
-   * each of its watch events, for ever.
-   */
+  /** Per copy: the digest last written, and of what the remote stored for it (a remote webhook may add to every write). */
   private readonly written = new Map<string, { readonly desired: string; readonly stored: string; readonly version: string }>();
-  private readonly refused = new Map<string, string>();
-  /** Digest the remote refused as invalid, per object key (not retried until the host object changes). */
-  private readonly refusedByRemote = new Map<string, string>();
+  /** Names taken, copies rejected or taken over remotely (for /metrics and tests). */
+  readonly refused = new RefusedNames();
   private readonly services: NamespacedWatches<Service>;
   private readonly slices: NamespacedWatches<EndpointSlice>;
   private readonly copies: Record<ReflectedKind, { watch: CachedListWatch<Reflected>; subscription: Subscription }>;
@@ -122,7 +120,7 @@ export class ServiceReflector {
       settings: { backoff: o.retry ?? DEFAULT_RETRY, resyncMs: o.resyncMs ?? 5 * 60_000 },
       keys: () => {
         // Every listing (each start and resync) looks at taken names afresh.
-        this.refused.clear();
+        this.refused.forgetTaken();
         return this.namespacesToPass();
       },
       connect: this.changes.connect,
@@ -150,14 +148,8 @@ export class ServiceReflector {
     this.stopped = true;
     for (const { timer } of this.lingering.values()) timer.cancel();
     return stopParts({
-      'Service watches': this.services,
-      'EndpointSlice watches': this.slices,
-      ...Object.fromEntries(Object.entries(this.copies).map(([kind, { watch, subscription }]) => [`${kind} copies watch`, {
-        stop: () => {
-          subscription.unsubscribe();
-          return watch.stop();
-        },
-      }])),
+      'Service watches': this.services, 'EndpointSlice watches': this.slices,
+      ...subscribedWatchParts(this.copies, 'copies watch'),
     });
   }
 
@@ -202,14 +194,12 @@ export class ServiceReflector {
       const remoteNamespace = this.o.remoteNamespaceOf(namespace);
       const existing = this.existing(namespace);
       const count = (kind: ReflectedKind): number => [...existing.keys()].filter((k) => k.startsWith(`${kind}/`)).length;
-      const prefix = `${remoteNamespace}/`;
-      const taken = [...this.refused.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+      const taken = this.refused.takenIn(remoteNamespace);
       const failure = this.failing.get(namespace);
-      const releasesAt = this.lingering.get(namespace)?.at;
       return {
         namespace, remoteNamespace, offloadedPods: this.pods.get(namespace)?.size ?? 0,
         services: count('Service'), endpointSlices: count('EndpointSlice'), taken,
-        ...definedOnly({ releasesAt }),
+        ...definedOnly({ releasesAt: this.lingering.get(namespace)?.at }),
         ...ifDefined(failure, (f) => ({ lastError: f.message, lastErrorAt: f.at })),
       };
     });
@@ -256,8 +246,9 @@ export class ServiceReflector {
     }
   }
 
-  /** One pass: read the caches, plan, act. Returns without acting while a cache is not listed yet. */
+  /** One pass: check the namespace (a squatted one gets nothing), then read the caches, plan, act; nothing while a cache is not listed yet. */
   private async reconcile(namespace: string): Promise<void> {
+    if (this.pods.has(namespace)) await this.o.namespaceUsable?.(this.o.remoteNamespaceOf(namespace), namespace);
     if (!this.podsKnown || !this.copies.Service.watch.hasSynced() || !this.copies.EndpointSlice.watch.hasSynced()) return;
     const active = this.pods.has(namespace);
     const withSlices = this.o.kinds.has('EndpointSlice');
@@ -267,16 +258,22 @@ export class ServiceReflector {
     const slices = active && withSlices ? this.slices.list(namespace) : [];
     const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
     const existing = this.existing(namespace, desired);
-    const steps = planReflection({ desired, existing, written: this.scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.scoped(new Map([...this.refused, ...this.refusedByRemote]), remoteNamespace) });
+    this.refused.prune(remoteNamespace, new Set(desired.map((d) => objectKey(d.kind, d.name))));
+    const steps = planReflection({ desired, existing, written: scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.refused.refusedIn(remoteNamespace) });
     // One object the remote refuses must not hold up the others (nor the deletions): each step
     // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
     let retry: unknown;
+    let heir: Promise<string | undefined> | undefined;
     for (const step of steps) {
       if (this.stopped) return;
       try {
         if (step.type === 'delete') {
           this.written.delete(`${remoteNamespace}/${objectKey(step.kind, step.name)}`);
-          await this.writer.delete(step.kind, remoteNamespace, step.name, this.cached(step.kind, remoteNamespace, step.name)?.metadata?.uid);
+          const seen = this.cached(step.kind, remoteNamespace, step.name);
+          // Released by this node while a sibling node still has pods there: handed over, not deleted.
+          const to = seen && !active ? await (heir ??= this.writer.heir(remoteNamespace, namespace)) : undefined;
+          const gone = seen && (to === undefined ? await this.writer.delete(step.kind, remoteNamespace, step.name, seen) : await this.writer.handOver(step.kind, seen, to));
+          if (seen && gone?.type === 'not-owned') this.reportNotOwned(namespace, { remoteNamespace, kind: step.kind, name: step.name, serviceName: serviceOf(step.kind, step.name, seen) }, gone.uid, services);
         } else {
           await this.write(namespace, remoteNamespace, step.desired, services);
         }
@@ -288,16 +285,22 @@ export class ServiceReflector {
     if (retry !== undefined) throw retry;
   }
 
-  /** The remote refused a copy as invalid (a dual-stack Service on a single-stack remote, say): not retried until it changes. */
-  private rejected(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[], err: unknown): void {
-    this.refusedByRemote.set(`${remoteNamespace}/${objectKey(desired.kind, desired.name)}`, desired.digest);
-    const word = desired.kind === 'Service' ? 'service' : 'endpointslice';
-    this.o.log.warn('the remote refused a reflected object', { namespace, kind: desired.kind, name: desired.name, error: errorMessage(err) });
-    this.recordOnService(namespace, desired, services, 'ReflectionRejected', `the remote cluster refused ${word} ${remoteNamespace}/${desired.name}; not retried until the host object changes: ${errorMessage(err)}`);
+  /** A copy that lost this node's marks: left alone, a Warning once, counted. */
+  private reportNotOwned(namespace: string, at: { remoteNamespace: string; kind: ReflectedKind; name: string; serviceName: string }, uid: string, services: readonly Service[]): void {
+    const { remoteNamespace, kind, name, serviceName } = at;
+    if (!this.refused.notOwned.first(kind, `${kind}/${remoteNamespace}/${name}`, uid)) return;
+    this.recordOn(namespace, serviceName, services, NOT_OWNED_REASON, `remote ${word(kind)} ${remoteNamespace}/${name} no longer carries the marks of host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName} (taken over in the remote cluster); left alone, neither updated nor deleted`);
   }
 
-  private recordOnService(namespace: string, desired: DesiredObject, services: readonly Service[], reason: string, note: string): void {
-    const serviceName = desired.kind === 'Service' ? desired.name : serviceNameOf(desired.object) ?? desired.name;
+  /** The remote refused a copy as invalid (a dual-stack Service on a single-stack remote, say): not retried until it changes. */
+  private rejected(namespace: string, remoteNamespace: string, desired: DesiredObject, services: readonly Service[], err: unknown): void {
+    this.refused.rejectedByRemote(`${remoteNamespace}/${objectKey(desired.kind, desired.name)}`, desired.digest);
+    this.recordOn(namespace, serviceOf(desired.kind, desired.name, desired.object), services, 'ReflectionRejected', `the remote cluster refused ${word(desired.kind)} ${remoteNamespace}/${desired.name}; not retried until the host object changes: ${errorMessage(err)}`);
+  }
+
+  /** A Warning on the host Service a copy belongs to. */
+  private recordOn(namespace: string, serviceName: string, services: readonly Service[], reason: string, note: string): void {
+    this.o.log.warn('service reflection: a Warning on the host Service', { namespace, service: serviceName, reason, note });
     const service = services.find((s) => s.metadata?.name === serviceName);
     this.o.events.record(
       { kind: 'Service', apiVersion: 'v1', namespace, name: serviceName, ...definedOnly({ uid: service?.metadata?.uid || undefined }) },
@@ -314,15 +317,17 @@ export class ServiceReflector {
         stored: outcome.stored ? digestOf(desired.kind, outcome.stored) : desired.digest,
         version: outcome.stored?.metadata?.resourceVersion ?? '',
       });
-      this.refused.delete(key);
-      this.refusedByRemote.delete(key);
+      this.refused.written(desired.kind, key);
       return;
     }
-    this.refused.set(key, desired.digest);
-    const word = desired.kind === 'Service' ? 'service' : 'endpointslice';
-    const note = `remote ${word} ${remoteNamespace}/${desired.name} exists and was not created by Tether for host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName}; not overwriting it, so this Service is not reflected there`;
-    this.o.log.warn('a reflected name is taken in the remote namespace', { namespace, kind: desired.kind, name: desired.name });
-    this.recordOnService(namespace, desired, services, 'ReflectionNameTaken', note);
+    const serviceName = serviceOf(desired.kind, desired.name, desired.object);
+    if (outcome.type === 'not-owned') {
+      this.refused.lostMarks(key, desired.digest);
+      return this.reportNotOwned(namespace, { remoteNamespace, kind: desired.kind, name: desired.name, serviceName }, outcome.uid, services);
+    }
+    if (!this.refused.nameTaken(key, desired.digest)) return; // taken as before: no Warning at every resync
+    const note = `remote ${word(desired.kind)} ${remoteNamespace}/${desired.name} exists and was not created by Tether for host cluster ${this.o.marks.hostClusterId} and node ${this.o.marks.nodeName}; not overwriting it, so this Service is not reflected there`;
+    this.recordOn(namespace, serviceName, services, 'ReflectionNameTaken', note);
   }
 
   /**
@@ -345,11 +350,6 @@ export class ServiceReflector {
     return out;
   }
 
-  private scoped(map: ReadonlyMap<string, string>, remoteNamespace: string): Map<string, string> {
-    const prefix = `${remoteNamespace}/`;
-    return new Map([...map].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
-  }
-
   /** This node's copy as the watch holds it (another node's copy of the same name is not ours to replace). */
   private cached(kind: ReflectedKind, remoteNamespace: string, name: string): Reflected | undefined {
     const object = this.copies[kind].watch.get(`${remoteNamespace}/${name}`);
@@ -360,10 +360,7 @@ export class ServiceReflector {
     if (event.type !== 'error') this.markDirty(namespace);
   }
 
-  /**
-   * A copy changed remotely: one that is not what the remote stored for Tether's write (edited,
-   * deleted) is no longer "written". Another virtual node's copy going frees its name.
-   */
+  /** A copy changed: unlike Tether's write (edited, deleted), it is not "written"; a sibling's going or handed over frees its name. */
   private onCopyEvent(kind: ReflectedKind, event: EngineEvent<Reflected>): void {
     if (event.type === 'synced') return this.markAll();
     if (event.type === 'error') return;
@@ -371,13 +368,14 @@ export class ServiceReflector {
     const key = `${object.metadata?.namespace ?? ''}/${objectKey(kind, object.metadata?.name ?? '')}`;
     const namespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
     if (!this.isOurs(object)) {
-      if (event.type === 'deleted' && this.refused.delete(key) && namespace) this.markDirty(namespace);
+      if (event.type === 'deleted' && this.refused.freed(key) && namespace) this.markDirty(namespace);
       return;
     }
     const last = this.written.get(key);
     // An event from before Tether's last write (an earlier write's echo) says nothing about it.
     const stale = last !== undefined && isOlder(object.metadata?.resourceVersion ?? '', last.version);
     if (!stale && (event.type === 'deleted' || last?.stored !== digestOf(kind, object))) this.written.delete(key);
+    this.refused.freed(key); // handed over by a sibling node: the name is this node's now
     if (namespace) this.markDirty(namespace);
   }
 
@@ -396,3 +394,7 @@ export class ServiceReflector {
 }
 
 const plural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services' : 'endpointslices');
+const word = (kind: ReflectedKind): string => (kind === 'Service' ? 'service' : 'endpointslice');
+
+/** The name of the host Service a copy belongs to (an EndpointSlice names it in a label). */
+const serviceOf = (kind: ReflectedKind, name: string, object: Reflected): string => (kind === 'Service' ? name : serviceNameOf(object as EndpointSlice) ?? name);

@@ -2,8 +2,10 @@
  * Writes and deletes the remote copies of Services and EndpointSlices, through the remote
  * ClusterClient (its rate limiter, deadlines and write fence). It never overwrites or deletes an
  * object without this virtual node's reflection marks: a create that meets a foreign object of
- * the same name is answered `taken` and nothing is written; a deletion carries the uid of the
- * copy it means as a precondition, so an object that took the name since is left alone.
+ * the same name is answered `taken` and nothing is written. Every replace and delete carries the
+ * uid and resourceVersion of the copy it was judged on as preconditions; one that conflicts is
+ * read and judged again, and a copy whose marks were removed since (a remote admin took it over)
+ * is answered `not-owned` and left alone.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { isKind } from '../../../lib/errorKind.js';
@@ -13,9 +15,14 @@ import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedServ
 import type { DesiredObject, ReflectedKind } from './servicePlan.js';
 import { operation, type Operation } from '../../../adapters/kubernetes/operation.js';
 import type { Priority } from '../../../adapters/kubernetes/rateLimiter.js';
+import { definedOnly } from '../../../lib/defaults.js';
+import { hostClusterSelector, hostNamespaceAnnotation, labelValue, virtualNodeLabel } from '../marks.js';
 
 /** `stored`: the object as the remote API server stored it (after its admission chain), when it answered with one. */
-export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' };
+export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' } | NotOwned;
+
+/** A copy Tether wrote that lost its marks since it was judged: its uid. */
+export interface NotOwned { readonly type: 'not-owned'; readonly uid: string }
 
 type Reflected = Service | EndpointSlice;
 
@@ -24,10 +31,12 @@ interface KindApi {
   create(namespace: string, body: Reflected, what: string): Promise<Reflected | undefined>;
   read(namespace: string, name: string, what: string): Promise<Reflected>;
   replace(namespace: string, name: string, body: Reflected, what: string): Promise<Reflected | undefined>;
-  delete(namespace: string, name: string, uid: string | undefined, what: string): Promise<unknown>;
+  delete(namespace: string, name: string, seen: Reflected, what: string): Promise<unknown>;
 }
 
-const preconditions = (uid: string | undefined): { body?: { preconditions: { uid: string } } } => (uid ? { body: { preconditions: { uid } } } : {});
+/** The delete options of a copy judged as `seen`: its uid and resourceVersion must still hold. */
+const preconditions = (seen: Reflected): { body: { preconditions: { uid?: string; resourceVersion?: string } } } =>
+  ({ body: { preconditions: definedOnly({ uid: seen.metadata?.uid, resourceVersion: seen.metadata?.resourceVersion }) } });
 
 function kindApis(remote: ClusterClient): Record<ReflectedKind, KindApi> {
   const priority = (op: Operation): Priority => (op.verb === 'delete' ? 'delete' : 'other');
@@ -40,14 +49,14 @@ function kindApis(remote: ClusterClient): Record<ReflectedKind, KindApi> {
       create: (namespace, body, what) => core(operation('create', what), (c, o) => c.createNamespacedService({ namespace, body: body as Service }, o)),
       read: (namespace, name, what) => core(operation('get', what), (c, o) => c.readNamespacedService({ namespace, name }, o)),
       replace: (namespace, name, body, what) => core(operation('update', what), (c, o) => c.replaceNamespacedService({ namespace, name, body: body as Service }, o)),
-      delete: (namespace, name, uid, what) => core(operation('delete', what), (c, o) => c.deleteNamespacedService({ namespace, name, ...preconditions(uid) }, o)),
+      delete: (namespace, name, seen, what) => core(operation('delete', what), (c, o) => c.deleteNamespacedService({ namespace, name, ...preconditions(seen) }, o)),
     },
     EndpointSlice: {
       word: 'endpointslice',
       create: (namespace, body, what) => discovery(operation('create', what), (d, o) => d.createNamespacedEndpointSlice({ namespace, body: body as EndpointSlice }, o)),
       read: (namespace, name, what) => discovery(operation('get', what), (d, o) => d.readNamespacedEndpointSlice({ namespace, name }, o)),
       replace: (namespace, name, body, what) => discovery(operation('update', what), (d, o) => d.replaceNamespacedEndpointSlice({ namespace, name, body: body as EndpointSlice }, o)),
-      delete: (namespace, name, uid, what) => discovery(operation('delete', what), (d, o) => d.deleteNamespacedEndpointSlice({ namespace, name, ...preconditions(uid) }, o)),
+      delete: (namespace, name, seen, what) => discovery(operation('delete', what), (d, o) => d.deleteNamespacedEndpointSlice({ namespace, name, ...preconditions(seen) }, o)),
     },
   };
 }
@@ -55,7 +64,7 @@ function kindApis(remote: ClusterClient): Record<ReflectedKind, KindApi> {
 export class ReflectionWriter {
   private readonly apis: Record<ReflectedKind, KindApi>;
 
-  constructor(remote: ClusterClient, private readonly marks: ReflectionMarks) {
+  constructor(private readonly remote: ClusterClient, private readonly marks: ReflectionMarks) {
     this.apis = kindApis(remote);
   }
 
@@ -72,24 +81,86 @@ export class ReflectionWriter {
         if (!isKind(err, 'already-exists')) throw err;
       }
       current = await api.read(namespace, desired.name, what);
-      if (!isReflectedBy(current.metadata?.labels, this.marks)) return { type: 'taken' };
+      if (!this.owns(current)) return { type: 'taken' };
     }
     if (desired.kind === 'Service' && !replaceable(current as Service, desired.object)) {
       // clusterIP is immutable: a Service that turns headless (or back) is recreated.
-      await this.delete(desired.kind, namespace, desired.name, current.metadata?.uid);
+      const gone = await this.delete(desired.kind, namespace, desired.name, current);
+      if (gone.type === 'not-owned') return gone;
       return { type: 'written', stored: await api.create(namespace, desired.object, what) };
     }
-    return { type: 'written', stored: await api.replace(namespace, desired.name, withCurrent(desired, current), what) };
+    try {
+      return { type: 'written', stored: await api.replace(namespace, desired.name, withCurrent(desired, current), what) };
+    } catch (err) {
+      if (!isKind(err, 'conflict')) throw err;
+      // Changed since it was judged: a copy that lost its marks is not Tether's any more.
+      const now = await api.read(namespace, desired.name, what);
+      if (!this.owns(now)) return { type: 'not-owned', uid: now.metadata?.uid ?? '' };
+      throw err;
+    }
   }
 
-  /** Deletes this node's copy (uid precondition); already gone or replaced by another object: done. */
-  async delete(kind: ReflectedKind, namespace: string, name: string, uid: string | undefined): Promise<void> {
+  /**
+   * Deletes this node's copy as judged on `seen` (uid and resourceVersion preconditions). One that
+   * changed since is read and judged again: gone or replaced by another object is done, one that
+   * lost its marks is `not-owned` and left alone, one still Tether's is deleted at its new version.
+   */
+  async delete(kind: ReflectedKind, namespace: string, name: string, seen: Reflected): Promise<{ readonly type: 'deleted' } | NotOwned> {
     const api = this.apis[kind];
+    const what = `remote ${api.word} ${namespace}/${name}`;
+    let judged = seen;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (!this.owns(judged)) return { type: 'not-owned', uid: judged.metadata?.uid ?? '' };
+        await api.delete(namespace, name, judged, what);
+        return { type: 'deleted' };
+      } catch (err) {
+        if (isKind(err, 'not-found')) return { type: 'deleted' };
+        if (!isKind(err, 'conflict') || attempt > 0) throw err;
+        const now = await api.read(namespace, name, what).catch((e: unknown) => (isKind(e, 'not-found') ? undefined : Promise.reject(e)));
+        if (!now || now.metadata?.uid !== seen.metadata?.uid) return { type: 'deleted' }; // gone, or another object holds the name now
+        judged = now;
+      }
+    }
+  }
+
+  /**
+   * The virtual node of this host cluster, other than this one, with offloaded pods of host
+   * namespace `hostNamespace` in `remoteNamespace` (the first by name), if any: it needs the
+   * copies this node no longer wants, so they are handed over to it rather than deleted.
+   */
+  async heir(remoteNamespace: string, hostNamespace: string): Promise<string | undefined> {
+    const pods = await this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
+      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.marks.hostClusterId) }, options));
+    const own = labelValue(this.marks.nodeName);
+    const nodes = pods.items
+      .filter((p) => p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined)
+      .map((p) => p.metadata?.labels?.[virtualNodeLabel] ?? '')
+      .filter((node) => node !== '' && node !== own);
+    return nodes.sort()[0];
+  }
+
+  /**
+   * Hands this node's copy, as judged on `seen`, over to virtual node `heir` of the same host
+   * cluster: only its node mark changes (at the uid and resourceVersion seen), so a Service keeps
+   * its ClusterIP and no client of it sees a gap. Changed since: judged again at the next pass.
+   */
+  async handOver(kind: ReflectedKind, seen: Reflected, heir: string): Promise<{ readonly type: 'handed-over' } | NotOwned> {
+    const api = this.apis[kind];
+    const namespace = seen.metadata?.namespace ?? '';
+    const name = seen.metadata?.name ?? '';
+    if (!this.owns(seen)) return { type: 'not-owned', uid: seen.metadata?.uid ?? '' };
+    const body = { ...seen, metadata: { ...seen.metadata, labels: { ...seen.metadata?.labels, [virtualNodeLabel]: heir } } } as Reflected;
     try {
-      await api.delete(namespace, name, uid, `remote ${api.word} ${namespace}/${name}`);
+      await api.replace(namespace, name, body, `remote ${api.word} ${namespace}/${name} (handed over to node ${heir})`);
     } catch (err) {
       if (!isKind(err, 'not-found') && !isKind(err, 'conflict')) throw err;
     }
+    return { type: 'handed-over' };
+  }
+
+  private owns(object: Reflected): boolean {
+    return isReflectedBy(object.metadata?.labels, this.marks);
   }
 }
 
@@ -101,7 +172,7 @@ function replaceable(current: Service, desired: Service): boolean {
 
 /** The replace body: `desired` at the current resourceVersion, keeping a Service's allocated clusterIPs. */
 function withCurrent(desired: DesiredObject, current: Reflected): Reflected {
-  const metadata = { ...desired.object.metadata, resourceVersion: current.metadata?.resourceVersion };
+  const metadata = { ...desired.object.metadata, ...definedOnly({ uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion }) };
   if (desired.kind === 'EndpointSlice') return { ...desired.object, metadata };
   const spec = { ...desired.object.spec };
   const was = (current as Service).spec;

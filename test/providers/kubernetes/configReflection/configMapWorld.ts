@@ -7,7 +7,8 @@ import type { Test } from 'tap';
 import type { CachedListWatchOptions } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
-import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
+import { Reflector, type ReflectorOptions } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
+import { definedOnly } from '../../../../src/lib/defaults.js';
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
 import { ManualClock } from '../../../support/manualClock.js';
@@ -39,13 +40,22 @@ export interface ConfigMapWorld {
   hold: (until: Promise<void> | undefined) => void;
   /** The remote copy deleted behind the reflector's back: a replace is answered 404. */
   deleteRemotely: () => void;
+  /** What the remote holds under the copy's name now (a remote admin took it over, say). */
+  takeOver: (object: HostObject) => void;
   /** The next remote write is answered 500. */
   failNextWrite: () => void;
   clock: ManualClock;
   system: ActorSystem;
 }
 
-export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject = (body) => body): ConfigMapWorld {
+export interface WorldOptions {
+  /** Reported copies taken over in the remote (the reflector's `onNotOwned`). */
+  readonly onNotOwned?: ReflectorOptions['onNotOwned'];
+  /** The remote namespace check run before every judgement (the provider's remoteNamespaces.ts). */
+  readonly namespaceUsable?: ReflectorOptions['namespaceUsable'];
+}
+
+export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject = (body) => body, options: WorldOptions = {}): ConfigMapWorld {
   const source: HostObject = { metadata: { name: 'app-config', namespace: 'shop', resourceVersion: '3' }, data: { 'app.conf': 'v1' } };
   const copy = { ...remoteCopy('ConfigMap', source, 'shop-home', 'home'), metadata: { ...remoteCopy('ConfigMap', source, 'shop-home', 'home').metadata, resourceVersion: '10' } };
   const writes: string[] = [];
@@ -53,13 +63,15 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
   let gone = false;
   let failing = false;
   let version = 10;
+  /** What a remote read answers: the last write, or what `takeOver` put there. */
+  let remoteObject: HostObject | undefined;
   const stored = async (body: HostObject): Promise<HostObject> => {
     await held;
     if (failing) {
       failing = false;
       throw new ApiException(500, 'internal error', JSON.stringify({ kind: 'Status', code: 500, reason: 'InternalError' }), {});
     }
-    return admit({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } });
+    return (remoteObject = admit({ ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } }));
   };
   const content = (body: HostObject): string => `${body.metadata?.namespace}/${body.metadata?.name}=${(body as { data?: Record<string, string> }).data?.['app.conf']}`;
   const host = { call: (_p: string, op: Operation, fn: (c: unknown) => Promise<unknown>) => asCalled(op, () => fn({ readNamespacedConfigMap: async () => source })) };
@@ -69,8 +81,10 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
         writes.push(content(body));
         return stored(body);
       },
+      readNamespacedConfigMap: async () => remoteObject ?? Promise.reject(new ApiException(404, 'not found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {})),
       deleteNamespacedConfigMap: async ({ namespace, name }: { namespace: string; name: string }) => {
         writes.push(`delete ${namespace}/${name}`);
+        remoteObject = undefined;
         return {};
       },
       replaceNamespacedConfigMap: async ({ body }: { body: HostObject }) => {
@@ -87,7 +101,7 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
   const clock = new ManualClock();
   const reflector = new Reflector({
     host: host as unknown as ClusterClient, remote: remote as unknown as ClusterClient, hostClusterId: 'home',
-    remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never,
+    remoteNamespaceOf: (ns) => `${ns}-home`, clock, log: silentLog as never, ...definedOnly({ onNotOwned: options.onNotOwned, namespaceUsable: options.namespaceUsable }),
     watchFactory: (o: CachedListWatchOptions<HostObject>) => {
       const w = new FakeListWatch<HostObject>(o.path);
       watches.set(o.path, w);
@@ -104,7 +118,7 @@ export function configMapWorld(t: Test, admit: (body: HostObject) => HostObject 
     if (!w) throw new Error(`no watch of ${path}; have ${[...watches.keys()].join(', ')}`);
     return w;
   };
-  return { reflector, writes, watch, source, copy, pod, hold: (until) => void (held = until), deleteRemotely: () => void (gone = true), failNextWrite: () => void (failing = true), clock, system };
+  return { reflector, writes, watch, source, copy, pod, takeOver: (object) => void (remoteObject = object), hold: (until) => void (held = until), deleteRemotely: () => void (gone = true), failNextWrite: () => void (failing = true), clock, system };
 }
 
 export async function offloaded(world: ConfigMapWorld): Promise<void> {

@@ -180,6 +180,22 @@ void t.test('after a restart, a referenced host ConfigMap whose remote copy is a
   }
 });
 
+void t.test('after a restart, a copy in sync is not written when the copies\' watch lists while the remote namespace is being checked', async (t) => {
+  let checked: () => void = () => undefined;
+  const check = new Promise<void>((resolve) => (checked = resolve));
+  const world = configMapWorld(t, undefined, { namespaceUsable: () => check });
+  world.reflector.track('shop/p', 'shop', world.pod); // adopted: the pod runs remotely, nothing is created
+  const host = world.watch('/api/v1/namespaces/shop/configmaps');
+  const copies = world.watch('/api/v1/configmaps');
+  host.listed([world.source]); // judged from here on: the namespace check is the first thing it waits for
+  await drain();
+  copies.listed([world.copy]); // lists while the check is out
+  checked();
+  await drain();
+  t.same(world.writes, [], 'judged on what the watches hold after the check, not on the copy missing before it');
+  await world.reflector.stop();
+});
+
 void t.test('a host change is written through; a host event that changes nothing the copy carries is not', async (t) => {
   const world = configMapWorld(t);
   await offloaded(world);

@@ -118,3 +118,17 @@ void t.test('a crash of the loop is restarted by its supervisor: an Event that c
   t.same(w.passed.map((p) => p.split(' ').at(-1)), ['first', 'second', 'third']);
   t.match(sys.registry.get(treePath)?.snapshot(), { restarts: 1, status: 'running' });
 });
+
+void t.test('an Event without involvedObject.uid, or with another uid, is dropped and counted: anyone may create Events in the remote namespace', async (t) => {
+  const w = world();
+  await runLoop(t, w);
+  w.events.podAppeared('shop-home', 'web');
+  await until('watched', () => w.watches.has(path));
+  const watch = w.watches.get(path)!;
+  const forged = event('forged', ['web', ''], '2', since + 1, 'Warning you did not earn');
+  watch.listed([{ ...forged, involvedObject: { kind: 'Pod', name: 'web' } }, event('other', ['web', 'u9'], '3', since + 1)]);
+  watch.added(event('real', ['web', 'u1'], '4', since + 2));
+  await until('the real one', () => w.passed.length === 1);
+  t.same(w.passed, ['shop/web/host-u1 Normal Pulled remote: real'], 'only the Event naming the remote pod\'s uid');
+  t.equal(w.events.droppedCount(), 2, 'the two others are counted');
+});

@@ -179,3 +179,17 @@ void t.test('property: over any sequence of changes and reconciles, each host po
   }), { numRuns: 200 });
   t.pass('held for every sequence');
 });
+
+void t.test('what deletePod asked for is forgotten once the pod goes, or if it was never there: the map stays bounded', async (t) => {
+  const w = world();
+  await runLoop(t, w);
+  w.watch.listed([remotePod('web', 'u1', '1')]);
+  await until('listed', () => w.seen.length === 1);
+  w.pods.markDeleting('shop-home', 'web', 'u1');
+  w.watch.deleted(remotePod('web', 'u1', '2'));
+  await until('its end', () => w.seen.length === 2);
+  // Pods already gone when deletePod ran (the delete answered 404 or 409): never seen again.
+  for (let i = 0; i < 50; i++) w.pods.markDeleting('shop-home', `gone-${i}`, `g${i}`);
+  await until('nothing is remembered about pods that are not there', () => w.pods.pendingDeletions() === 0);
+  t.equal(w.pods.pendingDeletions(), 0);
+});

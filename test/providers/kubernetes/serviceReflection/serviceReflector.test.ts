@@ -17,7 +17,7 @@ import { runReconcilers } from '../../../support/reconcilers.js';
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A started Service reflector (Services only) for node vk-1 of host cluster `home`, on `server` as both clusters. */
-function startedOn(t: Test, server: MockApiServer, events: string[] = []): { reflector: ServiceReflector; clock: ManualClock } {
+function startedOn(t: Test, server: MockApiServer, events: string[] = [], namespaceUsable?: (remoteNamespace: string, hostNamespace: string) => Promise<void>): { reflector: ServiceReflector; clock: ManualClock } {
   const clock = new ManualClock();
   const client = new ClusterClient(server.kubeConfig(), { clock });
   t.teardown(() => client.stop());
@@ -25,7 +25,7 @@ function startedOn(t: Test, server: MockApiServer, events: string[] = []): { ref
     host: client, remote: client, marks: { hostClusterId: 'home', nodeName: 'vk-1' }, kinds: new Set(['Service'] as const),
     remoteNamespaceOf: (ns) => `${ns}-home`, lookup: () => undefined,
     events: { record: (about, type, reason, note) => events.push(`${about.name} ${type} ${reason}: ${note}`) },
-    clock, log: silentLog, lingerMs: 30_000,
+    clock, log: silentLog, lingerMs: 30_000, ...(namespaceUsable ? { namespaceUsable } : {}),
   });
   t.teardown(() => r.stop());
   runReconcilers(t, r.reconcilers(), clock); // as the node's subtree runs them
@@ -114,6 +114,37 @@ t.test('a Service the remote refuses (422) is reported on the host Service and s
   await until('the refusal reported on the host Service', () => events.length > 0, 10_000);
   t.match(events[0], /^a-dual Warning ReflectionRejected: .*spec\.ipFamilyPolicy/);
   t.equal(r.state()[0]?.lastError, undefined, 'a refusal is an answer, not a failing pass retried for ever');
+});
+
+t.test('a remote namespace that is not Tether\'s (squatted) gets no Service: the pass fails saying why, and writes once it may', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST') return { status: 201, body: JSON.parse(r.body) as unknown };
+    return undefined;
+  });
+  let squatted = true;
+  const checked: string[] = [];
+  const { reflector: r, clock } = startedOn(t, server, [], async (remoteNamespace, hostNamespace) => {
+    checked.push(`${hostNamespace}->${remoteNamespace}`);
+    if (squatted) throw new Error(`remote namespace ${remoteNamespace} exists and was not created by Tether for host cluster home`);
+  });
+  await until('the pass fails on the namespace check', () => {
+    clock.advance(50);
+    return /was not created by Tether/.test(r.state()[0]?.lastError ?? '');
+  }, 10_000);
+  t.same([...new Set(checked)], ['shop->shop-home'], 'the mapped namespace is checked');
+  t.same(server.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.url.pathname}`), [], 'nothing written into it');
+  squatted = false; // deleted, or listed in adoptNamespaces
+  await until('reflected at a retry', () => {
+    clock.advance(1_000);
+    return server.requests.some((q) => q.method === 'POST' && q.url.pathname === '/api/v1/namespaces/shop-home/services');
+  }, 10_000);
+  await until('the pass no longer failing', () => r.state()[0]?.lastError === undefined, 10_000);
 });
 
 type Stored = { metadata: Record<string, unknown> & { labels?: Record<string, string> }; spec: Record<string, unknown> };
@@ -259,4 +290,38 @@ t.test('after a restart, a copy a mutating webhook labelled is in sync: no write
     await drain();
   }
   t.same(server.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.url.pathname}`), [], 'nothing written');
+});
+
+t.test('a taken name is a ReflectionNameTaken Warning once, not again at every resync', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  const foreign = { metadata: { name: 'web', namespace: 'shop-home', uid: 'theirs', resourceVersion: '7', labels: { team: 'remote' } }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
+  let creates = 0;
+  server.route((r) => {
+    if (r.url.searchParams.get('watch') === 'true') return 'hang';
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return { body: foreign };
+    if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
+    if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
+      creates++;
+      return { status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'services "web" already exists' } };
+    }
+    return undefined;
+  });
+  const events: string[] = [];
+  const { reflector: r, clock } = startedOn(t, server, events);
+  await until('the name found taken', () => {
+    clock.advance(50);
+    return events.length > 0;
+  }, 10_000);
+  await until('shown as taken', () => r.state()[0]?.taken.length === 1, 10_000);
+  // Two resyncs: each looks at the name again (a create answered AlreadyExists, a read).
+  for (const resync of [1, 2]) {
+    const before = creates;
+    clock.advance(5 * 60_000); // nothing is in flight: no request's deadline passes
+    await until(`resync ${resync} looked again`, () => creates > before, 10_000);
+    await until(`resync ${resync} found it taken`, () => r.state()[0]?.taken.length === 1, 10_000);
+  }
+  t.equal(events.length, 1, 'one Warning');
 });
