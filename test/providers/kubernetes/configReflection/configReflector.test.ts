@@ -283,3 +283,32 @@ void t.test('the reflector hands each request the call\'s options, so a deadline
   t.ok(seen.every((o) => o === options), 'both carried the call\'s options');
   await reflector.stop();
 });
+
+void t.test('a copy whose namespace check is still out when the reflector stops is not written', async (t) => {
+  let checked: () => void = () => undefined;
+  const check = new Promise<void>((resolve) => (checked = resolve));
+  const world = configMapWorld(t, undefined, { namespaceUsable: () => check });
+  world.reflector.track('shop/p', 'shop', world.pod);
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  world.watch('/api/v1/configmaps').listed([]); // the copy is missing: it would be written
+  await drain();
+  await world.reflector.stop();
+  checked();
+  await drain();
+  t.same(world.writes, [], 'nothing written through a client that is being closed');
+});
+
+void t.test('a copy no pod references any more by the end of its namespace check is not written', async (t) => {
+  let checked: () => void = () => undefined;
+  const check = new Promise<void>((resolve) => (checked = resolve));
+  const world = configMapWorld(t, undefined, { namespaceUsable: () => check });
+  world.reflector.track('shop/p', 'shop', world.pod);
+  world.watch('/api/v1/namespaces/shop/configmaps').listed([world.source]);
+  world.watch('/api/v1/configmaps').listed([]);
+  await drain();
+  world.reflector.untrack('shop/p');
+  checked();
+  await drain();
+  t.same(world.writes, [], 'the sweep owns it now');
+  await world.reflector.stop();
+});
