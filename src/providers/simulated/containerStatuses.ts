@@ -40,6 +40,12 @@ export interface ContainerFacts {
   readonly health?: ContainerHealth;
 }
 
+/** A container that never ran when its pod ended: its last exit, else as the kubelet reports one it cannot find. */
+export function finalStage(last: Terminated | undefined, now: number): ContainerStage {
+  if (last !== undefined) return { kind: 'terminated', terminated: last };
+  return { kind: 'terminated', terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: now, finishedAt: now, containerID: '' } };
+}
+
 function terminatedState(t: Terminated): NonNullable<ContainerStatus['state']>['terminated'] {
   return {
     exitCode: t.exitCode,

@@ -8,7 +8,8 @@
  * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. A main
  * container's probes (probes/podProbes.ts) start with each of its instances: their health goes
  * into the status, and a liveness or startup failure kills the instance (137), which then takes
- * the same restart path as any exit.
+ * the same restart path as any exit. A start failure (StartError) shows RunContainerError until
+ * the kubelet's next sync, which takes the back-off path.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
 import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
@@ -19,7 +20,7 @@ import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision, type B
 import { ContainerLog } from './containerLog.js';
 import { InstanceSignals, PodVolumes } from './containerFiles.js';
 import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
-import { podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
+import { finalStage, podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
 import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { imageFault } from './dataFaults.js';
@@ -74,6 +75,8 @@ export interface PodContainersOptions {
 }
 
 const PULL_BACKOFF_AFTER_MS = 1000;
+/** PLEG's relist period: the sync after a start failure, which replaces RunContainerError. */
+const START_ERROR_SYNC_MS = 1000;
 
 export class PodContainers {
   private readonly inits: ContainerRecord[];
@@ -157,7 +160,7 @@ export class PodContainers {
   /** The status the containers add up to; `terminal` once deleted and every container ended. */
   status(placement: Placement, previous: PodStatus | undefined, terminal: boolean): PodStatus {
     const facts = (r: ContainerRecord): ContainerFacts => {
-      const stage = terminal && r.stage.kind === 'waiting' ? this.finalStage(r) : r.stage;
+      const stage = terminal && r.stage.kind === 'waiting' ? finalStage(r.last, this.options.clock.now()) : r.stage;
       const health = stage.kind === 'running' ? this.probes?.health(r.name) : undefined;
       return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined, health }) };
     };
@@ -174,13 +177,6 @@ export class PodContainers {
 
   private all(): ContainerRecord[] {
     return [...this.inits, ...this.mains];
-  }
-
-  /** A container that never ran when its pod ended: as the kubelet reports one it cannot find. */
-  private finalStage(r: ContainerRecord): ContainerStage {
-    if (r.last !== undefined) return { kind: 'terminated', terminated: r.last };
-    const now = this.options.clock.now();
-    return { kind: 'terminated', terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: now, finishedAt: now, containerID: '' } };
   }
 
   private batch(change: () => void): void {
@@ -224,8 +220,7 @@ export class PodContainers {
   }
 
   private spec(name: string): Container | undefined {
-    const spec = this.options.pod().spec;
-    return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
+    return [...(this.options.pod().spec?.initContainers ?? []), ...(this.options.pod().spec?.containers ?? [])].find((c) => c.name === name);
   }
 
   /** Pulls the image (or fails to), then creates and starts an instance. */
@@ -320,8 +315,21 @@ export class PodContainers {
     const policy = podRestartPolicy(this.options.pod().spec);
     // A regular init container runs again only after a failure, and never under Never.
     const restarts = r.role === 'sidecar' || (r.role === 'init' ? exit.exitCode !== 0 && policy !== 'Never' : shouldRestart(policy, exit.exitCode));
-    if (restarts) this.restart(r, now);
+    if (exit.reason === 'StartError') this.startFailed(r, exit.message ?? '', restarts ? now : undefined);
+    else if (restarts) this.restart(r, now);
     this.advance();
+  }
+
+  /** kuberuntime's startContainer: a Failed Event; while it will restart, RunContainerError until the next sync. */
+  private startFailed(r: ContainerRecord, message: string, restartAfter: number | undefined): void {
+    this.options.event?.('Warning', 'Failed', `Error: ${message}`, { fieldPath: `spec.${r.role === 'main' ? 'containers' : 'initContainers'}{${r.name}}`, action: 'Start' });
+    if (restartAfter === undefined) return;
+    this.leaveTerminated(r);
+    r.stage = { kind: 'waiting', reason: 'RunContainerError', message };
+    r.timer = this.options.clock.setTimer(START_ERROR_SYNC_MS, () => this.batch(() => {
+      r.timer = undefined;
+      this.restart(r, restartAfter);
+    }));
   }
 
   /** Restarts now, or waits out the back-off in CrashLoopBackOff and decides again then. */
@@ -335,6 +343,7 @@ export class PodContainers {
     const { name, namespace, uid } = podIdentity(this.options.pod());
     this.leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'CrashLoopBackOff', message: crashLoopMessage(decision.delayMs, r.name, { name, namespace, uid: uid ?? '' }) };
+    this.dirty = true;
     r.timer = this.options.clock.setTimer(decision.until - this.options.clock.now(), () => this.batch(() => {
       r.timer = undefined;
       this.restart(r, finishedAt);
