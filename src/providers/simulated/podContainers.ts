@@ -7,8 +7,8 @@
  * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per
  * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. A main
  * container's probes (probes/podProbes.ts) start with each of its instances: their health goes
- * into the status, and a liveness or startup failure kills the instance (137), which then takes
- * the same restart path as any exit. A start failure (StartError) shows RunContainerError until
+ * into the status, and a liveness or startup failure stops the instance (TERM, KILL at the
+ * probe's grace), which then takes the same restart path as any exit. A start failure (StartError) shows RunContainerError until
  * the kubelet's next sync, which takes the back-off path.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
@@ -16,11 +16,11 @@ import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js
 import { deepCopyPod } from '../deepCopy.js';
 import { podIdentity } from '../provider.js';
 import { expandedCommand } from './commandExpansion.js';
-import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision, type BackoffEntry } from './crashLoopBackOff.js';
+import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision } from './crashLoopBackOff.js';
 import { ContainerLog } from './containerLog.js';
 import { InstanceSignals, PodVolumes } from './containerFiles.js';
 import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
-import { finalStage, podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
+import { finalStage, podStatusOf, type ContainerFacts, type Terminated } from './containerStatuses.js';
 import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { imageFault } from './dataFaults.js';
@@ -28,34 +28,13 @@ import { containerProgram, type ContainerProgram, type ImageCommands } from './i
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
 import { isSidecar, podRestartPolicy, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
+import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
+
 import type { ContainerEventRef } from '../registration.js';
 import { podHasProbes, type PodProbes, type PodProbesDeps } from './probes/podProbes.js';
 import { runtimeProbes } from './probes/runtimeProbes.js';
 
 type Container = PodSpec['containers'][number];
-
-/** Where an instance's log lives: synthetic lines (a server), or what it wrote. */
-export type InstanceLog =
-  | { readonly kind: 'synthetic'; readonly startedAt: number; endedAt: number | undefined }
-  | { readonly kind: 'recorded'; readonly log: ContainerLog };
-
-interface ContainerRecord {
-  readonly name: string;
-  readonly role: 'init' | 'sidecar' | 'main';
-  image: string;
-  stage: ContainerStage;
-  restartCount: number;
-  containerID: string | undefined;
-  last: Terminated | undefined;
-  backoff: BackoffEntry | undefined;
-  instance: ContainerInstance | undefined;
-  current: InstanceLog | undefined;
-  previous: InstanceLog | undefined;
-  /** A back-off wait, an image pull retry or an OOM: at most one per container. */
-  timer: Timer | undefined;
-  /** An image change ends the instance; it starts again at once, without back-off. */
-  replacing: boolean;
-}
 
 export interface PodContainersOptions {
   readonly clock: Clock;
@@ -98,16 +77,17 @@ export class PodContainers {
       changed: () => this.batch(() => {
         this.dirty = true;
       }),
-      running: (name) => !this.stopping && this.mains.find((m) => m.name === name)?.instance?.running === true,
-      kill: (name, exitCode) => this.batch(() => this.mains.find((m) => m.name === name)?.instance?.exit(exitCode, 'Error')),
+      running: (name) => !this.stopping && this.mains.some((m) => m.name === name && !m.probeKilled && m.instance?.running === true),
+      kill: (name, gracePeriodMs) => this.batch(() => {
+        const m = this.mains.find((c) => c.name === name);
+        if (m?.instance === undefined || m.probeKilled) return;
+        m.probeKilled = true;
+        // As the sidecars' stop: a script without a TERM trap takes TERM's default action at once.
+        m.instance.stop(options.clock.now() + gracePeriodMs, 0);
+      }),
     }) : undefined;
-    const record = (c: Container, role: ContainerRecord['role']): ContainerRecord => ({
-      name: c.name, role, image: c.image ?? '', stage: { kind: 'waiting', reason: 'PodInitializing' },
-      restartCount: 0, containerID: undefined, last: undefined, backoff: undefined, instance: undefined,
-      current: undefined, previous: undefined, timer: undefined, replacing: false,
-    });
-    this.inits = (spec?.initContainers ?? []).map((c) => record(c, isSidecar(c) ? 'sidecar' : 'init'));
-    this.mains = (spec?.containers ?? []).map((c) => record(c, 'main'));
+    this.inits = (spec?.initContainers ?? []).map((c) => containerRecord(c, isSidecar(c) ? 'sidecar' : 'init'));
+    this.mains = (spec?.containers ?? []).map((c) => containerRecord(c, 'main'));
   }
 
   /** The sandbox is up: start the first containers. */
@@ -315,6 +295,7 @@ export class PodContainers {
     const policy = podRestartPolicy(this.options.pod().spec);
     // A regular init container runs again only after a failure, and never under Never.
     const restarts = r.role === 'sidecar' || (r.role === 'init' ? exit.exitCode !== 0 && policy !== 'Never' : shouldRestart(policy, exit.exitCode));
+    r.probeKilled = false;
     if (exit.reason === 'StartError') this.startFailed(r, exit.message ?? '', restarts ? now : undefined);
     else if (restarts) this.restart(r, now);
     this.advance();

@@ -18,7 +18,7 @@ export interface PodProbesDeps {
   /** A container's health changed: the pod status must be written again. */
   readonly changed: () => void;
   /** The container must be killed (its liveness or startup probe failed); `message` is the kubelet's. */
-  readonly kill: (container: string, message: string) => void;
+  readonly kill: (container: string, message: string, kind: 'liveness' | 'startup') => void;
   /** A probe attempt failed; `message` is the kubelet's `Unhealthy` Event note. */
   readonly probeFailed: (container: string, kind: ProbeKind, message: string) => void;
 }
@@ -63,7 +63,7 @@ export class PodProbes {
       answer,
       onReadiness: (ready) => this.setHealth(name, { ready }),
       onStartup: (started) => this.setHealth(name, { started }),
-      onLivenessFailure: (message) => this.deps.kill(name, message),
+      onLivenessFailure: (message, kind) => this.deps.kill(name, message, kind),
       onProbeFailed: (kind, message) => this.deps.probeFailed(name, kind, message),
     }, startedAt));
   }
