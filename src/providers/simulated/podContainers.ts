@@ -6,7 +6,7 @@
  * kubelet's back-off (crashLoopBackOff.ts); a graceful stop sends every running instance TERM.
  * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per
  * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. A main
- * container's probes (probes/podProbes.ts) start with each of its instances: their health goes
+ * container's or a sidecar's probes (probes/podProbes.ts) start with each of its instances: their health goes
  * into the status, and a liveness or startup failure stops the instance (TERM, KILL at the
  * probe's grace), which then takes the same restart path as any exit. A start failure (StartError) shows RunContainerError until
  * the kubelet's next sync, which takes the back-off path.
@@ -74,12 +74,14 @@ export class PodContainers {
     const spec = options.pod().spec;
     this.probes = podHasProbes(options.pod()) ? runtimeProbes({
       ...options,
+      // A sidecar's startup probe passing lets the containers after it start.
       changed: () => this.batch(() => {
         this.dirty = true;
+        this.advance();
       }),
-      running: (name) => !this.stopping && this.mains.some((m) => m.name === name && !m.probeKilled && m.instance?.running === true),
+      running: (name) => !this.stopping && this.probed(name)?.probeKilled === false && this.probed(name)?.instance?.running === true,
       kill: (name, gracePeriodMs) => this.batch(() => {
-        const m = this.mains.find((c) => c.name === name);
+        const m = this.probed(name);
         if (m?.instance === undefined || m.probeKilled) return;
         m.probeKilled = true;
         // As the sidecars' stop: a script without a TERM trap takes TERM's default action at once.
@@ -155,6 +157,11 @@ export class PodContainers {
     return previous ? r?.previous : r?.current;
   }
 
+  /** A main container or sidecar by name: the ones with probes. */
+  private probed(name: string): ContainerRecord | undefined {
+    return this.all().find((r) => r.name === name && r.role !== 'init');
+  }
+
   private all(): ContainerRecord[] {
     return [...this.inits, ...this.mains];
   }
@@ -178,7 +185,8 @@ export class PodContainers {
     for (const r of this.inits) {
       if (r.role === 'sidecar') {
         if (r.current === undefined && r.stage.kind === 'waiting' && r.timer === undefined) this.launch(r);
-        if (r.stage.kind !== 'running') return;
+        // The next one starts once the sidecar has started (its startup probe passed, if it has one).
+        if (r.stage.kind !== 'running' || this.probes?.health(r.name)?.started === false) return;
         continue;
       }
       if (r.stage.kind === 'terminated' && r.stage.terminated.exitCode === 0) continue;
@@ -233,6 +241,8 @@ export class PodContainers {
         r.timer = undefined;
         const words = expandedCommand(container, view.env);
         this.run(r, container, containerProgram(container, words, r.role === 'init', this.options.imageCommands), view);
+        // A sidecar that runs lets the containers after it start.
+        if (r.role === 'sidecar') this.advance();
       }),
       (error: unknown) => this.batch(() => {
         if (r.timer !== attempt || this.stopping) return;
@@ -271,7 +281,7 @@ export class PodContainers {
     this.dirty = true;
     const fault = imageFault(this.options.pod(), r.image);
     if (fault.kind === 'oom') r.timer = clock.setTimer(fault.afterMs, () => instance.exit(137, 'OOMKilled'));
-    if (r.role === 'main') this.probes?.startContainer(r.name, now);
+    if (r.role !== 'init') this.probes?.startContainer(r.name, now);
     instance.start();
   }
 

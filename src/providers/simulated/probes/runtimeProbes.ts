@@ -11,7 +11,7 @@ import type { Clock } from '../../../lib/clock.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import type { ContainerEventRef } from '../../registration.js';
 import { podRestartPolicy } from '../restartPolicy.js';
-import { PodProbes, type PodProbesDeps } from './podProbes.js';
+import { PodProbes, probedContainers, type PodProbesDeps } from './podProbes.js';
 
 export interface RuntimeProbesOptions {
   readonly clock: Clock;
@@ -35,7 +35,7 @@ const MINIMUM_GRACE_SECONDS = 2;
  * (30 s by default); at least 2 s.
  */
 export function probeKillGraceMs(pod: Pod, container: string, kind: 'liveness' | 'startup'): number {
-  const spec = (pod.spec?.containers ?? []).find((c) => c.name === container);
+  const spec = probedContainers(pod).find((c) => c.name === container);
   const probe = kind === 'liveness' ? spec?.livenessProbe : spec?.startupProbe;
   const seconds = pod.metadata?.deletionGracePeriodSeconds ?? probe?.terminationGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
   return Math.max(MINIMUM_GRACE_SECONDS, seconds) * 1000;
@@ -43,7 +43,7 @@ export function probeKillGraceMs(pod: Pod, container: string, kind: 'liveness' |
 
 export function runtimeProbes(options: RuntimeProbesOptions): PodProbes {
   const event = (type: 'Normal' | 'Warning', reason: string, action: string, note: string, container: string): void =>
-    options.event?.(type, reason, note, { fieldPath: `spec.containers{${container}}`, action });
+    options.event?.(type, reason, note, { fieldPath: `spec.${(options.pod().spec?.containers ?? []).some((c) => c.name === container) ? 'containers' : 'initContainers'}{${container}}`, action });
   return new PodProbes(options.pod, {
     clock: options.clock,
     runExec: options.runExec ?? (() => Promise.reject(new Error('exec probes are not run on this node'))),
