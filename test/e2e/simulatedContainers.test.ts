@@ -5,7 +5,9 @@
  * Job that fails twice then succeeds (a counter in an emptyDir file) completes after 2 restarts;
  * a failing readiness probe keeps the pod out of its Service's ready endpoints and a passing one
  * puts it in; a liveness failure bumps restartCount, with the kubelet's Unhealthy and Killing
- * Events; a preStop exec hook runs before the container ends.
+ * Events; a preStop exec hook runs before the container ends; what the simulated shell cannot run
+ * (a here-document) fails to start as on a real runtime (StartError, RunContainerError) while a
+ * command not found stays an Error exit (127).
  */
 import t from 'tap';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
@@ -20,8 +22,8 @@ import { PodEventForwarder } from '../../src/app/podEventForwarder.js';
 interface ContainerStatusJson {
   restartCount?: number;
   ready?: boolean;
-  state?: { waiting?: { reason?: string; message?: string }; running?: unknown; terminated?: { exitCode?: number; message?: string } };
-  lastState?: { terminated?: { exitCode?: number; reason?: string } };
+  state?: { waiting?: { reason?: string; message?: string }; running?: unknown; terminated?: { exitCode?: number; reason?: string; message?: string } };
+  lastState?: { terminated?: { exitCode?: number; reason?: string; message?: string } };
 }
 
 type PodJson = KubeObject & { status?: { containerStatuses?: ContainerStatusJson[] } };
@@ -129,7 +131,7 @@ t.test('the simulated node runs the containers\' commands', { skip: support.avai
       const c = await containerOf('sick');
       return (c?.restartCount ?? 0) >= 1 ? c : undefined;
     }, { timeoutMs: 60_000 });
-    t.match(restarted.lastState?.terminated, { exitCode: 137, reason: 'Error' });
+    t.match(restarted.lastState?.terminated, { exitCode: 0, reason: 'Completed' }, 'stopped with TERM first, as a server (nginx) ends on it');
     const killing = await waitFor('a Killing Event', async () => {
       const list = await getJson<EventJson>(host, ['events.v1.events.k8s.io', '-n', ns, '--field-selector', 'regarding.name=sick']);
       return (list?.items ?? []).find((e) => e.reason === 'Killing');
@@ -154,5 +156,28 @@ t.test('the simulated node runs the containers\' commands', { skip: support.avai
       return c?.state?.terminated !== undefined ? c : undefined;
     }, { timeoutMs: 60_000 });
     t.match(ended.state?.terminated, { exitCode: 0, message: 'pre-stop ran\n' }, 'the hook had written its file when TERM came');
+  });
+
+  await t.test('what the simulated shell cannot run fails to start (StartError, RunContainerError); a command not found is an Error exit', async (t) => {
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('heredoc', ns, nodeName, { restartPolicy: 'OnFailure', containers: [{ name: 'app', image: 'busybox:1.36', command: ['sh', '-c', 'cat <<EOF\nhello\nEOF'] }] }) });
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('missing', ns, nodeName, { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:1.36', command: ['sh', '-c', 'nosuchcmd'] }] }) });
+    const failed = await waitFor('a start failure', async () => {
+      const c = await containerOf('heredoc');
+      return c?.lastState?.terminated?.reason === 'StartError' ? c : undefined;
+    }, { timeoutMs: 60_000 });
+    t.match(failed.lastState?.terminated, { exitCode: 128, message: /^the simulated node cannot run this command: here-documents \(<<\) are not supported/ });
+    t.match(failed.state?.waiting?.reason, /^(RunContainerError|CrashLoopBackOff)$/);
+    t.match(await host.kubectl(['logs', '-n', ns, 'heredoc']), /^the simulated node cannot run this command: here-documents/);
+    const event = await waitFor('a Failed Event', async () => {
+      const list = await getJson<EventJson>(host, ['events.v1.events.k8s.io', '-n', ns, '--field-selector', 'regarding.name=heredoc']);
+      return (list?.items ?? []).find((e) => e.reason === 'Failed');
+    }, { timeoutMs: 30_000 });
+    t.match(event, { type: 'Warning', note: /^Error: the simulated node cannot run this command: /, regarding: { fieldPath: 'spec.containers{app}' } });
+    const missing = await waitFor('the Never pod ended', async () => {
+      const c = await containerOf('missing');
+      return c?.state?.terminated !== undefined ? c : undefined;
+    }, { timeoutMs: 60_000 });
+    t.match(missing.state?.terminated, { exitCode: 127, reason: 'Error' });
+    t.match(await host.kubectl(['logs', '-n', ns, 'missing']), /nosuchcmd: not found/);
   });
 });

@@ -7,7 +7,7 @@
 import type { TerminalSize } from '../provider.js';
 import type { ContainerView } from './containerView.js';
 import { BUILTINS } from './shell/builtins.js';
-import { ExitRequest, LoopControl, ReturnRequest, SignalDeath } from './shell/context.js';
+import { ExitRequest, LoopControl, ReturnRequest, SignalDeath, Unsupported } from './shell/context.js';
 import { MemoryFileSystem, MemoryStore, normalizePath, TMP_STORE_LIMITS, type ShellFileSystem } from './shell/fileSystem.js';
 import { Interpreter } from './shell/interpreter.js';
 import { DEFAULT_LIMITS, LimitExceeded, ScriptLimit, type ShellLimits } from './shell/limits.js';
@@ -17,6 +17,7 @@ import { BrokenPipe, Input } from './shell/streams.js';
 import { SHELL_NAMES } from './shell/shellBuiltins.js';
 
 export { parse } from './shell/parser.js';
+export { Unsupported } from './shell/context.js';
 export type { ShellFileSystem } from './shell/fileSystem.js';
 
 /** The signals a container's main process receives from outside (the kubelet's stop sends TERM). */
@@ -75,30 +76,43 @@ export class BuiltinShell {
     }, io.view.env);
   }
 
-  /** Runs argv and returns the exit code; rejects with the hard-kill signal's reason when it aborts. */
-  async run(argv: readonly string[]): Promise<number> {
+  /**
+   * Runs argv and returns the exit code; rejects with the hard-kill signal's reason when it aborts.
+   * What the simulated shell cannot run (Unsupported) is status 2 with its message on stderr, as
+   * for an exec; `reject` hands it to the caller instead (a container's command: a start failure).
+   */
+  async run(argv: readonly string[], unsupported: 'status' | 'reject' = 'status'): Promise<number> {
     const leave = this.io.signals?.subscribe((signal) => this.shell.deliver(signal));
     try {
-      const code = await this.unwound(() => this.dispatch(argv));
-      const exit = this.shell.traps.get('EXIT');
-      if (exit === undefined) return code;
-      this.shell.traps.delete('EXIT');
-      this.shell.status = code;
-      // An EXIT trap that calls `exit N` changes the status; otherwise the script's stays.
-      let changed: number | undefined;
-      await this.unwound(async () => {
-        try {
-          await this.shell.runScript(exit, 'same', this.ioOf());
-        } catch (error) {
-          if (error instanceof ExitRequest) changed = error.code;
-          throw error;
-        }
-        return code;
-      });
-      return changed ?? code;
+      return await this.completed(argv);
+    } catch (error) {
+      if (!(error instanceof Unsupported) || unsupported === 'reject') throw error;
+      await this.io.stderr(`sh: ${error.message}\n`);
+      return 2;
     } finally {
       leave?.();
     }
+  }
+
+  /** The script's status after its EXIT trap. */
+  private async completed(argv: readonly string[]): Promise<number> {
+    const code = await this.unwound(() => this.dispatch(argv));
+    const exit = this.shell.traps.get('EXIT');
+    if (exit === undefined) return code;
+    this.shell.traps.delete('EXIT');
+    this.shell.status = code;
+    // An EXIT trap that calls `exit N` changes the status; otherwise the script's stays.
+    let changed: number | undefined;
+    await this.unwound(async () => {
+      try {
+        await this.shell.runScript(exit, 'same', this.ioOf());
+      } catch (error) {
+        if (error instanceof ExitRequest) changed = error.code;
+        throw error;
+      }
+      return code;
+    });
+    return changed ?? code;
   }
 
   private ioOf(): { stdin: Input; stdout: ShellIO['stdout']; stderr: ShellIO['stderr'] } {
@@ -174,7 +188,13 @@ export class BuiltinShell {
       }
       pending = '';
       this.hub.rested();
-      await this.shell.runScript(text, 'same', this.ioOf());
+      try {
+        await this.shell.runScript(text, 'same', this.ioOf());
+      } catch (error) {
+        // A line the simulated shell cannot run fails alone; the session goes on.
+        if (!(error instanceof Unsupported)) throw error;
+        await this.io.stderr(`sh: ${error.message}\n`);
+      }
       await prompt(false);
     };
     for (let chunk = await this.stdin.read(); chunk !== undefined; chunk = await this.stdin.read()) {

@@ -4,12 +4,15 @@
  * timer, no promise); a shell program runs in the built-in shell, which sleeps on the clock. A
  * graceful stop sends TERM: a script that traps it exits in its own time, within the grace
  * period; one that does not takes TERM's default action (143) after the stop latency; whatever
- * is still running at the grace deadline is killed (137). An exit after `cancel` or after the
- * first exit is ignored, so an old instance never reports into a newer one.
+ * is still running at the grace deadline is killed (137). A command the simulated shell cannot
+ * run (a here-document, a builtin's option it lacks: shell Unsupported) ends as containerd reports
+ * a task that failed to start: StartError, 128, a message naming what, and a line in the log; a
+ * script's own failure (`exit 3`, a command not found) stays an Error exit. An exit after
+ * `cancel` or after the first exit is ignored, so an old instance never reports into a newer one.
  */
 import { sleep, type Clock, type Timer } from '../../lib/clock.js';
 import type { PodSpec } from '../../adapters/kubernetes/model.js';
-import { BuiltinShell, type ShellIO } from './builtinShell.js';
+import { BuiltinShell, Unsupported, type ShellIO } from './builtinShell.js';
 import type { ContainerLog } from './containerLog.js';
 import { terminationFile, type ContainerFiles, type InstanceSignals } from './containerFiles.js';
 import type { ContainerView } from './containerView.js';
@@ -20,17 +23,17 @@ type Container = PodSpec['containers'][number];
 
 export interface InstanceExit {
   readonly exitCode: number;
-  /** Completed, Error or OOMKilled, as the kubelet reports them. */
+  /** Completed, Error, OOMKilled or StartError, as the kubelet reports them. */
   readonly reason: string;
   readonly message?: string;
 }
 
 /** The shell's IO with what the grown shell takes beside it (files, signals, the clock for `date`). */
 export type RuntimeShellIO = ShellIO & { readonly files: ContainerFiles; readonly signals: InstanceSignals; readonly now: () => number };
-/** Runs argv in a shell over `io`; the exit code. */
+/** Runs argv in a shell over `io`; the exit code. Rejects with Unsupported for what the simulator cannot run. */
 export type ShellRunner = (argv: readonly string[], io: RuntimeShellIO) => Promise<number>;
 
-export const builtinShellRunner: ShellRunner = (argv, io) => new BuiltinShell(io).run(argv);
+export const builtinShellRunner: ShellRunner = (argv, io) => new BuiltinShell(io).run(argv, 'reject');
 
 export interface ContainerInstanceOptions {
   readonly clock: Clock;
@@ -47,6 +50,8 @@ export interface ContainerInstanceOptions {
 
 const TERM_EXIT = 143;
 const KILL_EXIT = 137;
+/** containerd's exit code for a task that never started. */
+const START_ERROR_EXIT = 128;
 
 export class ContainerInstance {
   private ended = false;
@@ -126,20 +131,27 @@ export class ContainerInstance {
       code = await runShell(argv, io);
     } catch (error) {
       if (this.ended) return;
+      if (error instanceof Unsupported) {
+        const message = `the simulated node cannot run this command: ${error.message}`;
+        log.write('stderr', `${message}\n`);
+        this.finish(START_ERROR_EXIT, 'StartError', message);
+        return;
+      }
       log.write('stderr', `simulated node: the command failed: ${error instanceof Error ? error.message : String(error)}\n`);
       code = 126;
     }
     this.finish(code, code === 0 ? 'Completed' : 'Error');
   }
 
-  private finish(exitCode: number, reason: string): void {
+  /** `startError` is the runtime's own message, in place of the command's termination message. */
+  private finish(exitCode: number, reason: string, startError?: string): void {
     if (this.ended) return;
     this.ended = true;
     this.clearTimers();
     this.abort.abort(new Error('container ended'));
     const { log } = this.options;
     log.close();
-    const message = this.terminationMessage(exitCode, reason);
+    const message = startError ?? this.terminationMessage(exitCode, reason);
     this.options.onExit({ exitCode, reason, ...definedOnly({ message: message === '' ? undefined : message }) });
   }
 

@@ -40,6 +40,12 @@ export interface ContainerFacts {
   readonly health?: ContainerHealth;
 }
 
+/** A container that never ran when its pod ended: its last exit, else as the kubelet reports one it cannot find. */
+export function finalStage(last: Terminated | undefined, now: number): ContainerStage {
+  if (last !== undefined) return { kind: 'terminated', terminated: last };
+  return { kind: 'terminated', terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: now, finishedAt: now, containerID: '' } };
+}
+
 function terminatedState(t: Terminated): NonNullable<ContainerStatus['state']>['terminated'] {
   return {
     exitCode: t.exitCode,
@@ -85,7 +91,8 @@ export function podStatusOf(pod: Pod, placement: Placement, previous: PodStatus 
   const mains = facts.mains.map(containerStatus);
   const phase = podPhase(pod.spec, inits, mains, facts.terminal);
   const ended = phase === 'Succeeded' || phase === 'Failed';
-  const sidecarsUp = facts.inits.every((c) => c.role !== 'sidecar' || c.stage.kind === 'running');
+  // A sidecar counts as a container does: running and ready (its readiness probe, if any).
+  const sidecarsUp = facts.inits.every((c, i) => c.role !== 'sidecar' || inits[i]?.ready === true);
   const ready = !ended && facts.initialized && sidecarsUp && mains.every((s) => s.ready);
   const notReady = ended ? 'PodCompleted' : 'ContainersNotReady';
   // The kubelet's message (status/generate.go): the sidecars and containers that are not ready.

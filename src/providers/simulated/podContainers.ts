@@ -6,20 +6,21 @@
  * kubelet's back-off (crashLoopBackOff.ts); a graceful stop sends every running instance TERM.
  * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per
  * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. A main
- * container's probes (probes/podProbes.ts) start with each of its instances: their health goes
- * into the status, and a liveness or startup failure kills the instance (137), which then takes
- * the same restart path as any exit.
+ * container's or a sidecar's probes (probes/podProbes.ts) start with each of its instances: their health goes
+ * into the status, and a liveness or startup failure stops the instance (TERM, KILL at the
+ * probe's grace), which then takes the same restart path as any exit. A start failure (StartError) shows RunContainerError until
+ * the kubelet's next sync, which takes the back-off path.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
 import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../deepCopy.js';
 import { podIdentity } from '../provider.js';
 import { expandedCommand } from './commandExpansion.js';
-import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision, type BackoffEntry } from './crashLoopBackOff.js';
+import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision } from './crashLoopBackOff.js';
 import { ContainerLog } from './containerLog.js';
 import { InstanceSignals, PodVolumes } from './containerFiles.js';
 import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
-import { podStatusOf, type ContainerFacts, type ContainerStage, type Terminated } from './containerStatuses.js';
+import { finalStage, podStatusOf, type ContainerFacts, type Terminated } from './containerStatuses.js';
 import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
 import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { imageFault } from './dataFaults.js';
@@ -27,34 +28,13 @@ import { containerProgram, type ContainerProgram, type ImageCommands } from './i
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
 import { isSidecar, podRestartPolicy, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
+import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
+
 import type { ContainerEventRef } from '../registration.js';
 import { podHasProbes, type PodProbes, type PodProbesDeps } from './probes/podProbes.js';
 import { runtimeProbes } from './probes/runtimeProbes.js';
 
 type Container = PodSpec['containers'][number];
-
-/** Where an instance's log lives: synthetic lines (a server), or what it wrote. */
-export type InstanceLog =
-  | { readonly kind: 'synthetic'; readonly startedAt: number; endedAt: number | undefined }
-  | { readonly kind: 'recorded'; readonly log: ContainerLog };
-
-interface ContainerRecord {
-  readonly name: string;
-  readonly role: 'init' | 'sidecar' | 'main';
-  image: string;
-  stage: ContainerStage;
-  restartCount: number;
-  containerID: string | undefined;
-  last: Terminated | undefined;
-  backoff: BackoffEntry | undefined;
-  instance: ContainerInstance | undefined;
-  current: InstanceLog | undefined;
-  previous: InstanceLog | undefined;
-  /** A back-off wait, an image pull retry or an OOM: at most one per container. */
-  timer: Timer | undefined;
-  /** An image change ends the instance; it starts again at once, without back-off. */
-  replacing: boolean;
-}
 
 export interface PodContainersOptions {
   readonly clock: Clock;
@@ -74,6 +54,8 @@ export interface PodContainersOptions {
 }
 
 const PULL_BACKOFF_AFTER_MS = 1000;
+/** PLEG's relist period: the sync after a start failure, which replaces RunContainerError. */
+const START_ERROR_SYNC_MS = 1000;
 
 export class PodContainers {
   private readonly inits: ContainerRecord[];
@@ -92,19 +74,22 @@ export class PodContainers {
     const spec = options.pod().spec;
     this.probes = podHasProbes(options.pod()) ? runtimeProbes({
       ...options,
+      // A sidecar's startup probe passing lets the containers after it start.
       changed: () => this.batch(() => {
         this.dirty = true;
+        this.advance();
       }),
-      running: (name) => !this.stopping && this.mains.find((m) => m.name === name)?.instance?.running === true,
-      kill: (name, exitCode) => this.batch(() => this.mains.find((m) => m.name === name)?.instance?.exit(exitCode, 'Error')),
+      running: (name) => !this.stopping && this.probed(name)?.probeKilled === false && this.probed(name)?.instance?.running === true,
+      kill: (name, gracePeriodMs) => this.batch(() => {
+        const m = this.probed(name);
+        if (m?.instance === undefined || m.probeKilled) return;
+        m.probeKilled = true;
+        // As the sidecars' stop: a script without a TERM trap takes TERM's default action at once.
+        m.instance.stop(options.clock.now() + gracePeriodMs, 0);
+      }),
     }) : undefined;
-    const record = (c: Container, role: ContainerRecord['role']): ContainerRecord => ({
-      name: c.name, role, image: c.image ?? '', stage: { kind: 'waiting', reason: 'PodInitializing' },
-      restartCount: 0, containerID: undefined, last: undefined, backoff: undefined, instance: undefined,
-      current: undefined, previous: undefined, timer: undefined, replacing: false,
-    });
-    this.inits = (spec?.initContainers ?? []).map((c) => record(c, isSidecar(c) ? 'sidecar' : 'init'));
-    this.mains = (spec?.containers ?? []).map((c) => record(c, 'main'));
+    this.inits = (spec?.initContainers ?? []).map((c) => containerRecord(c, isSidecar(c) ? 'sidecar' : 'init'));
+    this.mains = (spec?.containers ?? []).map((c) => containerRecord(c, 'main'));
   }
 
   /** The sandbox is up: start the first containers. */
@@ -157,7 +142,7 @@ export class PodContainers {
   /** The status the containers add up to; `terminal` once deleted and every container ended. */
   status(placement: Placement, previous: PodStatus | undefined, terminal: boolean): PodStatus {
     const facts = (r: ContainerRecord): ContainerFacts => {
-      const stage = terminal && r.stage.kind === 'waiting' ? this.finalStage(r) : r.stage;
+      const stage = terminal && r.stage.kind === 'waiting' ? finalStage(r.last, this.options.clock.now()) : r.stage;
       const health = stage.kind === 'running' ? this.probes?.health(r.name) : undefined;
       return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined, health }) };
     };
@@ -172,15 +157,13 @@ export class PodContainers {
     return previous ? r?.previous : r?.current;
   }
 
-  private all(): ContainerRecord[] {
-    return [...this.inits, ...this.mains];
+  /** A main container or sidecar by name: the ones with probes. */
+  private probed(name: string): ContainerRecord | undefined {
+    return this.all().find((r) => r.name === name && r.role !== 'init');
   }
 
-  /** A container that never ran when its pod ended: as the kubelet reports one it cannot find. */
-  private finalStage(r: ContainerRecord): ContainerStage {
-    if (r.last !== undefined) return { kind: 'terminated', terminated: r.last };
-    const now = this.options.clock.now();
-    return { kind: 'terminated', terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: now, finishedAt: now, containerID: '' } };
+  private all(): ContainerRecord[] {
+    return [...this.inits, ...this.mains];
   }
 
   private batch(change: () => void): void {
@@ -202,7 +185,8 @@ export class PodContainers {
     for (const r of this.inits) {
       if (r.role === 'sidecar') {
         if (r.current === undefined && r.stage.kind === 'waiting' && r.timer === undefined) this.launch(r);
-        if (r.stage.kind !== 'running') return;
+        // The next one starts once the sidecar has started (its startup probe passed, if it has one).
+        if (r.stage.kind !== 'running' || this.probes?.health(r.name)?.started === false) return;
         continue;
       }
       if (r.stage.kind === 'terminated' && r.stage.terminated.exitCode === 0) continue;
@@ -224,8 +208,7 @@ export class PodContainers {
   }
 
   private spec(name: string): Container | undefined {
-    const spec = this.options.pod().spec;
-    return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
+    return [...(this.options.pod().spec?.initContainers ?? []), ...(this.options.pod().spec?.containers ?? [])].find((c) => c.name === name);
   }
 
   /** Pulls the image (or fails to), then creates and starts an instance. */
@@ -258,6 +241,8 @@ export class PodContainers {
         r.timer = undefined;
         const words = expandedCommand(container, view.env);
         this.run(r, container, containerProgram(container, words, r.role === 'init', this.options.imageCommands), view);
+        // A sidecar that runs lets the containers after it start.
+        if (r.role === 'sidecar') this.advance();
       }),
       (error: unknown) => this.batch(() => {
         if (r.timer !== attempt || this.stopping) return;
@@ -296,7 +281,7 @@ export class PodContainers {
     this.dirty = true;
     const fault = imageFault(this.options.pod(), r.image);
     if (fault.kind === 'oom') r.timer = clock.setTimer(fault.afterMs, () => instance.exit(137, 'OOMKilled'));
-    if (r.role === 'main') this.probes?.startContainer(r.name, now);
+    if (r.role !== 'init') this.probes?.startContainer(r.name, now);
     instance.start();
   }
 
@@ -320,8 +305,22 @@ export class PodContainers {
     const policy = podRestartPolicy(this.options.pod().spec);
     // A regular init container runs again only after a failure, and never under Never.
     const restarts = r.role === 'sidecar' || (r.role === 'init' ? exit.exitCode !== 0 && policy !== 'Never' : shouldRestart(policy, exit.exitCode));
-    if (restarts) this.restart(r, now);
+    r.probeKilled = false;
+    if (exit.reason === 'StartError') this.startFailed(r, exit.message ?? '', restarts ? now : undefined);
+    else if (restarts) this.restart(r, now);
     this.advance();
+  }
+
+  /** kuberuntime's startContainer: a Failed Event; while it will restart, RunContainerError until the next sync. */
+  private startFailed(r: ContainerRecord, message: string, restartAfter: number | undefined): void {
+    this.options.event?.('Warning', 'Failed', `Error: ${message}`, { fieldPath: `spec.${r.role === 'main' ? 'containers' : 'initContainers'}{${r.name}}`, action: 'Start' });
+    if (restartAfter === undefined) return;
+    this.leaveTerminated(r);
+    r.stage = { kind: 'waiting', reason: 'RunContainerError', message };
+    r.timer = this.options.clock.setTimer(START_ERROR_SYNC_MS, () => this.batch(() => {
+      r.timer = undefined;
+      this.restart(r, restartAfter);
+    }));
   }
 
   /** Restarts now, or waits out the back-off in CrashLoopBackOff and decides again then. */
@@ -335,6 +334,7 @@ export class PodContainers {
     const { name, namespace, uid } = podIdentity(this.options.pod());
     this.leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'CrashLoopBackOff', message: crashLoopMessage(decision.delayMs, r.name, { name, namespace, uid: uid ?? '' }) };
+    this.dirty = true;
     r.timer = this.options.clock.setTimer(decision.until - this.options.clock.now(), () => this.batch(() => {
       r.timer = undefined;
       this.restart(r, finishedAt);

@@ -19,6 +19,11 @@ export function isSidecar(container: Pick<Container, 'restartPolicy'>): boolean 
   return container.restartPolicy === 'Always';
 }
 
+/** The containers that run beside each other, which exec, probes and hooks reach: the sidecars and the main ones. */
+export function longRunningContainers(spec: PodSpec | undefined): Container[] {
+  return [...(spec?.initContainers ?? []).filter(isSidecar), ...(spec?.containers ?? [])];
+}
+
 /** Whether a container that exited with `exitCode` is started again. */
 export function shouldRestart(policy: RestartPolicy, exitCode: number): boolean {
   return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);

@@ -21,6 +21,7 @@ import { recordedLogs } from './recordedLogs.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { podIdentity } from '../provider.js';
 import type { ExecResult } from './probes/containerProbes.js';
+import { longRunningContainers } from './restartPolicy.js';
 
 export interface SimulatedSessionsDeps {
   readonly pods: SimulatedPods;
@@ -149,7 +150,7 @@ export class SimulatedSessions {
    */
   async runLifecycleHook(namespace: string, podName: string, containerName: string, hook: LifecycleHookName, signal?: AbortSignal): Promise<void> {
     const record = this.runningContainer(namespace, podName, containerName, 'runLifecycleHook');
-    const handler = (record.pod.spec?.containers ?? []).find((c) => c.name === containerName)?.lifecycle?.[hook];
+    const handler = longRunningContainers(record.pod.spec).find((c) => c.name === containerName)?.lifecycle?.[hook];
     const where = `for Container "${containerName}" in Pod "${podName}_${namespace}(${record.pod.metadata?.uid ?? ''})"`;
     if (handler?.exec) {
       const command = handler.exec.command ?? [];
@@ -198,7 +199,7 @@ export class SimulatedSessions {
 
   /** The files an exec sees: the pod's emptyDir volumes are the ones its containers write. */
   private filesOf(record: SimPod, containerName: string, view: ContainerView): ShellFileSystem | undefined {
-    const container = (record.pod.spec?.containers ?? []).find((c) => c.name === containerName);
+    const container = longRunningContainers(record.pod.spec).find((c) => c.name === containerName);
     return container === undefined ? undefined : record.containers?.volumes.fileSystem(record.pod, container, view);
   }
 
@@ -207,7 +208,8 @@ export class SimulatedSessions {
     this.faults.takeCrash(key, operation);
     const record = this.deps.pods.get(key);
     if (record === undefined) throw notFound(`pod ${key} not found`);
-    if (!(record.pod.spec?.containers ?? []).some((c) => c.name === containerName)) {
+    // A sidecar runs beside the main containers, and exec reaches it as on a node.
+    if (!longRunningContainers(record.pod.spec).some((c) => c.name === containerName)) {
       throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
     }
     if (record.stage !== 'running') {

@@ -29,7 +29,7 @@ export interface ContainerProbesDeps {
    * message is the kubelet's (`Container app failed liveness probe`); whether it is restarted is
    * the restart policy's to say.
    */
-  readonly onLivenessFailure: (message: string) => void;
+  readonly onLivenessFailure: (message: string, kind: 'liveness' | 'startup') => void;
   /** Every failed probe attempt, with the kubelet's message (what an `Unhealthy` Event says). */
   readonly onProbeFailed: (kind: ProbeKind, message: string) => void;
 }
@@ -147,8 +147,8 @@ export function startContainerProbes(container: Container, deps: ContainerProbes
     if (answer.result === 'failure') deps.onProbeFailed(kind, `${label(kind)} probe failed: ${answer.message}`);
     if (seen.nextDue !== undefined) schedule(worker, seen.nextDue);
     if (seen.changed) report();
-    if (seen.state.onHold && seen.state.value === 'failure') {
-      deps.onLivenessFailure(`Container ${container.name} failed ${kind} probe`);
+    if (seen.state.onHold && seen.state.value === 'failure' && kind !== 'readiness') {
+      deps.onLivenessFailure(`Container ${container.name} failed ${kind} probe`, kind);
     }
   };
 

@@ -10,6 +10,7 @@ import type { Pod } from '../../../adapters/kubernetes/model.js';
 import { hasProbes, initialContainerHealth, startContainerProbes, type ContainerProbes, type ExecResult } from './containerProbes.js';
 import { answerProbe, parseProbeResponses, type ProbeAnswer, type ProbeResponses } from './probeResponses.js';
 import type { ContainerHealth, ProbeKind } from './probeWorker.js';
+import { longRunningContainers } from '../restartPolicy.js';
 
 export interface PodProbesDeps {
   readonly clock: Clock;
@@ -18,14 +19,19 @@ export interface PodProbesDeps {
   /** A container's health changed: the pod status must be written again. */
   readonly changed: () => void;
   /** The container must be killed (its liveness or startup probe failed); `message` is the kubelet's. */
-  readonly kill: (container: string, message: string) => void;
+  readonly kill: (container: string, message: string, kind: 'liveness' | 'startup') => void;
   /** A probe attempt failed; `message` is the kubelet's `Unhealthy` Event note. */
   readonly probeFailed: (container: string, kind: ProbeKind, message: string) => void;
 }
 
-/** Whether any of the pod's containers has a probe: pods without one never get a PodProbes. */
+/** The containers probes apply to: the main ones and the sidecars (restartable init containers), as in the kubelet. */
+export function probedContainers(pod: Pod): NonNullable<Pod['spec']>['containers'] {
+  return longRunningContainers(pod.spec);
+}
+
+/** Whether any of the pod's containers or sidecars has a probe: pods without one never get a PodProbes. */
 export function podHasProbes(pod: Pod): boolean {
-  return (pod.spec?.containers ?? []).some(hasProbes);
+  return probedContainers(pod).some(hasProbes);
 }
 
 export class PodProbes {
@@ -46,7 +52,7 @@ export class PodProbes {
    */
   startContainer(name: string, startedAt: number): void {
     this.stopContainer(name);
-    const container = (this.pod().spec?.containers ?? []).find((c) => c.name === name);
+    const container = probedContainers(this.pod()).find((c) => c.name === name);
     if (container === undefined || !hasProbes(container)) return;
     this.healths.set(name, initialContainerHealth(container));
     let responses: ProbeResponses | Error;
@@ -63,7 +69,7 @@ export class PodProbes {
       answer,
       onReadiness: (ready) => this.setHealth(name, { ready }),
       onStartup: (started) => this.setHealth(name, { started }),
-      onLivenessFailure: (message) => this.deps.kill(name, message),
+      onLivenessFailure: (message, kind) => this.deps.kill(name, message, kind),
       onProbeFailed: (kind, message) => this.deps.probeFailed(name, kind, message),
     }, startedAt));
   }

@@ -2,15 +2,16 @@
  * A pod's probes as the container runtime (../podContainers.ts) runs them: exec probes through
  * the runtime's `runExec` (the path exec sessions take), a health change announced as a status
  * change, every failed attempt the kubelet's `Unhealthy` Event, and a liveness or startup failure
- * the kubelet's `Killing` Event and a kill (exit 137, as SIGKILL ends a process; the kubelet
- * sends TERM first, but a shell running as PID 1 ignores it). What follows the kill (a restart
- * with back-off, or none under `Never`) is the runtime's ordinary exit path.
+ * the kubelet's `Killing` Event and a kill as killContainer does it: TERM, then KILL (137) at the
+ * grace deadline (probeKillGraceMs). What follows (a restart with back-off, or none under Never)
+ * is the runtime's ordinary exit path, by the exit code (the kubelet restarts an OnFailure
+ * container killed for its probe even after an exit 0; the simulator does not yet).
  */
 import type { Clock } from '../../../lib/clock.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
 import type { ContainerEventRef } from '../../registration.js';
-import { podRestartPolicy, shouldRestart } from '../restartPolicy.js';
-import { PodProbes, type PodProbesDeps } from './podProbes.js';
+import { podRestartPolicy } from '../restartPolicy.js';
+import { PodProbes, probedContainers, type PodProbesDeps } from './podProbes.js';
 
 export interface RuntimeProbesOptions {
   readonly clock: Clock;
@@ -21,26 +22,39 @@ export interface RuntimeProbesOptions {
   readonly changed: () => void;
   /** Whether the container runs and may still be killed (not while the pod stops). */
   readonly running: (container: string) => boolean;
-  /** Ends the container's running instance with this exit code. */
-  readonly kill: (container: string, exitCode: number) => void;
+  /** Stops the container's running instance: TERM now, KILL once `gracePeriodMs` has passed. */
+  readonly kill: (container: string, gracePeriodMs: number) => void;
 }
 
-const KILLED_EXIT = 137;
+/** kuberuntime's minimumGracePeriodInSeconds. */
+const MINIMUM_GRACE_SECONDS = 2;
+
+/**
+ * The grace of a kill for a failed probe (setTerminationGracePeriod): the pod's deletion grace
+ * when it is being deleted, else the probe's `terminationGracePeriodSeconds`, else the pod's
+ * (30 s by default); at least 2 s.
+ */
+export function probeKillGraceMs(pod: Pod, container: string, kind: 'liveness' | 'startup'): number {
+  const spec = probedContainers(pod).find((c) => c.name === container);
+  const probe = kind === 'liveness' ? spec?.livenessProbe : spec?.startupProbe;
+  const seconds = pod.metadata?.deletionGracePeriodSeconds ?? probe?.terminationGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+  return Math.max(MINIMUM_GRACE_SECONDS, seconds) * 1000;
+}
 
 export function runtimeProbes(options: RuntimeProbesOptions): PodProbes {
   const event = (type: 'Normal' | 'Warning', reason: string, action: string, note: string, container: string): void =>
-    options.event?.(type, reason, note, { fieldPath: `spec.containers{${container}}`, action });
+    options.event?.(type, reason, note, { fieldPath: `spec.${(options.pod().spec?.containers ?? []).some((c) => c.name === container) ? 'containers' : 'initContainers'}{${container}}`, action });
   return new PodProbes(options.pod, {
     clock: options.clock,
     runExec: options.runExec ?? (() => Promise.reject(new Error('exec probes are not run on this node'))),
     changed: options.changed,
     probeFailed: (container, _kind, message) => event('Warning', 'Unhealthy', 'Unhealthy', message, container),
-    kill: (container, message) => {
+    kill: (container, message, kind) => {
       if (!options.running(container)) return;
-      // The kubelet's words (kuberuntime_manager.go): ", will be restarted" when the policy restarts it.
-      const restarts = shouldRestart(podRestartPolicy(options.pod().spec), KILLED_EXIT);
+      // The kubelet's words (kuberuntime_manager.go): ", will be restarted" unless the policy is Never.
+      const restarts = podRestartPolicy(options.pod().spec) !== 'Never';
       event('Normal', 'Killing', 'Kill', restarts ? `${message}, will be restarted` : message, container);
-      options.kill(container, KILLED_EXIT);
+      options.kill(container, probeKillGraceMs(options.pod(), container, kind));
     },
   });
 }

@@ -40,6 +40,14 @@ export class SignalDeath {
   }
 }
 
+/**
+ * What a real shell would run but the simulated one cannot (a here-document, an option of a
+ * builtin it does not implement). It unwinds the whole script: a container's command ends as a
+ * runtime's start failure (StartError, RunContainerError), never as a script error a real node
+ * would not give; an exec or a probe reports it as a status 2 with the message.
+ */
+export class Unsupported extends Error {}
+
 /** The interpreter, as builtins use it. */
 export interface ShellHandle {
   readonly fs: ShellFileSystem;

@@ -6,8 +6,7 @@
  * signal hub. Traps run in the main shell only, between commands.
  */
 import type { AndOr, Command, List, Pipeline, Script } from './ast.js';
-import type { Builtin, CommandIO, ShellHandle, SignalName } from './context.js';
-import { ExitRequest, LoopControl, ReturnRequest } from './context.js';
+import { ExitRequest, LoopControl, ReturnRequest, Unsupported, type Builtin, type CommandIO, type ShellHandle, type SignalName } from './context.js';
 import { ExpansionError, expandToString, expandWords, type ExpansionScope } from './expansion.js';
 import { normalizePath, type ShellFileSystem } from './fileSystem.js';
 import { LimitExceeded, ScriptLimit, type ShellLimits } from './limits.js';
@@ -156,6 +155,7 @@ export class Interpreter implements ShellHandle {
   async runScript(text: string, scope: 'same' | { readonly name: string; readonly args: readonly string[] }, io: CommandIO): Promise<number> {
     const parsed = parse(text, this.limits);
     if (!parsed.ok) {
+      if (parsed.unsupported) throw new Unsupported(parsed.error);
       await io.stderr(`sh: syntax error: ${parsed.error}\n`);
       return 2;
     }

@@ -4,6 +4,7 @@
  * handed to `nested`, which parses them and says where they end, so the lexer needs no parser.
  */
 import type { ParameterModifier, RedirectOp, Script, Word, WordPart } from './ast.js';
+import { Unsupported } from './context.js';
 
 export type Operator = ';' | '&' | '&&' | '||' | '|' | '(' | ')' | ';;';
 
@@ -73,7 +74,7 @@ export class Lexer {
     const { src } = this;
     const c = src[this.pos];
     const n = src[this.pos + 1];
-    if (c === '<' && n === '<') throw new SyntaxError('here-documents (<<) are not supported by the simulated shell');
+    if (c === '<' && n === '<') throw new Unsupported('here-documents (<<) are not supported by the simulated shell');
     let op: RedirectOp;
     if (c === '>') op = n === '>' ? '>>' : n === '&' ? '>&' : '>';
     else op = n === '&' ? '<&' : '<';

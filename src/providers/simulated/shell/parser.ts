@@ -5,13 +5,14 @@
  * shell would print, and the script length and nesting depth are bounded.
  */
 import type { AndOr, Assignment, Command, List, Pipeline, Redirection, Script, Word } from './ast.js';
+import { Unsupported } from './context.js';
 import { Lexer, SyntaxError, type Token } from './lexer.js';
 import { definedOnly } from '../../../lib/defaults.js';
 import { DEFAULT_LIMITS, type ShellLimits } from './limits.js';
 
 export type ParseResult =
   | { readonly ok: true; readonly script: Script }
-  | { readonly ok: false; readonly error: string; readonly incomplete: boolean };
+  | { readonly ok: false; readonly error: string; readonly incomplete: boolean; readonly unsupported?: true };
 
 const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', 'while', 'until', 'for', 'in', 'do', 'done', '{', '}', '!', 'case', 'esac']);
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -327,6 +328,7 @@ export function parse(source: string, limits: ShellLimits = DEFAULT_LIMITS): Par
     return { ok: true, script: new Parser(source, limits, 0, 0).script() };
   } catch (error) {
     if (error instanceof SyntaxError) return { ok: false, error: error.message, incomplete: error.incomplete };
+    if (error instanceof Unsupported) return { ok: false, error: error.message, incomplete: false, unsupported: true };
     // A stack overflow from input the depth bound did not catch is still an answer, never a crash.
     if (error instanceof RangeError) return { ok: false, error: 'script nested too deeply', incomplete: false };
     throw error;

@@ -3,7 +3,7 @@
  * signal), `date` (the injected clock, UTC, `+FORMAT`), `hostname`, `true`, `false`, `:`,
  * `stty size`, `expr`, `basename`, `dirname`, `uname`, and `tar`, which is not there.
  */
-import type { Builtin } from './context.js';
+import { Unsupported, type Builtin } from './context.js';
 
 const UNITS: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -65,10 +65,7 @@ const date: Builtin = async (ctx) => {
     if (arg.startsWith('+')) format = arg.slice(1);
     else if (arg === '-I' || arg === '--iso-8601' || arg === '-Iseconds' || arg === '--iso-8601=seconds') format = arg.includes('seconds') ? '%FT%T+00:00' : '%F';
     else if (arg === '-R') format = '%a, %d %b %Y %T +0000';
-    else if (arg !== '-u' && arg !== '--utc') {
-      await ctx.stderr(`date: unsupported option '${arg}' (the simulated date prints now: +FORMAT, -u, -I, -R)\n`);
-      return 1;
-    }
+    else if (arg !== '-u' && arg !== '--utc') throw new Unsupported(`date: option '${arg}' is not supported by the simulated shell (its date prints now: +FORMAT, -u, -I, -R)`);
   }
   await ctx.stdout(`${formatDate(now, format)}\n`);
   return 0;

@@ -3,7 +3,7 @@
  * `tail`, `seq`, `env`, `printenv`. Files are read through the shell's file system; with no file
  * (or `-`) they read stdin. Messages follow busybox's.
  */
-import type { Builtin, CommandContext } from './context.js';
+import { Unsupported, type Builtin, type CommandContext } from './context.js';
 import { normalizePath } from './fileSystem.js';
 
 /** Flags before the operands (`-n 3`, `-n3`, `-3`, `-vi`), and the operands. */
@@ -171,10 +171,7 @@ const grep: Builtin = async (ctx) => {
     await ctx.stderr('grep: usage: grep [-vcqinEF] PATTERN [FILE...]\n');
     return 2;
   }
-  if (NESTED_QUANTIFIER.test(pattern)) {
-    await ctx.stderr(`grep: ${pattern}: nested quantifiers are not supported by the simulated shell\n`);
-    return 2;
-  }
+  if (NESTED_QUANTIFIER.test(pattern)) throw new Unsupported(`grep: ${pattern}: nested quantifiers are not supported by the simulated shell`);
   // A basic regular expression's \( \) \| \+ are the extended ones' ( ) | +.
   const source = flags.has('F') ? pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : flags.has('E') ? pattern : pattern.replace(/\\([()|+?{}])/g, '$1');
   let regex: RegExp;
@@ -238,7 +235,7 @@ const tail: Builtin = async (ctx) => {
   const fromStart = raw.startsWith('+');
   const n = Number(fromStart ? raw.slice(1) : raw);
   if (!Number.isInteger(n) || n < 0) return (await ctx.stderr(`tail: invalid number of lines: ${raw}\n`), 1);
-  if (flags.has('f')) return (await ctx.stderr('tail: -f is not supported by the simulated shell\n'), 1);
+  if (flags.has('f')) throw new Unsupported('tail: -f is not supported by the simulated shell');
   let code = 0;
   for await (const { text } of sources(ctx, operands)) {
     if (text === undefined) {

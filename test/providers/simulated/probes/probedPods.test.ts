@@ -83,7 +83,7 @@ void t.test('a liveness failure restarts the container: restartCount 1, Killing 
   await pass(clock, 3000);
   const c = await container(sim, 'live');
   t.equal(c?.restartCount, 1, 'restarted once');
-  t.match(c?.lastState?.terminated, { exitCode: 137, reason: 'Error' });
+  t.match(c?.lastState?.terminated, { exitCode: 143, reason: 'Error' }, 'TERM first: a script without a trap dies of it');
   t.match(c?.state, { running: {} }, 'the first restart comes without back-off');
   t.same(events.slice(0, 3).map((e) => [e.type, e.reason, e.note, e.container]), [
     ['Warning', 'Unhealthy', 'Liveness probe failed: sick\n', 'spec.containers{main}'],
@@ -99,7 +99,7 @@ void t.test('under restartPolicy Never a liveness failure ends the container and
     livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
   }], { restartPolicy: 'Never' }));
   await pass(clock, 2500);
-  t.match(await container(sim, 'once'), { restartCount: 0, state: { terminated: { exitCode: 137 } } });
+  t.match(await container(sim, 'once'), { restartCount: 0, state: { terminated: { exitCode: 143 } } });
   t.equal((await status(sim, 'once')).phase, 'Failed');
   t.ok(events.some((e) => e.reason === 'Killing' && e.note === 'Container main failed liveness probe'), 'no "will be restarted"');
 });

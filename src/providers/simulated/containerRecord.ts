@@ -1,0 +1,43 @@
+/**
+ * What PodContainers keeps of one container across its instances: its stage, restarts, back-off,
+ * logs of the current and previous instance, and the one timer it may wait on.
+ */
+import type { PodSpec } from '../../adapters/kubernetes/model.js';
+import type { ContainerInstance } from './containerRuntime.js';
+import type { ContainerLog } from './containerLog.js';
+import type { BackoffEntry } from './crashLoopBackOff.js';
+import type { ContainerStage, Terminated } from './containerStatuses.js';
+import type { Timer } from '../../lib/clock.js';
+
+/** Where an instance's log lives: synthetic lines (a server), or what it wrote. */
+export type InstanceLog =
+  | { readonly kind: 'synthetic'; readonly startedAt: number; endedAt: number | undefined }
+  | { readonly kind: 'recorded'; readonly log: ContainerLog };
+
+export interface ContainerRecord {
+  readonly name: string;
+  readonly role: 'init' | 'sidecar' | 'main';
+  image: string;
+  stage: ContainerStage;
+  restartCount: number;
+  containerID: string | undefined;
+  last: Terminated | undefined;
+  backoff: BackoffEntry | undefined;
+  instance: ContainerInstance | undefined;
+  current: InstanceLog | undefined;
+  previous: InstanceLog | undefined;
+  /** A back-off wait, an image pull retry or an OOM: at most one per container. */
+  timer: Timer | undefined;
+  /** An image change ends the instance; it starts again at once, without back-off. */
+  replacing: boolean;
+  /** Its probe failed and it is being stopped (TERM sent, KILL due): no second kill meanwhile. */
+  probeKilled: boolean;
+}
+
+export function containerRecord(c: Pick<PodSpec['containers'][number], 'name' | 'image'>, role: ContainerRecord['role']): ContainerRecord {
+  return {
+    name: c.name, role, image: c.image ?? '', stage: { kind: 'waiting', reason: 'PodInitializing' },
+    restartCount: 0, containerID: undefined, last: undefined, backoff: undefined, instance: undefined,
+    current: undefined, previous: undefined, timer: undefined, replacing: false, probeKilled: false,
+  };
+}
