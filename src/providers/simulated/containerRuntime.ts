@@ -66,6 +66,11 @@ export class ContainerInstance {
     return !this.ended;
   }
 
+  /** The env and volume view it was launched with. */
+  get view(): ContainerView {
+    return this.options.view;
+  }
+
   start(): void {
     const { program, log } = this.options;
     if (program.kind === 'instant') {

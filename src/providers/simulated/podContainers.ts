@@ -157,6 +157,12 @@ export class PodContainers {
     return previous ? r?.previous : r?.current;
   }
 
+  /** The env and files a running instance of `name` started with (what its exec probes see). */
+  launchedView(name: string): ContainerView | undefined {
+    const instance = this.all().find((c) => c.name === name)?.instance;
+    return instance?.running ? instance.view : undefined;
+  }
+
   /** A main container or sidecar by name: the ones with probes. */
   private probed(name: string): ContainerRecord | undefined {
     return this.all().find((r) => r.name === name && r.role !== 'init');

@@ -23,6 +23,9 @@ import { podIdentity } from '../provider.js';
 import type { ExecResult } from './probes/containerProbes.js';
 import { longRunningContainers } from './restartPolicy.js';
 
+/** What the kubelet keeps of an exec probe's output (prober's maxReadLength, 10 KiB). */
+const PROBE_OUTPUT_LIMIT = 10 * 1024;
+
 export interface SimulatedSessionsDeps {
   readonly pods: SimulatedPods;
   readonly faults: SimulatedFaults;
@@ -87,6 +90,12 @@ export class SimulatedSessions {
       if (error instanceof MissingReference) throw invalidInput(error.message);
       throw transient(`reading the ConfigMaps and Secrets of pod ${podKey(namespace, podName)}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    return this.shellIn({ record, container: containerName, view }, command, streams, signal);
+  }
+
+  /** The built-in shell over `view` and the container's files, its output to `streams`. */
+  private shellIn(at: { record: SimPod; container: string; view: ContainerView }, command: readonly string[], streams: ContainerStreams, signal?: AbortSignal): Promise<number> {
+    const { record, container: containerName, view } = at;
     // A terminal turns "\n" into "\r\n" (onlcr); without one the bytes go as they are.
     const out = (write: ContainerStreams['stdout']) => (chunk: string): Promise<void> =>
       write ? write(streams.tty ? chunk.replace(/\r?\n/g, '\r\n') : chunk) : Promise.resolve();
@@ -187,13 +196,19 @@ export class SimulatedSessions {
    * together) kept for the probe's failure message; `signal` ends it at the probe's timeout.
    */
   async runProbe(record: SimPod, container: string, command: readonly string[], signal: AbortSignal): Promise<ExecResult> {
+    signal.throwIfAborted();
     const { namespace, name } = podIdentity(record.pod);
+    const running = this.runningContainer(namespace, name, container, undefined);
+    // As the kubelet's exec probe runs in the live process: with the env and volumes the instance
+    // started with, never a read of the API (an outage or a deleted Secret must not fail probes).
+    const view = running.containers?.launchedView(container);
+    if (view === undefined) throw invalidInput(`container ${container} of pod ${podKey(namespace, name)} is not running`);
     let output = '';
     const collect = (chunk: string | Buffer): Promise<void> => {
-      output += chunk.toString();
+      if (output.length < PROBE_OUTPUT_LIMIT) output = (output + chunk.toString()).slice(0, PROBE_OUTPUT_LIMIT);
       return Promise.resolve();
     };
-    const exitCode = await this.runInContainer({ namespace, pod: name, container }, command, { tty: false, stdout: collect, stderr: collect }, signal);
+    const exitCode = await this.shellIn({ record: running, container, view }, command, { tty: false, stdout: collect, stderr: collect }, signal);
     return { exitCode, output };
   }
 
@@ -203,9 +218,10 @@ export class SimulatedSessions {
     return container === undefined ? undefined : record.containers?.volumes.fileSystem(record.pod, container, view);
   }
 
-  private runningContainer(namespace: string, podName: string, containerName: string, operation: string): SimPod {
+  /** `operation` names the provider call a crash fault may be armed for; a probe is none. */
+  private runningContainer(namespace: string, podName: string, containerName: string, operation: string | undefined): SimPod {
     const key = podKey(namespace, podName);
-    this.faults.takeCrash(key, operation);
+    if (operation !== undefined) this.faults.takeCrash(key, operation);
     const record = this.deps.pods.get(key);
     if (record === undefined) throw notFound(`pod ${key} not found`);
     // A sidecar runs beside the main containers, and exec reaches it as on a node.

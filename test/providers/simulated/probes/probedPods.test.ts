@@ -10,16 +10,17 @@ import { ManualClock } from '../../../support/manualClock.js';
 import { drain } from '../../../support/until.js';
 import type { ContainerStatus, Pod, PodSpec } from '../../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider } from '../../../../src/providers/simulated/simulatedProvider.js';
+import type { ConfigSource } from '../../../../src/providers/simulated/configSource.js';
 
 type Container = PodSpec['containers'][number];
 
 interface SeenEvent { readonly pod: string; readonly type: string; readonly reason: string; readonly note: string; readonly container: string | undefined }
 
-function setup(): { clock: ManualClock; sim: SimulatedProvider; events: SeenEvent[] } {
+function setup(configSource?: ConfigSource): { clock: ManualClock; sim: SimulatedProvider; events: SeenEvent[] } {
   const clock = new ManualClock(Date.parse('2026-12-01T00:00:00Z'));
   const events: SeenEvent[] = [];
   const sim = new SimulatedProvider({
-    clock, startLatencyMs: 1000, stopLatencyMs: 200,
+    clock, startLatencyMs: 1000, stopLatencyMs: 200, ...(configSource ? { configSource } : {}),
     podEvents: (pod, type, reason, note, about) => events.push({ pod: pod.name, type, reason, note, container: about?.fieldPath }),
   });
   sim.notifyPods(() => undefined);
@@ -141,4 +142,41 @@ void t.test('deleting the pod stops its probes: no timer is left once it ended',
   await pass(clock, 3000);
   t.equal(await sim.getPod('ns', 'gone'), undefined);
   t.equal(clock.pendingTimers, 0);
+});
+
+void t.test('an exec probe runs in the container as it was launched: an API outage or a deleted Secret afterwards kills nothing', async (t) => {
+  let reads: 'up' | 'down' | 'gone' = 'up';
+  const configSource: ConfigSource = {
+    configMap: async () => undefined,
+    secret: async (namespace, name) => {
+      if (reads === 'down') throw new Error('connect ECONNREFUSED');
+      return reads === 'up' && `${namespace}/${name}` === 'ns/creds' ? { token: 's3cret' } : undefined;
+    },
+  };
+  const { clock, sim, events } = setup(configSource);
+  await sim.createPod(pod('env', [{
+    name: 'main', image: 'busybox', command: ['sh', '-c', 'sleep 1000'],
+    env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } }],
+    livenessProbe: { exec: { command: ['sh', '-c', 'test "$TOKEN" = s3cret'] }, periodSeconds: 1, failureThreshold: 1 },
+  }]));
+  await pass(clock, 3000);
+  t.match(await container(sim, 'env'), { state: { running: {} }, restartCount: 0 }, 'the probe passes with the launched env');
+  reads = 'down';
+  await pass(clock, 5000);
+  reads = 'gone';
+  await pass(clock, 5000);
+  t.match(await container(sim, 'env'), { state: { running: {} }, restartCount: 0 }, 'never killed');
+  t.same(events.filter((e) => e.reason === 'Unhealthy' || e.reason === 'Killing'), [], 'no probe failed');
+});
+
+void t.test("an exec probe's output is kept to the kubelet's 10 KiB", async (t) => {
+  const { clock, sim, events } = setup();
+  await sim.createPod(pod('loud', [{
+    name: 'main', image: 'busybox', command: ['sh', '-c', 'sleep 1000'],
+    readinessProbe: { exec: { command: ['sh', '-c', 'i=0; while [ $i -lt 1100 ]; do echo 0123456789; i=$((i+1)); done; exit 1'] }, periodSeconds: 30, timeoutSeconds: 60, failureThreshold: 1 },
+  }]));
+  await pass(clock, 3000);
+  const note = events.find((e) => e.reason === 'Unhealthy')?.note ?? '';
+  t.ok(note.startsWith('Readiness probe failed: 0123456789\n'), note.slice(0, 60));
+  t.ok(note.length <= 'Readiness probe failed: '.length + 10 * 1024, `kept to 10 KiB (${note.length} characters)`);
 });
