@@ -5,12 +5,11 @@
  */
 import t from 'tap';
 import { ManualClock } from '../../support/manualClock.js';
-import { drain } from '../../support/until.js';
 import type { ContainerStatus, Pod, PodSpec } from '../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
 import type { ShellRunner } from '../../../src/providers/simulated/containerRuntime.js';
+import { passTime, simulatedPod } from './support/simulatedNode.js';
 
-type Container = PodSpec['containers'][number];
 
 function setup(options: SimulatedProviderOptions = {}): { clock: ManualClock; sim: SimulatedProvider } {
   const clock = new ManualClock(Date.parse('2026-12-01T00:00:00Z'));
@@ -19,18 +18,10 @@ function setup(options: SimulatedProviderOptions = {}): { clock: ManualClock; si
   return { clock, sim };
 }
 
-function pod(name: string, containers: Container[], spec: Partial<PodSpec> = {}): Pod {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}` }, spec: { nodeName: 'n', containers, ...spec } };
-}
+const pod = simulatedPod;
 
 /** Moves the clock in steps, letting the shell's promises run between them. */
-async function pass(clock: ManualClock, ms: number, step = 500): Promise<void> {
-  await drain(3);
-  for (let done = 0; done < ms; done += step) {
-    clock.advance(Math.min(step, ms - done));
-    await drain(3);
-  }
-}
+const pass = (clock: ManualClock, ms: number, step = 500): Promise<void> => passTime(clock, ms, step, 3);
 
 async function status(sim: SimulatedProvider, name: string): Promise<NonNullable<Pod['status']>> {
   const s = await sim.getPodStatus('ns', name);

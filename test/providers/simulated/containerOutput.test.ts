@@ -5,13 +5,12 @@
  */
 import t from 'tap';
 import { ManualClock } from '../../support/manualClock.js';
-import { drain } from '../../support/until.js';
-import type { ContainerStatus, Pod, PodSpec } from '../../../src/adapters/kubernetes/model.js';
+import type { ContainerStatus } from '../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../../src/providers/simulated/simulatedProvider.js';
 import type { ShellRunner } from '../../../src/providers/simulated/containerRuntime.js';
 import { staticConfigSource } from '../../../src/providers/simulated/configSource.js';
+import { passTime, simulatedPod, type Container } from './support/simulatedNode.js';
 
-type Container = PodSpec['containers'][number];
 
 function setup(options: SimulatedProviderOptions = {}): { clock: ManualClock; sim: SimulatedProvider } {
   const clock = new ManualClock(Date.parse('2026-12-01T00:00:00Z'));
@@ -20,17 +19,10 @@ function setup(options: SimulatedProviderOptions = {}): { clock: ManualClock; si
   return { clock, sim };
 }
 
-function pod(name: string, containers: Container[], spec: Partial<PodSpec> = {}, annotations?: Record<string, string>): Pod {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(annotations ? { annotations } : {}) }, spec: { nodeName: 'n', containers, ...spec } };
-}
+const pod = simulatedPod;
 
-async function pass(clock: ManualClock, ms: number, step = 500): Promise<void> {
-  await drain(3);
-  for (let done = 0; done < ms; done += step) {
-    clock.advance(Math.min(step, ms - done));
-    await drain(3);
-  }
-}
+/** Moves the clock in steps, letting the shell's promises run between them. */
+const pass = (clock: ManualClock, ms: number, step = 500): Promise<void> => passTime(clock, ms, step, 3);
 
 async function container(sim: SimulatedProvider, podName: string, name = 'main'): Promise<ContainerStatus | undefined> {
   const s = await sim.getPodStatus('ns', podName);

@@ -7,12 +7,11 @@
  */
 import t from 'tap';
 import { ManualClock } from '../../../support/manualClock.js';
-import { drain } from '../../../support/until.js';
-import type { ContainerStatus, Pod, PodSpec } from '../../../../src/adapters/kubernetes/model.js';
+import type { ContainerStatus, Pod } from '../../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider } from '../../../../src/providers/simulated/simulatedProvider.js';
 import type { ConfigSource } from '../../../../src/providers/simulated/configSource.js';
+import { passTime, simulatedPod } from '../support/simulatedNode.js';
 
-type Container = PodSpec['containers'][number];
 
 interface SeenEvent { readonly pod: string; readonly type: string; readonly reason: string; readonly note: string; readonly container: string | undefined }
 
@@ -30,17 +29,10 @@ function setup(configSource?: ConfigSource): { clock: ManualClock; sim: Simulate
 const data = { volumes: [{ name: 'data', emptyDir: {} }] };
 const mounted = { volumeMounts: [{ name: 'data', mountPath: '/data' }] };
 
-function pod(name: string, containers: Container[], spec: Partial<PodSpec> = {}, annotations?: Record<string, string>): Pod {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(annotations ? { annotations } : {}) }, spec: { nodeName: 'n', containers, ...spec } };
-}
+const pod = simulatedPod;
 
-async function pass(clock: ManualClock, ms: number, step = 500): Promise<void> {
-  await drain(3);
-  for (let done = 0; done < ms; done += step) {
-    clock.advance(Math.min(step, ms - done));
-    await drain(5);
-  }
-}
+/** Moves the clock in steps, letting the shell's promises run between them. */
+const pass = (clock: ManualClock, ms: number, step = 500): Promise<void> => passTime(clock, ms, step, 5);
 
 async function status(sim: SimulatedProvider, name: string): Promise<NonNullable<Pod['status']>> {
   const s = await sim.getPodStatus('ns', name);

@@ -6,11 +6,10 @@
  */
 import t from 'tap';
 import { ManualClock } from '../../../support/manualClock.js';
-import { drain } from '../../../support/until.js';
-import type { ContainerStatus, Pod, PodSpec } from '../../../../src/adapters/kubernetes/model.js';
+import type { ContainerStatus } from '../../../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider } from '../../../../src/providers/simulated/simulatedProvider.js';
+import { passTime, simulatedPod } from '../support/simulatedNode.js';
 
-type Container = PodSpec['containers'][number];
 
 interface Seen { readonly reason: string; readonly note: string; readonly container: string | undefined }
 
@@ -22,17 +21,10 @@ function setup(): { clock: ManualClock; sim: SimulatedProvider; events: Seen[] }
   return { clock, sim, events };
 }
 
-function pod(name: string, containers: Container[], spec: Partial<PodSpec> = {}): Pod {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}` }, spec: { nodeName: 'n', containers, ...spec } };
-}
+const pod = simulatedPod;
 
-async function pass(clock: ManualClock, ms: number, step = 250): Promise<void> {
-  await drain(3);
-  for (let done = 0; done < ms; done += step) {
-    clock.advance(Math.min(step, ms - done));
-    await drain(5);
-  }
-}
+/** Moves the clock in steps, letting the shell's promises run between them. */
+const pass = (clock: ManualClock, ms: number, step = 250): Promise<void> => passTime(clock, ms, step, 5);
 
 async function container(sim: SimulatedProvider, podName: string, name: string): Promise<ContainerStatus | undefined> {
   const s = await sim.getPodStatus('ns', podName);
