@@ -1,7 +1,7 @@
 /**
  * An actor tree without actors: Inspectable cells whose snapshots a test sets directly, in a real
  * ActorRegistry, behind a fake AgentView. For route and metric specifications that need exact,
- * changeable figures (a 100k-actor tree, a pod that failed, a node not registered).
+ * changeable figures (a 20k-actor tree, a pod that failed, a node not registered).
  */
 import type { ActorSnapshot, ActorStatus, Inspectable } from '../../src/runtime/actorRegistry.js';
 import { ActorRegistry } from '../../src/runtime/actorRegistry.js';
@@ -16,9 +16,10 @@ export class FakeCell implements Inspectable {
   lastError: { message: string; at: string } | null = null;
   summary: StateSummary | null = null;
 
-  constructor(readonly path: string, readonly name: string, readonly kind: string, readonly parent: FakeCell | null) {}
+  constructor(readonly path: string, readonly name: string, readonly kind: string, readonly parent: FakeCell | null, private readonly counts: { snapshots: number }) {}
 
   snapshot(): ActorSnapshot {
+    this.counts.snapshots++;
     return {
       path: this.path, name: this.name, kind: this.kind, parent: this.parent?.path ?? null, status: this.status,
       restarts: this.restarts, lastError: this.lastError, mailboxDepth: this.mailboxDepth, processed: 0,
@@ -35,14 +36,16 @@ export class FakeTree {
   readonly registry = new ActorRegistry();
   readonly root: FakeCell;
   readonly synced = new Map<string, boolean>();
+  /** Every snapshot taken of any cell: the work a query did, counted rather than timed. */
+  readonly counts = { snapshots: 0 };
 
   constructor() {
-    this.root = new FakeCell('tether', 'tether', 'root', null);
+    this.root = new FakeCell('tether', 'tether', 'root', null, this.counts);
     this.registry.register(this.root, true);
   }
 
   add(parent: FakeCell, name: string, kind: string, summary: StateSummary | null = null): FakeCell {
-    const cell = new FakeCell(`${parent.path}/${name}`, name, kind, parent);
+    const cell = new FakeCell(`${parent.path}/${name}`, name, kind, parent, this.counts);
     cell.summary = summary;
     parent.children.set(name, cell);
     this.registry.register(cell);
