@@ -4,8 +4,8 @@
  * change, every failed attempt the kubelet's `Unhealthy` Event, and a liveness or startup failure
  * the kubelet's `Killing` Event and a kill as killContainer does it: TERM, then KILL (137) at the
  * grace deadline (probeKillGraceMs). What follows (a restart with back-off, or none under Never)
- * is the runtime's ordinary exit path, by the exit code (the kubelet restarts an OnFailure
- * container killed for its probe even after an exit 0; the simulator does not yet).
+ * is the runtime's ordinary exit path, except that a probe-killed container restarts unless the
+ * policy is Never whatever it exits with, as computePodActions decides (../restartPolicy.ts).
  */
 import type { Clock } from '../../../lib/clock.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
