@@ -48,7 +48,7 @@ export function runtimeProbes(options: RuntimeProbesOptions): PodProbes {
     clock: options.clock,
     runExec: options.runExec ?? (() => Promise.reject(new Error('exec probes are not run on this node'))),
     changed: options.changed,
-    probeFailed: (container, _kind, message) => event('Warning', 'Unhealthy', 'Unhealthy', message, container),
+    probeEvent: (container, _kind, reason, note) => event('Warning', reason, reason, note, container),
     kill: (container, message, kind) => {
       if (!options.running(container)) return;
       // The kubelet's words (kuberuntime_manager.go): ", will be restarted" unless the policy is Never.

@@ -172,3 +172,25 @@ void t.test("an exec probe's output is kept to the kubelet's 10 KiB", async (t) 
   t.ok(note.startsWith('Readiness probe failed: 0123456789\n'), note.slice(0, 60));
   t.ok(note.length <= 'Readiness probe failed: '.length + 10 * 1024, `kept to 10 KiB (${note.length} characters)`);
 });
+
+void t.test('an httpGet readiness probe answered with a redirect makes the container ready, with the kubelet\'s ProbeWarning Event', async (t) => {
+  const { clock, sim, events } = setup();
+  await sim.createPod(pod('moved', [
+    { name: 'main', image: 'nginx', ports: [{ containerPort: 80 }], readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 1 } },
+  ], {}, { 'sim.tether.dev/probe-responses': '{"main": {"readiness": {"status": 302, "body": "see elsewhere"}}}' }));
+  await pass(clock, 3000);
+  t.match(await container(sim, 'moved'), { ready: true });
+  t.match(events.find((e) => e.reason === 'ProbeWarning'), { type: 'Warning', note: 'Readiness probe warning: Probe terminated redirects, Response body: see elsewhere', container: 'spec.containers{main}' });
+  t.notOk(events.some((e) => e.reason === 'Unhealthy'));
+});
+
+void t.test('a liveness probe on a port name the container does not declare never kills it: errored, thrown away', async (t) => {
+  const { clock, sim, events } = setup();
+  await sim.createPod(pod('unnamed', [
+    { name: 'main', image: 'nginx', ports: [{ containerPort: 80 }], livenessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 1, failureThreshold: 1 } },
+  ]));
+  await pass(clock, 5000);
+  t.match(await container(sim, 'unnamed'), { restartCount: 0, state: { running: {} } });
+  t.match(events.find((e) => e.reason === 'Unhealthy'), { note: 'Liveness probe errored and resulted in unknown state: strconv.Atoi: parsing "http": invalid syntax' });
+  t.notOk(events.some((e) => e.reason === 'Killing'));
+});
