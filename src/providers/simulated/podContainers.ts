@@ -107,7 +107,8 @@ export class PodContainers {
     this.batch(() => {
       this.stopping = true;
       this.exitAfter?.cancel();
-      this.probes?.stopAll();
+      // Readiness goes on while the containers drain (a trap may turn it off); the others stop.
+      this.probes?.terminating();
       for (const r of this.all()) {
         r.timer?.cancel();
         r.timer = undefined;

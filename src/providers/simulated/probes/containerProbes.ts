@@ -49,11 +49,17 @@ export interface ExecResult {
 
 export interface ContainerProbes {
   stop(): void;
+  /**
+   * The pod is being deleted: as the kubelet's worker, liveness and startup stop with a last
+   * Success (a container not yet started counts as started), readiness goes on probing until
+   * the container ends, so a draining container can turn itself not ready.
+   */
+  terminating(): void;
 }
 
 const KINDS: readonly ProbeKind[] = ['startup', 'readiness', 'liveness'];
 const PROBE_FIELD = { startup: 'startupProbe', readiness: 'readinessProbe', liveness: 'livenessProbe' } as const;
-const NO_PROBES: ContainerProbes = { stop: () => undefined };
+const NO_PROBES: ContainerProbes = { stop: () => undefined, terminating: () => undefined };
 
 function probeOf(container: Container, kind: ProbeKind): Probe | undefined {
   return container[PROBE_FIELD[kind]];
@@ -110,6 +116,7 @@ export function startContainerProbes(container: Container, deps: ContainerProbes
     if (probe) workers.set(kind, { state: initialProbeState(kind, probe, startedAt), probe, timer: undefined });
   }
 
+  // A startup worker removed at the deletion counts as a success, as no startup probe does.
   const report = (): void => {
     const next = containerHealth({ startup: workers.get('startup')?.state.value, readiness: workers.get('readiness')?.state.value });
     const before = health;
@@ -165,7 +172,7 @@ export function startContainerProbes(container: Container, deps: ContainerProbes
       return;
     }
     const answer = await runOnce(kind, worker.probe, timing.timeoutMs);
-    if (stopped) return;
+    if (stopped || workers.get(kind) !== worker) return;
     const event = probeEvent(kind, answer);
     if (event !== undefined) deps.onProbeEvent(kind, event.reason, event.note);
     if (answer.result === 'error') {
@@ -187,6 +194,17 @@ export function startContainerProbes(container: Container, deps: ContainerProbes
     stop: () => {
       stopped = true;
       for (const worker of workers.values()) worker.timer?.cancel();
+    },
+    terminating: () => {
+      if (stopped) return;
+      for (const kind of ['startup', 'liveness'] as const) {
+        const worker = workers.get(kind);
+        if (worker === undefined) continue;
+        worker.timer?.cancel();
+        workers.delete(kind);
+        // A probe already in flight finds its worker gone (below) and reports nothing.
+        if (kind === 'startup') report();
+      }
     },
   };
 }

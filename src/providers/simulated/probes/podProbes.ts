@@ -81,7 +81,12 @@ export class PodProbes {
     this.healths.delete(name);
   }
 
-  /** The pod stops or ends: no more probing; the last health stays while the containers wind down. */
+  /** The pod is being deleted: readiness goes on while each container winds down, liveness and startup stop (a success). */
+  terminating(): void {
+    for (const probes of this.running.values()) probes.terminating();
+  }
+
+  /** The pod ends (or is forgotten): no more probing; the last health stays. */
   stopAll(): void {
     for (const probes of this.running.values()) probes.stop();
     this.running.clear();
