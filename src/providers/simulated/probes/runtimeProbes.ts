@@ -42,8 +42,9 @@ export function probeKillGraceMs(pod: Pod, container: string, kind: 'liveness' |
 }
 
 export function runtimeProbes(options: RuntimeProbesOptions): PodProbes {
+  const isMain = (container: string): boolean => (options.pod().spec?.containers ?? []).some((c) => c.name === container);
   const event = (type: 'Normal' | 'Warning', reason: string, action: string, note: string, container: string): void =>
-    options.event?.(type, reason, note, { fieldPath: `spec.${(options.pod().spec?.containers ?? []).some((c) => c.name === container) ? 'containers' : 'initContainers'}{${container}}`, action });
+    options.event?.(type, reason, note, { fieldPath: `spec.${isMain(container) ? 'containers' : 'initContainers'}{${container}}`, action });
   return new PodProbes(options.pod, {
     clock: options.clock,
     runExec: options.runExec ?? (() => Promise.reject(new Error('exec probes are not run on this node'))),
@@ -51,9 +52,11 @@ export function runtimeProbes(options: RuntimeProbesOptions): PodProbes {
     probeEvent: (container, _kind, reason, note) => event('Warning', reason, reason, note, container),
     kill: (container, message, kind) => {
       if (!options.running(container)) return;
-      // The kubelet's words (kuberuntime_manager.go): ", will be restarted" unless the policy is Never.
+      // The kubelet's words: computePodActions adds ", will be restarted" unless the policy is
+      // Never; computeInitContainerActions names a sidecar "Init container …" and adds nothing.
       const restarts = podRestartPolicy(options.pod().spec) !== 'Never';
-      event('Normal', 'Killing', 'Kill', restarts ? `${message}, will be restarted` : message, container);
+      const note = !isMain(container) ? `Init container ${container} failed ${kind} probe` : restarts ? `${message}, will be restarted` : message;
+      event('Normal', 'Killing', 'Kill', note, container);
       options.kill(container, probeKillGraceMs(options.pod(), container, kind));
     },
   });
