@@ -174,3 +174,23 @@ t.test('on the clock: an exec probe\'s command is $(VAR)-expanded with the conta
   await advance(clock, 500);
   t.same(ran, [['cat', '/tmp/ready', '', '$(FILE)', '$(NONE)', '$(FILE)']], 'ExpandContainerCommandOnlyStatic: valueFrom names are empty, values are not expanded again');
 });
+
+t.test('on the clock: readiness successThreshold counts warnings as successes, and an error between them breaks no run', async (t) => {
+  const clock = new ManualClock(0);
+  const { seen, deps } = recorder(clock, () => 0);
+  const answers: Array<'success' | 'warning' | 'error' | 'failure'> = ['success', 'error', 'warning', 'success', 'failure', 'success', 'success', 'success'];
+  startContainerProbes({ name: 'app', readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1, successThreshold: 3, failureThreshold: 1 } }, {
+    ...deps, answer: () => ({ result: answers.shift() ?? 'success', message: 'm', delayMs: 0 }),
+  });
+  const readiness = (): string[] => seen.filter((s) => s.startsWith('ready='));
+  await advance(clock, 2_500);
+  t.same(readiness(), [], 'two successes (the error thrown away) are below 3');
+  await advance(clock, 1_000);
+  t.same(readiness(), ['ready=true'], 'success, warning, success');
+  await advance(clock, 1_000);
+  t.same(readiness(), ['ready=true', 'ready=false'], 'one failure at threshold 1');
+  await advance(clock, 2_000);
+  t.same(readiness(), ['ready=true', 'ready=false'], 'ready again only after 3 in a row');
+  await advance(clock, 1_000);
+  t.same(readiness(), ['ready=true', 'ready=false', 'ready=true']);
+});
