@@ -66,7 +66,7 @@ t.test('the simulated node runs the containers\' commands', { skip: support.avai
     t.equal(await host.kubectl(['logs', '-n', ns, 'job/done']), 'done\n');
   });
 
-  await t.test('an OnFailure pod whose command exits 1 shows CrashLoopBackOff and its restartCount grows', async (t) => {
+  await t.test('an OnFailure pod whose command exits 1 shows CrashLoopBackOff, its back-off grows (10 s, then 20 s) and so does its restartCount', async (t) => {
     await host.kubectl(['apply', '-f', '-'], { input: podManifest('crash', ns, nodeName, { restartPolicy: 'OnFailure', containers: [{ name: 'app', image: 'busybox:1.36', command: ['sh', '-c', 'echo crashing; exit 1'] }] }) });
     const status = async (): Promise<ContainerStatusJson | undefined> =>
       (await getJson<KubeObject & { status?: { containerStatuses?: ContainerStatusJson[] } }>(host, ['pod', '-n', ns, 'crash']))?.status?.containerStatuses?.[0];
@@ -83,6 +83,12 @@ t.test('the simulated node runs the containers\' commands', { skip: support.avai
       return (s?.restartCount ?? 0) > first ? s : undefined;
     }, { timeoutMs: 60_000 });
     t.ok((later.restartCount ?? 0) > first, 'restartCount grows');
+    // The next crash comes at once after that restart: the back-off has doubled.
+    const doubled = await waitFor('a back-off of 20 s', async () => {
+      const s = await status();
+      return /^back-off 20s /.test(s?.state?.waiting?.message ?? '') ? s : undefined;
+    }, { timeoutMs: 60_000 });
+    t.match(doubled.state?.waiting, { reason: 'CrashLoopBackOff', message: /^back-off 20s restarting failed container=app pod=crash_/ }, 'the back-off grows');
     t.equal(await host.kubectl(['logs', '-n', ns, 'crash', '--previous']), 'crashing\n');
     const get = await host.kubectl(['get', 'pod', '-n', ns, 'crash', '--no-headers']);
     t.match(get, /CrashLoopBackOff|Error|Running/);

@@ -30,7 +30,10 @@ export interface ContainerRecord {
   timer: Timer | undefined;
   /** An image change ends the instance; it starts again at once, without back-off. */
   replacing: boolean;
-  /** Its probe failed and it is being stopped (TERM sent, KILL due): no second kill meanwhile. */
+  /**
+   * Its current (or, until the next instance runs, its last) instance was stopped for a failed
+   * probe: no second kill meanwhile, and it starts again whatever it exits with (restartsAfterExit).
+   */
   probeKilled: boolean;
 }
 

@@ -38,6 +38,8 @@ export interface ContainerFacts {
   readonly role: 'init' | 'sidecar' | 'main';
   /** While running, what its probes say (probes/podProbes.ts); without probes it is started and ready. */
   readonly health?: ContainerHealth;
+  /** Waiting to start again whatever its last exit code said (it was killed for its probe). */
+  readonly restarting?: true;
 }
 
 /** A container that never ran when its pod ended: its last exit, else as the kubelet reports one it cannot find. */
@@ -89,7 +91,7 @@ export interface PodFacts {
 export function podStatusOf(pod: Pod, placement: Placement, previous: PodStatus | undefined, facts: PodFacts, now: Date): PodStatus {
   const inits = facts.inits.map(containerStatus);
   const mains = facts.mains.map(containerStatus);
-  const phase = podPhase(pod.spec, inits, mains, facts.terminal);
+  const phase = podPhase(pod.spec, inits, mains, facts.terminal, new Set(facts.mains.filter((c) => c.restarting).map((c) => c.name)));
   const ended = phase === 'Succeeded' || phase === 'Failed';
   // A sidecar counts as a container does: running and ready (its readiness probe, if any).
   const sidecarsUp = facts.inits.every((c, i) => c.role !== 'sidecar' || inits[i]?.ready === true);

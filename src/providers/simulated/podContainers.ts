@@ -26,7 +26,7 @@ import { emptyConfigSource, type ConfigSource } from './configSource.js';
 import { imageFault } from './dataFaults.js';
 import { containerProgram, type ContainerProgram, type ImageCommands } from './imageCommands.js';
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
-import { isSidecar, podRestartPolicy, shouldRestart } from './restartPolicy.js';
+import { isSidecar, podRestartPolicy, restartsAfterExit, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
 
@@ -107,7 +107,8 @@ export class PodContainers {
     this.batch(() => {
       this.stopping = true;
       this.exitAfter?.cancel();
-      this.probes?.stopAll();
+      // Readiness goes on while the containers drain (a trap may turn it off); the others stop.
+      this.probes?.terminating();
       for (const r of this.all()) {
         r.timer?.cancel();
         r.timer = undefined;
@@ -144,7 +145,9 @@ export class PodContainers {
     const facts = (r: ContainerRecord): ContainerFacts => {
       const stage = terminal && r.stage.kind === 'waiting' ? finalStage(r.last, this.options.clock.now()) : r.stage;
       const health = stage.kind === 'running' ? this.probes?.health(r.name) : undefined;
-      return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined, health }) };
+      // Waiting to start again after a probe kill, whatever it exited with: the phase must not count it as done.
+      const restarting = stage.kind === 'waiting' && r.probeKilled ? true : undefined;
+      return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined, health, restarting }) };
     };
     return podStatusOf(this.options.pod(), placement, previous, {
       inits: this.inits.map(facts), mains: this.mains.map(facts), initialized: this.initialized, terminal,
@@ -283,6 +286,7 @@ export class PodContainers {
       onExit: (exit) => this.batch(() => this.exited(r, instance, now, exit)),
     });
     r.instance = instance;
+    r.probeKilled = false;
     r.stage = { kind: 'running', startedAt: now };
     this.dirty = true;
     const fault = imageFault(this.options.pod(), r.image);
@@ -308,10 +312,7 @@ export class PodContainers {
       this.launch(r);
       return;
     }
-    const policy = podRestartPolicy(this.options.pod().spec);
-    // A regular init container runs again only after a failure, and never under Never.
-    const restarts = r.role === 'sidecar' || (r.role === 'init' ? exit.exitCode !== 0 && policy !== 'Never' : shouldRestart(policy, exit.exitCode));
-    r.probeKilled = false;
+    const restarts = restartsAfterExit(r.role, podRestartPolicy(this.options.pod().spec), exit.exitCode, r.probeKilled ? 'probeKilled' : 'exited');
     if (exit.reason === 'StartError') this.startFailed(r, exit.message ?? '', restarts ? now : undefined);
     else if (restarts) this.restart(r, now);
     this.advance();

@@ -29,14 +29,35 @@ export function shouldRestart(policy: RestartPolicy, exitCode: number): boolean 
   return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
 }
 
+/** How an instance came to end: by itself, or killed for a failed liveness or startup probe. */
+export type ExitCause = 'exited' | 'probeKilled';
+
+/**
+ * Whether the container runs again after its instance ended. A sidecar always does; a regular
+ * init container only after a failure and never under Never; a main container by the policy and
+ * its exit code, except when killed for its probe: computePodActions then puts it in
+ * ContainersToStart in the same sync whenever the policy is not Never, whatever it exits with.
+ */
+export function restartsAfterExit(role: 'init' | 'sidecar' | 'main', policy: RestartPolicy, exitCode: number, cause: ExitCause): boolean {
+  if (role === 'sidecar') return true;
+  if (role === 'init') return exitCode !== 0 && policy !== 'Never';
+  return cause === 'probeKilled' ? policy !== 'Never' : shouldRestart(policy, exitCode);
+}
+
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
 function exitCodeOf(status: ContainerStatus | undefined): number | undefined {
   return status?.state?.terminated?.exitCode ?? (status?.state?.waiting ? status.lastState?.terminated?.exitCode : undefined);
 }
 
-/** getPhase: Pending until the regular init containers are done and no container waits for its first start. */
-export function podPhase(spec: PodSpec | undefined, inits: readonly ContainerStatus[], mains: readonly ContainerStatus[], podIsTerminal: boolean): PodPhase {
+/**
+ * getPhase: Pending until the regular init containers are done and no container waits for its
+ * first start. `restarting` names main containers waiting to start again whatever their last exit
+ * code (killed for a probe): they count as restartable, so an OnFailure pod whose container
+ * exited 0 after a probe kill stays Running. (The kubelet's getPhase judges by the exit code only,
+ * which can fail such a pod while it backs off; computePodActions meant it to run again.)
+ */
+export function podPhase(spec: PodSpec | undefined, inits: readonly ContainerStatus[], mains: readonly ContainerStatus[], podIsTerminal: boolean, restarting: ReadonlySet<string> = new Set()): PodPhase {
   const policy = podRestartPolicy(spec);
   const find = (list: readonly ContainerStatus[], name: string): ContainerStatus | undefined => list.find((s) => s.name === name);
   let pendingInit = 0;
@@ -69,7 +90,7 @@ export function podPhase(spec: PodSpec | undefined, inits: readonly ContainerSta
       continue;
     }
     stopped++;
-    if (!shouldRestart(policy, code)) stoppedNotRestartable++;
+    if (!shouldRestart(policy, code) && !restarting.has(c.name)) stoppedNotRestartable++;
     if (code === 0 && status?.state?.terminated) succeeded++;
   }
   if (failedInitNotRestartable > 0) return 'Failed';

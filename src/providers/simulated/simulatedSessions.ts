@@ -198,7 +198,8 @@ export class SimulatedSessions {
   async runProbe(record: SimPod, container: string, command: readonly string[], signal: AbortSignal): Promise<ExecResult> {
     signal.throwIfAborted();
     const { namespace, name } = podIdentity(record.pod);
-    const running = this.runningContainer(namespace, name, container, undefined);
+    // A readiness probe goes on while the pod is deleted, as long as its container runs.
+    const running = this.runningContainer(namespace, name, container, undefined, true);
     // As the kubelet's exec probe runs in the live process: with the env and volumes the instance
     // started with, never a read of the API (an outage or a deleted Secret must not fail probes).
     const view = running.containers?.launchedView(container);
@@ -218,8 +219,8 @@ export class SimulatedSessions {
     return container === undefined ? undefined : record.containers?.volumes.fileSystem(record.pod, container, view);
   }
 
-  /** `operation` names the provider call a crash fault may be armed for; a probe is none. */
-  private runningContainer(namespace: string, podName: string, containerName: string, operation: string | undefined): SimPod {
+  /** `operation` names the provider call a crash fault may be armed for; a probe is none, and reaches a stopping pod too. */
+  private runningContainer(namespace: string, podName: string, containerName: string, operation: string | undefined, whileStopping = false): SimPod {
     const key = podKey(namespace, podName);
     if (operation !== undefined) this.faults.takeCrash(key, operation);
     const record = this.deps.pods.get(key);
@@ -228,7 +229,7 @@ export class SimulatedSessions {
     if (!longRunningContainers(record.pod.spec).some((c) => c.name === containerName)) {
       throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
     }
-    if (record.stage !== 'running') {
+    if (record.stage !== 'running' && !(whileStopping && record.stage === 'stopping')) {
       throw invalidInput(`unable to upgrade connection: container not found ("${containerName}")${record.stage === 'starting' ? ': ContainerCreating' : ''}`);
     }
     return record;

@@ -3,7 +3,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import type { ContainerStatus, PodSpec } from '../../../src/adapters/kubernetes/model.js';
 import { CONTAINER_BACKOFF, crashLoopMessage, goDuration, restartDecision, type BackoffEntry } from '../../../src/providers/simulated/crashLoopBackOff.js';
-import { podPhase, shouldRestart } from '../../../src/providers/simulated/restartPolicy.js';
+import { podPhase, restartsAfterExit, shouldRestart } from '../../../src/providers/simulated/restartPolicy.js';
 import { expandReferences } from '../../../src/providers/simulated/commandExpansion.js';
 import { containerProgram, imageRepository, DEFAULT_IMAGE_COMMANDS } from '../../../src/providers/simulated/imageCommands.js';
 
@@ -40,6 +40,18 @@ void t.test('restart policy: Always restarts any exit, OnFailure a failure, Neve
   t.same([0, 1].map((code) => [shouldRestart('Always', code), shouldRestart('OnFailure', code), shouldRestart('Never', code)]), [[true, false, false], [true, true, false]]);
 });
 
+void t.test('after an exit: a sidecar always restarts, an init container after a failure unless Never, a probe-killed container unless Never whatever its code', async (t) => {
+  const policies = ['Always', 'OnFailure', 'Never'] as const;
+  const row = (role: 'init' | 'sidecar' | 'main', code: number, cause: 'exited' | 'probeKilled'): boolean[] => policies.map((p) => restartsAfterExit(role, p, code, cause));
+  t.same(row('main', 0, 'exited'), [true, false, false]);
+  t.same(row('main', 1, 'exited'), [true, true, false]);
+  t.same(row('main', 0, 'probeKilled'), [true, true, false]);
+  t.same(row('main', 137, 'probeKilled'), [true, true, false]);
+  t.same(row('init', 0, 'exited'), [false, false, false]);
+  t.same(row('init', 1, 'exited'), [true, true, false]);
+  t.same(row('sidecar', 0, 'exited'), [true, true, true]);
+});
+
 const running = (name: string): ContainerStatus => ({ name, image: '', imageID: '', ready: true, restartCount: 0, state: { running: {} } });
 const exited = (name: string, exitCode: number): ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode } } });
 const backingOff = (name: string, exitCode: number): ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode } } });
@@ -62,6 +74,13 @@ void t.test('pod phase, as getPhase adds the statuses up', async (t) => {
   ];
   for (const [name, s, inits, mains, phase] of cases) t.equal(podPhase(s, inits, mains, false), phase, name);
   t.equal(podPhase(spec('Always'), [], [exited('a', 0), exited('b', 1)], true), 'Failed', 'a terminal pod ends whatever its policy');
+});
+
+void t.test('pod phase: a container backing off after a probe kill that exited 0 keeps an OnFailure pod Running', async (t) => {
+  const mains = [exited('a', 0), backingOff('b', 0)];
+  t.equal(podPhase(spec('OnFailure'), [], mains, false), 'Failed', 'by the exit code alone, as getPhase counts it');
+  t.equal(podPhase(spec('OnFailure'), [], mains, false, new Set(['b'])), 'Running');
+  t.equal(podPhase(spec('OnFailure'), [], mains, true, new Set(['b'])), 'Failed', 'a terminal pod is done whatever');
 });
 
 void t.test('$(VAR) expansion: known names, $$ escapes, unknown and unclosed references stay', async (t) => {

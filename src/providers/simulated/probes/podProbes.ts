@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../../lib/clock.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import { hasProbes, initialContainerHealth, startContainerProbes, type ContainerProbes, type ExecResult } from './containerProbes.js';
+import { hasProbes, initialContainerHealth, startContainerProbes, type ContainerProbes, type ExecResult, type ProbeEventReason } from './containerProbes.js';
 import { answerProbe, parseProbeResponses, type ProbeAnswer, type ProbeResponses } from './probeResponses.js';
 import type { ContainerHealth, ProbeKind } from './probeWorker.js';
 import { longRunningContainers } from '../restartPolicy.js';
@@ -20,8 +20,8 @@ export interface PodProbesDeps {
   readonly changed: () => void;
   /** The container must be killed (its liveness or startup probe failed); `message` is the kubelet's. */
   readonly kill: (container: string, message: string, kind: 'liveness' | 'startup') => void;
-  /** A probe attempt failed; `message` is the kubelet's `Unhealthy` Event note. */
-  readonly probeFailed: (container: string, kind: ProbeKind, message: string) => void;
+  /** A probe attempt the kubelet records an Event for (`Unhealthy`, `ProbeWarning`), with its note. */
+  readonly probeEvent: (container: string, kind: ProbeKind, reason: ProbeEventReason, note: string) => void;
 }
 
 /** The containers probes apply to: the main ones and the sidecars (restartable init containers), as in the kubelet. */
@@ -70,7 +70,7 @@ export class PodProbes {
       onReadiness: (ready) => this.setHealth(name, { ready }),
       onStartup: (started) => this.setHealth(name, { started }),
       onLivenessFailure: (message, kind) => this.deps.kill(name, message, kind),
-      onProbeFailed: (kind, message) => this.deps.probeFailed(name, kind, message),
+      onProbeEvent: (kind, reason, note) => this.deps.probeEvent(name, kind, reason, note),
     }, startedAt));
   }
 
@@ -81,7 +81,12 @@ export class PodProbes {
     this.healths.delete(name);
   }
 
-  /** The pod stops or ends: no more probing; the last health stays while the containers wind down. */
+  /** The pod is being deleted: readiness goes on while each container winds down, liveness and startup stop (a success). */
+  terminating(): void {
+    for (const probes of this.running.values()) probes.terminating();
+  }
+
+  /** The pod ends (or is forgotten): no more probing; the last health stays. */
   stopAll(): void {
     for (const probes of this.running.values()) probes.stop();
     this.running.clear();

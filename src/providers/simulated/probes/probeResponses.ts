@@ -7,13 +7,18 @@
  *
  *   sim.tether.dev/probe-responses: '{"web": {"readiness": {"status": 500}, "liveness": "failure", "startup": {"delayMs": 3000}}}'
  *
- * Per kind: "success" or "failure", or an object with `status` (HTTP status; 200–399 succeeds, as
- * the kubelet's HTTP prober counts it; for tcpSocket and grpc any status outside that range fails),
+ * Per kind: "success" or "failure", or an object with `status` (HTTP status; 200–299 succeeds; a
+ * 3xx stands for a redirect the prober does not follow, to another host: success with the
+ * kubelet's `ProbeWarning`; anything else fails; for tcpSocket and grpc any status outside
+ * 200–399 fails), `body` (the HTTP response body, which a warning quotes to its first 10 KiB),
  * `open` (false refuses the connection) and `delayMs` (the answer comes this late; at or past the
- * probe's timeoutSeconds the probe times out).
+ * probe's timeoutSeconds the probe times out, in the words of the kubelet's HTTP, TCP or gRPC
+ * client). Ports resolve as the kubelet's ResolveContainerPort does, against the probed container
+ * alone: one that does not is a probe error, whose result the kubelet throws away.
  */
 import type { Pod } from '../../../adapters/kubernetes/model.js';
-import type { Container, Probe, ProbeKind, ProbeResult } from './probeWorker.js';
+import { goDuration } from '../crashLoopBackOff.js';
+import { probeTiming, type Container, type Probe, type ProbeKind } from './probeWorker.js';
 
 export const PROBE_RESPONSES_ANNOTATION = 'sim.tether.dev/probe-responses';
 
@@ -21,14 +26,22 @@ export interface ProbeResponse {
   readonly status?: number;
   readonly open?: boolean;
   readonly delayMs?: number;
+  readonly body?: string;
 }
 
 /** container name → probe kind → response. */
 export type ProbeResponses = ReadonlyMap<string, Partial<Record<ProbeKind, ProbeResponse>>>;
 
+/**
+ * A probe attempt's outcome as pkg/probe has it: `warning` counts as success with a
+ * `ProbeWarning` Event; `error` (the port does not resolve, the exec could not run) is thrown
+ * away by the kubelet's worker after an `Unhealthy` Event: the probe's value does not move.
+ */
+export type AnswerResult = 'success' | 'warning' | 'failure' | 'error';
+
 export interface ProbeAnswer {
-  readonly result: ProbeResult;
-  /** The kubelet's failure text, e.g. `HTTP probe failed with statuscode: 500`. */
+  readonly result: AnswerResult;
+  /** The kubelet's text, e.g. `HTTP probe failed with statuscode: 500`. */
   readonly message: string;
   /** How long the answer takes. */
   readonly delayMs: number;
@@ -44,12 +57,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function parseResponse(value: unknown, field: string): ProbeResponse {
   const fail = (why: string): never => {
-    throw new ProbeResponsesError(`annotation ${PROBE_RESPONSES_ANNOTATION}: ${field} ${why}`);
+    // A field's own problem reads `web.readiness.status must …`; the response's, `web.readiness must …`.
+    throw new ProbeResponsesError(`annotation ${PROBE_RESPONSES_ANNOTATION}: ${field}${why.startsWith('.') ? '' : ' '}${why}`);
   };
   if (value === 'success') return {};
   if (value === 'failure') return { open: false };
-  if (!isRecord(value)) return fail('must be "success", "failure" or an object with status, open, delayMs');
-  const response: { status?: number; open?: boolean; delayMs?: number } = {};
+  if (!isRecord(value)) return fail('must be "success", "failure" or an object with status, body, open, delayMs');
+  const response: { status?: number; open?: boolean; delayMs?: number; body?: string } = {};
   for (const [key, v] of Object.entries(value)) {
     if (key === 'status') {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 100 || v > 599) fail('.status must be an HTTP status code (100–599)');
@@ -60,8 +74,11 @@ function parseResponse(value: unknown, field: string): ProbeResponse {
     } else if (key === 'delayMs') {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) fail('.delayMs must be a number of milliseconds, 0 or more');
       response.delayMs = v as number;
+    } else if (key === 'body') {
+      if (typeof v !== 'string') fail('.body must be a string');
+      response.body = v as string;
     } else {
-      fail(`has an unknown field "${key}" (known: status, open, delayMs)`);
+      fail(`has an unknown field "${key}" (known: status, body, open, delayMs)`);
     }
   }
   return response;
@@ -91,43 +108,69 @@ export function parseProbeResponses(pod: Pod): ProbeResponses {
   return responses;
 }
 
-/** A probe's port as a number: named ports resolve against every container of the pod. */
-function resolvePort(pod: Pod, port: number | string | undefined): number | undefined {
-  if (typeof port === 'number') return port;
-  if (port === undefined) return undefined;
-  const named = (pod.spec?.containers ?? []).flatMap((c) => c.ports ?? []).find((p) => p.name === port)?.containerPort;
-  return named ?? (/^\d+$/.test(port) ? Number(port) : undefined);
+/** What pkg/probe/http keeps of a response body: its first 10 KiB (maxRespBodyLength). */
+const MAX_BODY_BYTES = 10 * 1024;
+
+function truncatedBody(body: string): string {
+  const bytes = Buffer.from(body, 'utf8');
+  return bytes.length <= MAX_BODY_BYTES ? body : bytes.subarray(0, MAX_BODY_BYTES).toString('utf8');
 }
 
+type ResolvedPort = { readonly port: number } | { readonly error: string };
+
+/** probe.ResolveContainerPort: a number, or a name of the probed container's ports, else a number written as a string. */
+function resolvePort(container: Container, port: number | string | undefined): ResolvedPort {
+  let value = port ?? 0;
+  if (typeof value === 'string') {
+    const named = (container.ports ?? []).find((p) => p.name === value)?.containerPort;
+    // Go's strconv.Atoi: an optional sign and decimal digits.
+    if (named === undefined && !/^[+-]?\d+$/.test(value)) return { error: `strconv.Atoi: parsing ${JSON.stringify(value)}: invalid syntax` };
+    value = named ?? Number(value);
+  }
+  return value > 0 && value < 65536 ? { port: value } : { error: `invalid port number: ${value}` };
+}
+
+/** Whether a container of the pod listens there: the simulated responder answers on declared ports. */
 function declared(pod: Pod, port: number): boolean {
   return (pod.spec?.containers ?? []).some((c) => (c.ports ?? []).some((p) => p.containerPort === port));
 }
 
 /**
  * The answer to a network probe (httpGet, tcpSocket, grpc) of `container`, with the kubelet's
- * failure messages. Exec probes are not answered here: they run in the shell.
+ * messages; `delayMs` is when it comes (the timeout, when it times out). Exec probes are not
+ * answered here: they run in the shell.
  */
 export function answerProbe(pod: Pod, responses: ProbeResponses, container: Container, kind: ProbeKind, probe: Probe): ProbeAnswer {
   const response = responses.get(container.name)?.[kind] ?? {};
-  const delayMs = response.delayMs ?? 0;
-  const ip = pod.status?.podIP ?? '';
-  const rawPort = probe.httpGet?.port ?? probe.tcpSocket?.port ?? probe.grpc?.port;
-  const port = resolvePort(pod, rawPort);
-  const address = `${probe.httpGet?.host ?? probe.tcpSocket?.host ?? ip}:${port ?? String(rawPort)}`;
-  const refused = `dial tcp ${address}: connect: connection refused`;
+  const { timeoutMs } = probeTiming(probe);
+  const timeout = goDuration(timeoutMs);
+  const late = (response.delayMs ?? 0) >= timeoutMs;
+  const delayMs = late ? timeoutMs : response.delayMs ?? 0;
   const status = response.status ?? 200;
-  const ok = status >= 200 && status < 400;
-  const open = response.open !== false && port !== undefined && declared(pod, port);
-  if (probe.httpGet) {
-    const scheme = (probe.httpGet.scheme ?? 'HTTP').toLowerCase();
-    const url = `${scheme}://${address}${probe.httpGet.path ?? '/'}`;
-    if (!open) return { result: 'failure', message: `Get "${url}": ${refused}`, delayMs };
-    return ok ? { result: 'success', message: '', delayMs } : { result: 'failure', message: `HTTP probe failed with statuscode: ${status}`, delayMs };
-  }
+  const ip = pod.status?.podIP ?? '';
   if (probe.grpc) {
-    if (!open) return { result: 'failure', message: `timeout: failed to connect service "${address}" within ${probe.timeoutSeconds ?? 1}s: context deadline exceeded`, delayMs };
-    return ok ? { result: 'success', message: '', delayMs } : { result: 'failure', message: 'service unhealthy (responded with "NOT_SERVING")', delayMs };
+    const address = `${ip}:${probe.grpc.port}`;
+    if (response.open === false || !declared(pod, probe.grpc.port)) {
+      // grpc.WithBlock dials until the deadline.
+      return { result: 'failure', message: `timeout: failed to connect service ${JSON.stringify(address)} within ${timeout}: context deadline exceeded`, delayMs: timeoutMs };
+    }
+    if (late) return { result: 'failure', message: `timeout: health rpc did not complete within ${timeout}`, delayMs };
+    return status >= 200 && status < 400 ? { result: 'success', message: '', delayMs } : { result: 'failure', message: 'service unhealthy (responded with "NOT_SERVING")', delayMs };
   }
-  if (!open || !ok) return { result: 'failure', message: refused, delayMs };
+  const resolved = resolvePort(container, probe.httpGet?.port ?? probe.tcpSocket?.port);
+  if ('error' in resolved) return { result: 'error', message: resolved.error, delayMs: 0 };
+  const address = `${probe.httpGet?.host ?? probe.tcpSocket?.host ?? ip}:${resolved.port}`;
+  const refused = `dial tcp ${address}: connect: connection refused`;
+  const open = response.open !== false && declared(pod, resolved.port);
+  if (probe.httpGet) {
+    const url = `${(probe.httpGet.scheme ?? 'HTTP').toLowerCase()}://${address}${probe.httpGet.path ?? '/'}`;
+    if (!open) return { result: 'failure', message: `Get ${JSON.stringify(url)}: ${refused}`, delayMs: 0 };
+    if (late) return { result: 'failure', message: `Get ${JSON.stringify(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, delayMs };
+    if (status >= 300 && status < 400) return { result: 'warning', message: `Probe terminated redirects, Response body: ${truncatedBody(response.body ?? '')}`, delayMs };
+    // The kubelet leaves the body out of a failure's message (issue 99425).
+    return status >= 200 && status < 300 ? { result: 'success', message: '', delayMs } : { result: 'failure', message: `HTTP probe failed with statuscode: ${status}`, delayMs };
+  }
+  if (!open || !(status >= 200 && status < 400)) return { result: 'failure', message: refused, delayMs: 0 };
+  if (late) return { result: 'failure', message: `dial tcp ${address}: i/o timeout`, delayMs };
   return { result: 'success', message: '', delayMs };
 }

@@ -4,8 +4,8 @@
  * change, every failed attempt the kubelet's `Unhealthy` Event, and a liveness or startup failure
  * the kubelet's `Killing` Event and a kill as killContainer does it: TERM, then KILL (137) at the
  * grace deadline (probeKillGraceMs). What follows (a restart with back-off, or none under Never)
- * is the runtime's ordinary exit path, by the exit code (the kubelet restarts an OnFailure
- * container killed for its probe even after an exit 0; the simulator does not yet).
+ * is the runtime's ordinary exit path, except that a probe-killed container restarts unless the
+ * policy is Never whatever it exits with, as computePodActions decides (../restartPolicy.ts).
  */
 import type { Clock } from '../../../lib/clock.js';
 import type { Pod } from '../../../adapters/kubernetes/model.js';
@@ -42,18 +42,21 @@ export function probeKillGraceMs(pod: Pod, container: string, kind: 'liveness' |
 }
 
 export function runtimeProbes(options: RuntimeProbesOptions): PodProbes {
+  const isMain = (container: string): boolean => (options.pod().spec?.containers ?? []).some((c) => c.name === container);
   const event = (type: 'Normal' | 'Warning', reason: string, action: string, note: string, container: string): void =>
-    options.event?.(type, reason, note, { fieldPath: `spec.${(options.pod().spec?.containers ?? []).some((c) => c.name === container) ? 'containers' : 'initContainers'}{${container}}`, action });
+    options.event?.(type, reason, note, { fieldPath: `spec.${isMain(container) ? 'containers' : 'initContainers'}{${container}}`, action });
   return new PodProbes(options.pod, {
     clock: options.clock,
     runExec: options.runExec ?? (() => Promise.reject(new Error('exec probes are not run on this node'))),
     changed: options.changed,
-    probeFailed: (container, _kind, message) => event('Warning', 'Unhealthy', 'Unhealthy', message, container),
+    probeEvent: (container, _kind, reason, note) => event('Warning', reason, reason, note, container),
     kill: (container, message, kind) => {
       if (!options.running(container)) return;
-      // The kubelet's words (kuberuntime_manager.go): ", will be restarted" unless the policy is Never.
+      // The kubelet's words: computePodActions adds ", will be restarted" unless the policy is
+      // Never; computeInitContainerActions names a sidecar "Init container …" and adds nothing.
       const restarts = podRestartPolicy(options.pod().spec) !== 'Never';
-      event('Normal', 'Killing', 'Kill', restarts ? `${message}, will be restarted` : message, container);
+      const note = !isMain(container) ? `Init container ${container} failed ${kind} probe` : restarts ? `${message}, will be restarted` : message;
+      event('Normal', 'Killing', 'Kill', note, container);
       options.kill(container, probeKillGraceMs(options.pod(), container, kind));
     },
   });

@@ -80,3 +80,35 @@ void t.test('a startup probe failure kills with the startup probe\'s grace', asy
   await pass(clock, 1000);
   t.match(await container(sim, 'unstarted'), { restartCount: 1, lastState: { terminated: { exitCode: 137 } } });
 });
+
+void t.test('under OnFailure a container killed for its probe restarts even when it then exits 0, as the kubelet restarts it in the kill\'s sync', async (t) => {
+  const { clock, sim } = setup();
+  const script = 'trap "echo bye; exit 0" TERM; while true; do sleep 1; done';
+  await sim.createPod(pod('clean', [{ name: 'main', image: 'busybox', command: ['sh', '-c', script], livenessProbe: failing }], { restartPolicy: 'OnFailure' }));
+  await pass(clock, 3000);
+  const c = await container(sim, 'clean');
+  t.match(c, { restartCount: 1, lastState: { terminated: { exitCode: 0, reason: 'Completed' } } }, 'restarted after its own exit 0');
+  t.notOk(c?.state?.terminated, 'not left Completed');
+  t.equal((await sim.getPodStatus('ns', 'clean'))?.phase, 'Running');
+  await pass(clock, 2000);
+  t.match(await container(sim, 'clean'), { restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 0 } } }, 'the second kill backs off');
+  t.equal((await sim.getPodStatus('ns', 'clean'))?.phase, 'Running', 'backing off after an exit 0 is not done');
+  await pass(clock, 10_000);
+  t.equal((await container(sim, 'clean'))?.restartCount, 2);
+});
+
+void t.test('a server (no TERM trap: it ends 0) killed for its startup probe under OnFailure restarts too', async (t) => {
+  const { clock, sim } = setup();
+  await sim.createPod(pod('server', [{ name: 'main', image: 'nginx', startupProbe: { httpGet: { port: 80 }, periodSeconds: 1, failureThreshold: 1, initialDelaySeconds: 1 } }], { restartPolicy: 'OnFailure' }));
+  await pass(clock, 3000);
+  t.match(await container(sim, 'server'), { restartCount: 1, lastState: { terminated: { exitCode: 0 } } });
+});
+
+void t.test('under Never a container killed for its probe that exits 0 stays Completed and the pod Succeeded', async (t) => {
+  const { clock, sim } = setup();
+  const script = 'trap "exit 0" TERM; while true; do sleep 1; done';
+  await sim.createPod(pod('once', [{ name: 'main', image: 'busybox', command: ['sh', '-c', script], livenessProbe: failing }], { restartPolicy: 'Never' }));
+  await pass(clock, 3000);
+  t.match(await container(sim, 'once'), { restartCount: 0, state: { terminated: { exitCode: 0 } } });
+  t.equal((await sim.getPodStatus('ns', 'once'))?.phase, 'Succeeded');
+});

@@ -74,7 +74,7 @@ function recorder(clock: ManualClock, exitCode: () => number) {
     onReadiness: (ready) => seen.push(`ready=${String(ready)}`),
     onStartup: (started) => seen.push(`started=${String(started)}`),
     onLivenessFailure: (message) => seen.push(`restart: ${message}`),
-    onProbeFailed: (kind, message) => seen.push(`${kind}: ${message}`),
+    onProbeEvent: (kind, reason, note) => seen.push(reason === 'Unhealthy' ? `${kind}: ${note}` : `${kind} ${reason}: ${note}`),
   };
   return { seen, deps };
 }
@@ -130,4 +130,67 @@ t.test('a container without probes sets no timer', async (t) => {
   const clock = new ManualClock(0);
   startContainerProbes({ name: 'app' }, recorder(clock, () => 0).deps);
   t.equal(clock.pendingTimers, 0);
+});
+
+t.test('on the clock: a warning counts as a success, with the kubelet\'s ProbeWarning note', async (t) => {
+  const clock = new ManualClock(0);
+  const { seen, deps } = recorder(clock, () => 0);
+  startContainerProbes({ name: 'app', readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1 } }, {
+    ...deps, answer: () => ({ result: 'warning', message: 'Probe terminated redirects, Response body: moved', delayMs: 0 }),
+  });
+  await advance(clock, 500);
+  t.same(seen, ['readiness ProbeWarning: Readiness probe warning: Probe terminated redirects, Response body: moved', 'ready=true']);
+});
+
+t.test('on the clock: a probe error is thrown away: an Unhealthy note, and the value does not move', async (t) => {
+  const clock = new ManualClock(0);
+  const { seen, deps } = recorder(clock, () => 0);
+  startContainerProbes({ name: 'app', livenessProbe: { tcpSocket: { port: 'web' }, periodSeconds: 1, failureThreshold: 1 } }, {
+    ...deps, answer: () => ({ result: 'error', message: 'strconv.Atoi: parsing "web": invalid syntax', delayMs: 0 }),
+  });
+  await advance(clock, 5_000);
+  t.ok(seen.length >= 5, 'it keeps probing every period');
+  t.same(new Set(seen), new Set(['liveness: Liveness probe errored and resulted in unknown state: strconv.Atoi: parsing "web": invalid syntax']), 'no restart');
+});
+
+t.test('on the clock: an exec that cannot run is a probe error, not a failure', async (t) => {
+  const clock = new ManualClock(0);
+  const { seen, deps } = recorder(clock, () => 0);
+  startContainerProbes({ name: 'app', livenessProbe: { ...exec, periodSeconds: 1, failureThreshold: 1 } }, { ...deps, runExec: () => Promise.reject(new Error('container app is not running')) });
+  await advance(clock, 3_000);
+  t.notOk(seen.some((s) => s.startsWith('restart')));
+  t.match(seen[0], 'liveness: Liveness probe errored and resulted in unknown state: container app is not running');
+});
+
+t.test('on the clock: an exec probe\'s command is $(VAR)-expanded with the container\'s literal env values only', async (t) => {
+  const clock = new ManualClock(0);
+  const { deps } = recorder(clock, () => 0);
+  const ran: string[][] = [];
+  startContainerProbes({
+    name: 'app',
+    env: [{ name: 'FILE', value: '/tmp/ready' }, { name: 'SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }, { name: 'REF', value: '$(FILE)' }],
+    readinessProbe: { exec: { command: ['cat', '$(FILE)', '$(SECRET)', '$(REF)', '$(NONE)', '$$(FILE)'] } },
+  }, { ...deps, runExec: async (command) => { ran.push([...command]); return { exitCode: 0, output: '' }; } });
+  await advance(clock, 500);
+  t.same(ran, [['cat', '/tmp/ready', '', '$(FILE)', '$(NONE)', '$(FILE)']], 'ExpandContainerCommandOnlyStatic: valueFrom names are empty, values are not expanded again');
+});
+
+t.test('on the clock: readiness successThreshold counts warnings as successes, and an error between them breaks no run', async (t) => {
+  const clock = new ManualClock(0);
+  const { seen, deps } = recorder(clock, () => 0);
+  const answers: Array<'success' | 'warning' | 'error' | 'failure'> = ['success', 'error', 'warning', 'success', 'failure', 'success', 'success', 'success'];
+  startContainerProbes({ name: 'app', readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1, successThreshold: 3, failureThreshold: 1 } }, {
+    ...deps, answer: () => ({ result: answers.shift() ?? 'success', message: 'm', delayMs: 0 }),
+  });
+  const readiness = (): string[] => seen.filter((s) => s.startsWith('ready='));
+  await advance(clock, 2_500);
+  t.same(readiness(), [], 'two successes (the error thrown away) are below 3');
+  await advance(clock, 1_000);
+  t.same(readiness(), ['ready=true'], 'success, warning, success');
+  await advance(clock, 1_000);
+  t.same(readiness(), ['ready=true', 'ready=false'], 'one failure at threshold 1');
+  await advance(clock, 2_000);
+  t.same(readiness(), ['ready=true', 'ready=false'], 'ready again only after 3 in a row');
+  await advance(clock, 1_000);
+  t.same(readiness(), ['ready=true', 'ready=false', 'ready=true']);
 });

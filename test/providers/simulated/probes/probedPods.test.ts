@@ -172,3 +172,62 @@ void t.test("an exec probe's output is kept to the kubelet's 10 KiB", async (t) 
   t.ok(note.startsWith('Readiness probe failed: 0123456789\n'), note.slice(0, 60));
   t.ok(note.length <= 'Readiness probe failed: '.length + 10 * 1024, `kept to 10 KiB (${note.length} characters)`);
 });
+
+void t.test('an httpGet readiness probe answered with a redirect makes the container ready, with the kubelet\'s ProbeWarning Event', async (t) => {
+  const { clock, sim, events } = setup();
+  await sim.createPod(pod('moved', [
+    { name: 'main', image: 'nginx', ports: [{ containerPort: 80 }], readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 1 } },
+  ], {}, { 'sim.tether.dev/probe-responses': '{"main": {"readiness": {"status": 302, "body": "see elsewhere"}}}' }));
+  await pass(clock, 3000);
+  t.match(await container(sim, 'moved'), { ready: true });
+  t.match(events.find((e) => e.reason === 'ProbeWarning'), { type: 'Warning', note: 'Readiness probe warning: Probe terminated redirects, Response body: see elsewhere', container: 'spec.containers{main}' });
+  t.notOk(events.some((e) => e.reason === 'Unhealthy'));
+});
+
+void t.test('a liveness probe on a port name the container does not declare never kills it: errored, thrown away', async (t) => {
+  const { clock, sim, events } = setup();
+  await sim.createPod(pod('unnamed', [
+    { name: 'main', image: 'nginx', ports: [{ containerPort: 80 }], livenessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 1, failureThreshold: 1 } },
+  ]));
+  await pass(clock, 5000);
+  t.match(await container(sim, 'unnamed'), { restartCount: 0, state: { running: {} } });
+  t.match(events.find((e) => e.reason === 'Unhealthy'), { note: 'Liveness probe errored and resulted in unknown state: strconv.Atoi: parsing "http": invalid syntax' });
+  t.notOk(events.some((e) => e.reason === 'Killing'));
+});
+
+void t.test('while the pod is deleted readiness keeps probing (its failure takes the container out of Ready) and liveness stops', async (t) => {
+  const { clock, sim, events } = setup();
+  const script = 'echo on > /data/serving; trap "rm /data/serving; sleep 5; exit 0" TERM; while true; do sleep 1; done';
+  const p = pod('draining', [{
+    name: 'main', image: 'busybox', command: ['sh', '-c', script], ...mounted,
+    readinessProbe: { exec: { command: ['cat', '/data/serving'] }, periodSeconds: 1, failureThreshold: 1 },
+    livenessProbe: { exec: { command: ['cat', '/data/serving'] }, periodSeconds: 1, failureThreshold: 1 },
+  }], data);
+  await sim.createPod(p);
+  await pass(clock, 3000);
+  t.match(await container(sim, 'draining'), { ready: true });
+  await sim.deletePod(p);
+  await pass(clock, 2500);
+  t.match(await container(sim, 'draining'), { state: { running: {} }, ready: false }, 'the trap runs; readiness saw the file go');
+  t.match(await condition(sim, 'draining', 'Ready'), { status: 'False' });
+  t.ok(events.some((e) => e.note.startsWith('Readiness probe failed: cat:')));
+  t.notOk(events.some((e) => e.note.startsWith('Liveness probe failed')), 'liveness stopped at the deletion');
+  t.notOk(events.some((e) => e.reason === 'Killing'));
+  await pass(clock, 5000);
+  t.equal(await sim.getPod('ns', 'draining'), undefined);
+  t.equal(clock.pendingTimers, 0);
+});
+
+void t.test('a pod deleted before its startup probe passed counts as started, as the kubelet sets startup to success', async (t) => {
+  const { clock, sim } = setup();
+  const p = pod('unstarted', [{
+    name: 'main', image: 'busybox', command: ['sh', '-c', 'trap "sleep 3; exit 0" TERM; while true; do sleep 1; done'],
+    startupProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 100 },
+  }]);
+  await sim.createPod(p);
+  await pass(clock, 3000);
+  t.match(await container(sim, 'unstarted'), { started: false });
+  await sim.deletePod(p);
+  await pass(clock, 1000);
+  t.match(await container(sim, 'unstarted'), { state: { running: {} }, started: true });
+});
