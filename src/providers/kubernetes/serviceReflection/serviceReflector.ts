@@ -36,6 +36,7 @@ import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { siblingsHeld } from './sharedCopies.js';
+import type { NamespaceReflection } from './reflectorParts.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
 import { carries, digestOf, serviceOf, type Reflected } from './copyDigests.js';
 import { isReflectedBy, type ReflectionMarks } from './reflectedService.js';
@@ -74,21 +75,7 @@ export interface ServiceReflectorOptions {
   readonly lingerMs?: number;
 }
 
-/** What one namespace's reflection looks like, for introspection. */
-export interface NamespaceReflection {
-  readonly namespace: string;
-  readonly remoteNamespace: string;
-  readonly offloadedPods: number;
-  readonly services: number;
-  readonly endpointSlices: number;
-  /** Names held in the remote namespace by objects Tether did not create. */
-  readonly taken: readonly string[];
-  /** When the copies of a namespace whose last offloaded pod went will be deleted (ms since the epoch). */
-  readonly releasesAt?: number;
-  readonly lastError?: string;
-  /** When the last error happened (ms since the epoch). */
-  readonly lastErrorAt?: number;
-}
+export type { NamespaceReflection } from './reflectorParts.js';
 
 const DEFAULT_RETRY = backoffPolicy(1_000, 60_000);
 
@@ -189,6 +176,11 @@ export class ServiceReflector {
     this.markAll();
   }
 
+  /** How many copies' last writes are remembered (bounded by the copies wanted; for tests). */
+  rememberedCopies(): number {
+    return this.written.size;
+  }
+
   state(): NamespaceReflection[] {
     const namespaces = new Set([...this.pods.keys(), ...this.failing.keys(), ...this.copyNamespaces()]);
     return [...namespaces].sort().map((namespace) => {
@@ -259,7 +251,10 @@ export class ServiceReflector {
     const slices = active && withSlices ? this.slices.list(namespace) : [];
     const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
     const existing = this.existing(namespace, desired);
-    this.refused.prune(remoteNamespace, new Set(desired.map((d) => objectKey(d.kind, d.name))));
+    const wanted = new Set(desired.map((d) => objectKey(d.kind, d.name)));
+    this.refused.prune(remoteNamespace, wanted);
+    // A copy that left this node's watch unseen (its marks removed) has no delete step to forget its write.
+    for (const key of this.written.keys()) if (key.startsWith(`${remoteNamespace}/`) && !wanted.has(key.slice(remoteNamespace.length + 1))) this.written.delete(key);
     const copyOf = (kind: ReflectedKind, name: string): Reflected | undefined => this.copies[kind].watch.get(`${remoteNamespace}/${name}`);
     const shared = await siblingsHeld({ namespace, remoteNamespace, desired, copyOf, writer: this.writer, log: this.o.log, stopped: () => this.stopped });
     const steps = planReflection({ desired: desired.filter((d) => !shared.has(objectKey(d.kind, d.name))), existing, written: scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.refused.refusedIn(remoteNamespace) });

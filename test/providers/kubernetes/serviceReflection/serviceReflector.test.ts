@@ -184,7 +184,10 @@ async function writtenOnce(t: Test, admit: (labels: Record<string, string>) => R
       await drain();
     }
   };
-  return { stored: (): Stored => stored as Stored, writes, seen };
+  const send = (type: string, object: unknown): void => {
+    for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send(type, object);
+  };
+  return { stored: (): Stored => stored as Stored, writes, seen, send, reflector, clock };
 }
 
 t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
@@ -362,4 +365,18 @@ t.test('a taken name is a ReflectionNameTaken Warning once, not again at every r
     await until(`resync ${resync} found it taken`, () => r.state()[0]?.taken.length === 1, 10_000);
   }
   t.equal(events.length, 1, 'one Warning');
+});
+
+t.test('what was written for a copy that then lost its marks is forgotten once its namespace no longer wants it: the memory stays bounded', async (t) => {
+  const { stored, seen, send, reflector: r, clock } = await writtenOnce(t);
+  await seen(stored());
+  t.equal(r.rememberedCopies(), 1, 'the write is remembered while the copy is wanted');
+  // A remote admin takes the copy over: it leaves the copies' label-selected watch.
+  send('DELETED', { ...stored(), metadata: { ...stored().metadata, resourceVersion: '10', labels: { team: 'remote' } } });
+  r.podGone('shop/web-1', 'shop');
+  await until('the namespace released and passed over', () => {
+    clock.advance(1_000);
+    return r.state().length === 0 && r.rememberedCopies() === 0;
+  }, 10_000);
+  t.equal(r.refused.size, 0);
 });
