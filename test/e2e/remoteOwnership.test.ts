@@ -5,7 +5,8 @@
  * survives a host label change; a remote namespace a remote user made first under Tether's name
  * gets no Secret and no pod (the host pod says why); a pod adding SYS_ADMIN is refused under
  * `baseline`; a pod with its own projected ServiceAccount token volume is never sent, so no remote
- * token is mounted for it. The host runs a virtual node backed by the Kubernetes provider;
+ * token is mounted for it, and under the `drop` rule it is sent without the token source (the host
+ * pod gets an Event saying so). The host runs a virtual node backed by the Kubernetes provider;
  * the remote a simulated worker, tainted so that only this test's offloaded pod lands there.
  */
 import { randomBytes } from 'node:crypto';
@@ -135,5 +136,43 @@ t.test('what a remote admin or a remote controller owns is left alone', async (t
     t.match(annotation, /spec\.volumes\[vault-token\]\.projected\.sources\[0\]\.serviceAccountToken/, 'names the source');
     t.match(annotation, /podPolicy\.projectedServiceAccountTokens: drop/, 'and the way to send it without');
     t.notOk((await remoteNames('pods', remoteNs)).includes('vault-client'), 'no remote pod, so no remote kubelet mounts a token for it');
+  });
+
+  await t.test('under the drop rule the projected token source is removed: the remote pod runs with no token mounted, and the host pod says so', async (t) => {
+    // A second virtual node on the same worker, whose policy drops such sources instead of refusing the pod.
+    const { name: dropNode, provider: dropping } = startOffloadingNode(t, host, remote, {
+      name: uniqueNamespace('own-drop'),
+      hostClusterId: `d${id}`,
+      provider: { offloadingPatch: { nodeSelector: { 'kubernetes.io/hostname': worker.name }, tolerations: worker.tolerations }, podPolicy: { projectedServiceAccountTokens: 'drop' } },
+      forwardRemoteEvents: true,
+    });
+    const dropNs = await testNamespace(t, host, 'drop');
+    const remoteDropNs = dropping.remoteNamespaceOf(dropNs);
+    t.teardown(() => remote.kubectl(['delete', 'namespace', remoteDropNs, '--wait=false', '--ignore-not-found']).catch(() => undefined));
+    await host.kubectl(['apply', '-f', '-'], {
+      input: podManifest('vault-client', dropNs, dropNode, {
+        volumes: [
+          { name: 'vault-token', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'vault', expirationSeconds: 3600 } }] } },
+          { name: 'bundle', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }, { downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } }] } },
+        ],
+        containers: [{ name: 'app', image: 'registry.invalid/app:1', volumeMounts: [{ name: 'vault-token', mountPath: '/var/run/vault' }, { name: 'bundle', mountPath: '/etc/bundle' }] }],
+      }),
+    });
+    const pod = await waitFor('the pod running remotely', async () => {
+      const p = await getJson<KubeObject & { spec?: { automountServiceAccountToken?: boolean; volumes?: Array<{ name: string; projected?: { sources?: object[] } }>; containers?: Array<{ volumeMounts?: Array<{ name: string }> }> } }>(remote, ['pod', 'vault-client', '-n', remoteDropNs]);
+      return p?.status?.phase === 'Running' ? p : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 1_000 });
+    const volumes = pod.spec?.volumes ?? [];
+    t.notOk(JSON.stringify(volumes).includes('serviceAccountToken'), 'no projected serviceAccountToken source in the remote pod');
+    t.notOk(volumes.some((v) => v.name === 'vault-token'), 'a volume that only projected the token is gone, and its mount with it');
+    t.same(volumes.find((v) => v.name === 'bundle')?.projected?.sources?.length, 1, 'a volume that projected more keeps the rest');
+    t.same(pod.spec?.containers?.[0]?.volumeMounts?.map((m) => m.name), ['bundle']);
+    t.equal(pod.spec?.automountServiceAccountToken, false, 'and no automounted remote token either');
+    t.notOk(volumes.some((v) => v.name.startsWith('kube-api-access-')), 'the remote admission added no token volume');
+    const event = await waitFor('a ProjectedServiceAccountTokenDropped Event on the host pod', async () => {
+      const events = (await getJson<List<Event>>(host, ['events', '-n', dropNs, '--field-selector', 'reason=ProjectedServiceAccountTokenDropped']))?.items ?? [];
+      return events.find((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === 'vault-client');
+    }, { timeoutMs: 60_000, intervalMs: 1_000 });
+    t.match(event.message ?? event.note, /dropped \(podPolicy\.projectedServiceAccountTokens: drop\), so the remote pod runs without them/);
   });
 });

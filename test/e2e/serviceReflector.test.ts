@@ -182,3 +182,71 @@ t.test('Services and EndpointSlices follow offloaded pods into the remote namesp
     t.ok((await remoteServices()).some((s) => s.metadata.name === 'taken'), 'the foreign Service stays');
   });
 });
+
+t.test('two virtual nodes of one host cluster share the remote namespace: the Service is handed over with its uid and ClusterIP when its pods move', async (t) => {
+  const { host, remote } = await useSharedClusters(t);
+  reportLogsOnFailure(t, [host, remote]);
+  const id = randomBytes(3).toString('hex');
+  const hostClusterId = `h${id}`;
+  const taint = { key: 'tether.dev/e2e', value: id, effect: 'NoSchedule' as const };
+  const worker = startRemoteWorker(t, remote, { name: uniqueNamespace('handover-worker'), podCIDR: '10.90.0.0/16', startLatencyMs: 100, taints: [taint], deleteNodeOnStop: true });
+  const offloading = (prefix: string): ReturnType<typeof startOffloadingNode> => startOffloadingNode(t, host, remote, {
+    name: uniqueNamespace(prefix), hostClusterId,
+    provider: { offloadingPatch: { nodeSelector: { 'kubernetes.io/hostname': worker.name }, tolerations: worker.tolerations } },
+    onFailure: ({ name, provider }) => console.error(`service reflection of ${name}:`, JSON.stringify(provider.serviceReflection(), null, 1)),
+  });
+  const a = offloading('handover-a');
+  const b = offloading('handover-b');
+  const ns = await testNamespace(t, host, 'handover');
+  const remoteNs = a.provider.remoteNamespaceOf(ns);
+  t.equal(b.provider.remoteNamespaceOf(ns), remoteNs, 'both nodes map the namespace to the same remote one');
+  t.teardown(() => remote.kubectl(['delete', 'namespace', remoteNs, '--wait=false', '--ignore-not-found']).catch(() => undefined));
+  const deployment = (node: string): object => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: ns },
+    spec: {
+      replicas: 1, selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: {
+          nodeSelector: { 'kubernetes.io/hostname': node },
+          tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
+          containers: [{ name: 'app', image: 'registry.invalid/app:1' }],
+          terminationGracePeriodSeconds: 1,
+        },
+      },
+    },
+  });
+  const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: ns }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } };
+  await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [deployment(a.name), service] }) });
+  const remoteService = async (): Promise<Svc | undefined> => getJson<Svc>(remote, ['service', 'web', '-n', remoteNs]);
+  const remotePodOf = async (node: string): Promise<KubeObject | undefined> =>
+    ((await getJson<List<KubeObject>>(remote, ['pods', '-n', remoteNs, '-l', `tether.dev/virtual-node=${node}`]))?.items ?? [])
+      .find((p) => p.status?.phase === 'Running' && p.status.podIP && p.metadata.deletionTimestamp === undefined);
+
+  const first = await waitFor('node A reflects web with a ClusterIP', async () => {
+    const s = await remoteService();
+    return s?.metadata.labels?.['tether.dev/virtual-node'] === a.name && s.spec.clusterIP ? s : undefined;
+  }, { timeoutMs: 120_000, intervalMs: 1_000 });
+  const podA = await waitFor('the pod running remotely on node A\'s behalf', () => remotePodOf(a.name), { timeoutMs: 120_000, intervalMs: 1_000 });
+  await waitFor('the remote web slice names node A\'s remote pod', async () => {
+    const slices = (await getJson<List<Slice>>(remote, ['endpointslices', '-n', remoteNs, '-l', 'kubernetes.io/service-name=web']))?.items ?? [];
+    return slices.flatMap((s) => s.endpoints ?? []).some((e) => e.addresses[0] === podA.status?.podIP);
+  }, { timeoutMs: 60_000 });
+
+  // The pods backing the Service move from node A to node B (a rolling update: B's pod first).
+  await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify(deployment(b.name)) });
+  const podB = await waitFor('the pod running remotely on node B\'s behalf', () => remotePodOf(b.name), { timeoutMs: 120_000, intervalMs: 1_000 });
+  const handed = await waitFor('web held by node B', async () => {
+    const s = await remoteService();
+    return s?.metadata.labels?.['tether.dev/virtual-node'] === b.name ? s : undefined;
+  }, { timeoutMs: 120_000, intervalMs: 1_000 });
+  t.equal(handed.metadata.uid, first.metadata.uid, 'the same Service object: handed over, not deleted and re-created');
+  t.equal(handed.spec.clusterIP, first.spec.clusterIP, 'its ClusterIP kept');
+  await waitFor('the remote web slice names node B\'s remote pod', async () => {
+    const slices = (await getJson<List<Slice>>(remote, ['endpointslices', '-n', remoteNs, '-l', 'kubernetes.io/service-name=web']))?.items ?? [];
+    const endpoints = slices.flatMap((s) => s.endpoints ?? []);
+    return endpoints.length === 1 && endpoints[0]?.addresses[0] === podB.status?.podIP;
+  }, { timeoutMs: 60_000 });
+  const events = (await getJson<List<{ reason?: string }>>(host, ['events.events.k8s.io', '-n', ns]))?.items ?? [];
+  t.same(events.filter((e) => e.reason === 'ReflectionNameTaken'), [], 'a sibling\'s copy is shared, not a taken name');
+});

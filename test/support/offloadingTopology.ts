@@ -70,6 +70,8 @@ export interface OffloadingNodeOptions {
   /** The virtual node's name (unique per test, unless two host clusters share it on purpose). */
   readonly name: string;
   readonly hostClusterId: string;
+  /** The kubeconfig of the remote account the provider uses (default: the remote cluster's admin one). */
+  readonly remoteKubeconfigPath?: string;
   /** Beyond the defaults: counting virtual nodes (the remote's worker is one), reflection without delays. */
   readonly provider?: OffloadingProviderOptions;
   /** The virtual node's settings beyond its name and address (default: status every 5 s). */
@@ -95,7 +97,7 @@ export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remot
     ...(podEvents ? { onRemoteEvent: podEvents.record } : {}),
     nodeName: name,
     hostClusterId: options.hostClusterId,
-    remote: { kind: 'file', path: remote.kubeconfigPath },
+    remote: { kind: 'file', path: options.remoteKubeconfigPath ?? remote.kubeconfigPath },
     host: { kind: 'file', path: host.kubeconfigPath },
     countVirtualNodes: true,
     reflection: { minAgeMs: 0, sweepDelayMs: 200 },

@@ -5,7 +5,7 @@
  */
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
 import { carriesContent } from '../contentMark.js';
-import { endpointSliceDigest } from './reflectedEndpointSlice.js';
+import { endpointSliceDigest, serviceNameOf } from './reflectedEndpointSlice.js';
 import { serviceDigest } from './reflectedService.js';
 import type { DesiredObject, ReflectedKind } from './servicePlan.js';
 
@@ -21,3 +21,6 @@ export function carries(object: Reflected, desired: DesiredObject): boolean {
     ? carriesContent(object as Service, desired.object, serviceDigest)
     : carriesContent(object as EndpointSlice, desired.object, endpointSliceDigest);
 }
+
+/** The name of the host Service a copy belongs to (an EndpointSlice names it in a label). */
+export const serviceOf = (kind: ReflectedKind, name: string, object: Reflected): string => (kind === 'Service' ? name : serviceNameOf(object as EndpointSlice) ?? name);

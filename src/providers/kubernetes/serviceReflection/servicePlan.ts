@@ -19,6 +19,10 @@ export type ReflectedKind = 'Service' | 'EndpointSlice';
 
 export const REFLECTED_KINDS: readonly ReflectedKind[] = ['Service', 'EndpointSlice'];
 
+/** The kind's resource (in log lines) and its word (in Events). */
+export const kindPlural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services' : 'endpointslices');
+export const kindWord = (kind: ReflectedKind): string => (kind === 'Service' ? 'service' : 'endpointslice');
+
 export type DesiredObject =
   | { readonly kind: 'Service'; readonly name: string; readonly object: Service; readonly digest: string }
   | { readonly kind: 'EndpointSlice'; readonly name: string; readonly object: EndpointSlice; readonly digest: string };

@@ -11,6 +11,7 @@
  *         `service-reflection` reconciler (src/lib/reconcile.ts) the node's subtree runs
  *       → one pass per namespace at a time: desiredObjects and planReflection (servicePlan.ts,
  *         pure) decide, ReflectionWriter acts
+ *       → a copy a sibling virtual node holds is shared, left to it or adopted (sharedCopies.ts)
  *       → a failed pass (a remote namespace not Tether's fails it: `namespaceUsable`) is retried with backoff;
  *         a name held by a foreign object, or a copy that lost its marks, is a Warning on the host Service (once) and no write (refusedNames.ts)
  *       → every resync (`resyncMs`) passes over every namespace again and re-checks taken names
@@ -34,11 +35,12 @@ import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.j
 import type { OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
+import { siblingsHeld } from './sharedCopies.js';
+import type { NamespaceReflection } from './reflectorParts.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
-import { carries, digestOf, type Reflected } from './copyDigests.js';
-import { serviceNameOf } from './reflectedEndpointSlice.js';
+import { carries, digestOf, serviceOf, type Reflected } from './copyDigests.js';
 import { isReflectedBy, type ReflectionMarks } from './reflectedService.js';
-import { desiredObjects, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
+import { desiredObjects, kindPlural as plural, kindWord as word, objectKey, planReflection, type DesiredObject, type ReflectedKind } from './servicePlan.js';
 import { ReflectionWriter } from './serviceWriter.js';
 import { NOT_OWNED_REASON } from '../notOwned.js';
 import { RefusedNames, scoped } from './refusedNames.js';
@@ -73,21 +75,7 @@ export interface ServiceReflectorOptions {
   readonly lingerMs?: number;
 }
 
-/** What one namespace's reflection looks like, for introspection. */
-export interface NamespaceReflection {
-  readonly namespace: string;
-  readonly remoteNamespace: string;
-  readonly offloadedPods: number;
-  readonly services: number;
-  readonly endpointSlices: number;
-  /** Names held in the remote namespace by objects Tether did not create. */
-  readonly taken: readonly string[];
-  /** When the copies of a namespace whose last offloaded pod went will be deleted (ms since the epoch). */
-  readonly releasesAt?: number;
-  readonly lastError?: string;
-  /** When the last error happened (ms since the epoch). */
-  readonly lastErrorAt?: number;
-}
+export type { NamespaceReflection } from './reflectorParts.js';
 
 const DEFAULT_RETRY = backoffPolicy(1_000, 60_000);
 
@@ -188,6 +176,11 @@ export class ServiceReflector {
     this.markAll();
   }
 
+  /** How many copies' last writes are remembered (bounded by the copies wanted; for tests). */
+  rememberedCopies(): number {
+    return this.written.size;
+  }
+
   state(): NamespaceReflection[] {
     const namespaces = new Set([...this.pods.keys(), ...this.failing.keys(), ...this.copyNamespaces()]);
     return [...namespaces].sort().map((namespace) => {
@@ -258,8 +251,13 @@ export class ServiceReflector {
     const slices = active && withSlices ? this.slices.list(namespace) : [];
     const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
     const existing = this.existing(namespace, desired);
-    this.refused.prune(remoteNamespace, new Set(desired.map((d) => objectKey(d.kind, d.name))));
-    const steps = planReflection({ desired, existing, written: scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.refused.refusedIn(remoteNamespace) });
+    const wanted = new Set(desired.map((d) => objectKey(d.kind, d.name)));
+    this.refused.prune(remoteNamespace, wanted);
+    // A copy that left this node's watch unseen (its marks removed) has no delete step to forget its write.
+    for (const key of this.written.keys()) if (key.startsWith(`${remoteNamespace}/`) && !wanted.has(key.slice(remoteNamespace.length + 1))) this.written.delete(key);
+    const copyOf = (kind: ReflectedKind, name: string): Reflected | undefined => this.copies[kind].watch.get(`${remoteNamespace}/${name}`);
+    const shared = await siblingsHeld({ namespace, remoteNamespace, desired, copyOf, writer: this.writer, log: this.o.log, stopped: () => this.stopped });
+    const steps = planReflection({ desired: desired.filter((d) => !shared.has(objectKey(d.kind, d.name))), existing, written: scoped(new Map([...this.written].map(([k, w]) => [k, w.desired])), remoteNamespace), refused: this.refused.refusedIn(remoteNamespace) });
     // One object the remote refuses must not hold up the others (nor the deletions): each step
     // stands alone; a refusal is reported and remembered, a transient failure retries the pass.
     let retry: unknown;
@@ -321,6 +319,7 @@ export class ServiceReflector {
       return;
     }
     const serviceName = serviceOf(desired.kind, desired.name, desired.object);
+    if (outcome.type === 'shared') return; // a sibling node's copy, not in the watch yet: judged at the next pass
     if (outcome.type === 'not-owned') {
       this.refused.lostMarks(key, desired.digest);
       return this.reportNotOwned(namespace, { remoteNamespace, kind: desired.kind, name: desired.name, serviceName }, outcome.uid, services);
@@ -368,7 +367,8 @@ export class ServiceReflector {
     const key = `${object.metadata?.namespace ?? ''}/${objectKey(kind, object.metadata?.name ?? '')}`;
     const namespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
     if (!this.isOurs(object)) {
-      if (event.type === 'deleted' && this.refused.freed(key) && namespace) this.markDirty(namespace);
+      // A sibling node's copy (the watch holds this host cluster's only): its going or change may free or hand over a name this node wants.
+      if ((this.refused.freed(key) || (namespace !== undefined && this.pods.has(namespace))) && namespace) this.markDirty(namespace);
       return;
     }
     const last = this.written.get(key);
@@ -392,9 +392,3 @@ export class ServiceReflector {
     return { watch, subscription: watch.events.subscribe((e) => this.onCopyEvent(kind, e)) };
   }
 }
-
-const plural = (kind: ReflectedKind): string => (kind === 'Service' ? 'services' : 'endpointslices');
-const word = (kind: ReflectedKind): string => (kind === 'Service' ? 'service' : 'endpointslice');
-
-/** The name of the host Service a copy belongs to (an EndpointSlice names it in a label). */
-const serviceOf = (kind: ReflectedKind, name: string, object: Reflected): string => (kind === 'Service' ? name : serviceNameOf(object as EndpointSlice) ?? name);

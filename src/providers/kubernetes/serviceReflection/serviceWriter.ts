@@ -5,7 +5,10 @@
  * the same name is answered `taken` and nothing is written. Every replace and delete carries the
  * uid and resourceVersion of the copy it was judged on as preconditions; one that conflicts is
  * read and judged again, and a copy whose marks were removed since (a remote admin took it over)
- * is answered `not-owned` and left alone.
+ * is answered `not-owned` and left alone. A copy of another virtual node of the same host cluster
+ * is not foreign: the nodes of one host cluster share one copy per remote namespace, `shared` while
+ * its node has pods there, handed over (`handOver`) or adopted (`adopt`) by relabelling it in
+ * place, never by deleting it, so a Service keeps its uid and ClusterIP.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { isKind } from '../../../lib/errorKind.js';
@@ -16,10 +19,15 @@ import type { DesiredObject, ReflectedKind } from './servicePlan.js';
 import { operation, type Operation } from '../../../adapters/kubernetes/operation.js';
 import type { Priority } from '../../../adapters/kubernetes/rateLimiter.js';
 import { definedOnly } from '../../../lib/defaults.js';
-import { hostClusterSelector, hostNamespaceAnnotation, labelValue, virtualNodeLabel } from '../marks.js';
+import { hostClusterSelector, hostNamespaceAnnotation, isOwned, labelValue, virtualNodeLabel } from '../marks.js';
 
 /** `stored`: the object as the remote API server stored it (after its admission chain), when it answered with one. */
-export type WriteOutcome = { readonly type: 'written'; readonly stored: Reflected | undefined } | { readonly type: 'taken' } | NotOwned;
+export type WriteOutcome =
+  | { readonly type: 'written'; readonly stored: Reflected | undefined }
+  | { readonly type: 'taken' }
+  /** Held by virtual node `holder` of the same host cluster: its copy, left to it. */
+  | { readonly type: 'shared'; readonly holder: string }
+  | NotOwned;
 
 /** A copy Tether wrote that lost its marks since it was judged: its uid. */
 export interface NotOwned { readonly type: 'not-owned'; readonly uid: string }
@@ -81,7 +89,7 @@ export class ReflectionWriter {
         if (!isKind(err, 'already-exists')) throw err;
       }
       current = await api.read(namespace, desired.name, what);
-      if (!this.owns(current)) return { type: 'taken' };
+      if (!this.owns(current)) return this.isSibling(current) ? { type: 'shared', holder: holderOf(current) } : { type: 'taken' };
     }
     if (desired.kind === 'Service' && !replaceable(current as Service, desired.object)) {
       // clusterIP is immutable: a Service that turns headless (or back) is recreated.
@@ -125,19 +133,27 @@ export class ReflectionWriter {
   }
 
   /**
+   * The virtual nodes of this host cluster with live (not terminating) offloaded pods of host
+   * namespace `hostNamespace` in `remoteNamespace` (their node marks, sorted): who needs its copies.
+   */
+  async nodesWithPods(remoteNamespace: string, hostNamespace: string): Promise<string[]> {
+    const pods = await this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
+      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.marks.hostClusterId) }, options));
+    const nodes = pods.items
+      .filter((p) => p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined)
+      .map((p) => p.metadata?.labels?.[virtualNodeLabel] ?? '')
+      .filter((node) => node !== '');
+    return [...new Set(nodes)].sort();
+  }
+
+  /**
    * The virtual node of this host cluster, other than this one, with offloaded pods of host
    * namespace `hostNamespace` in `remoteNamespace` (the first by name), if any: it needs the
    * copies this node no longer wants, so they are handed over to it rather than deleted.
    */
   async heir(remoteNamespace: string, hostNamespace: string): Promise<string | undefined> {
-    const pods = await this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
-      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.marks.hostClusterId) }, options));
     const own = labelValue(this.marks.nodeName);
-    const nodes = pods.items
-      .filter((p) => p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined)
-      .map((p) => p.metadata?.labels?.[virtualNodeLabel] ?? '')
-      .filter((node) => node !== '' && node !== own);
-    return nodes.sort()[0];
+    return (await this.nodesWithPods(remoteNamespace, hostNamespace)).find((node) => node !== own);
   }
 
   /**
@@ -146,17 +162,39 @@ export class ReflectionWriter {
    * its ClusterIP and no client of it sees a gap. Changed since: judged again at the next pass.
    */
   async handOver(kind: ReflectedKind, seen: Reflected, heir: string): Promise<{ readonly type: 'handed-over' } | NotOwned> {
+    if (!this.owns(seen)) return { type: 'not-owned', uid: seen.metadata?.uid ?? '' };
+    await this.relabel(kind, seen, heir, `handed over to node ${heir}`);
+    return { type: 'handed-over' };
+  }
+
+  /**
+   * Takes over the copy of another virtual node of this host cluster, as judged on `seen`, whose
+   * node no longer has pods there (it stopped, or its pods moved to this node): only the node mark
+   * changes, at the uid and resourceVersion seen, so the Service keeps its uid and ClusterIP. A
+   * copy without this host cluster's marks is never adopted. Changed since: judged again at the next pass.
+   */
+  async adopt(kind: ReflectedKind, seen: Reflected): Promise<{ readonly type: 'adopted' } | NotOwned> {
+    if (!this.isSibling(seen)) return { type: 'not-owned', uid: seen.metadata?.uid ?? '' };
+    await this.relabel(kind, seen, labelValue(this.marks.nodeName), `adopted from node ${holderOf(seen)}`);
+    return { type: 'adopted' };
+  }
+
+  /** A copy of this host cluster held by another of its virtual nodes. */
+  isSibling(object: Reflected): boolean {
+    return isOwned(object.metadata?.labels, this.marks.hostClusterId) && holderOf(object) !== '' && !this.owns(object);
+  }
+
+  /** `seen` with its node mark set to `node`, at its uid and resourceVersion; a conflict or its absence is left to the next pass. */
+  private async relabel(kind: ReflectedKind, seen: Reflected, node: string, why: string): Promise<void> {
     const api = this.apis[kind];
     const namespace = seen.metadata?.namespace ?? '';
     const name = seen.metadata?.name ?? '';
-    if (!this.owns(seen)) return { type: 'not-owned', uid: seen.metadata?.uid ?? '' };
-    const body = { ...seen, metadata: { ...seen.metadata, labels: { ...seen.metadata?.labels, [virtualNodeLabel]: heir } } } as Reflected;
+    const body = { ...seen, metadata: { ...seen.metadata, labels: { ...seen.metadata?.labels, [virtualNodeLabel]: node } } } as Reflected;
     try {
-      await api.replace(namespace, name, body, `remote ${api.word} ${namespace}/${name} (handed over to node ${heir})`);
+      await api.replace(namespace, name, body, `remote ${api.word} ${namespace}/${name} (${why})`);
     } catch (err) {
       if (!isKind(err, 'not-found') && !isKind(err, 'conflict')) throw err;
     }
-    return { type: 'handed-over' };
   }
 
   private owns(object: Reflected): boolean {
@@ -182,3 +220,6 @@ function withCurrent(desired: DesiredObject, current: Reflected): Reflected {
   }
   return { ...desired.object, metadata, spec };
 }
+
+/** The virtual node whose mark a copy carries ('' if none). */
+const holderOf = (object: Reflected): string => object.metadata?.labels?.[virtualNodeLabel] ?? '';

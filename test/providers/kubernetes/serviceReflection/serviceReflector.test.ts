@@ -184,7 +184,10 @@ async function writtenOnce(t: Test, admit: (labels: Record<string, string>) => R
       await drain();
     }
   };
-  return { stored: (): Stored => stored as Stored, writes, seen };
+  const send = (type: string, object: unknown): void => {
+    for (const w of server.watches) if (w.url.pathname === '/api/v1/services') w.send(type, object);
+  };
+  return { stored: (): Stored => stored as Stored, writes, seen, send, reflector, clock };
 }
 
 t.test('a copy a mutating webhook labels on every write is written once, not again on each of its watch events', async (t) => {
@@ -194,12 +197,16 @@ t.test('a copy a mutating webhook labels on every write is written once, not aga
   t.equal(writes(), 1, 'what the remote stored for the write is in sync: no second write');
 });
 
-t.test('a name held by another virtual node\'s copy is taken over as soon as that copy goes, not at the next full pass', async (t) => {
+/**
+ * Host Service `web` wanted by vk-1 while the sibling node vk-2 (same host cluster) holds its copy
+ * in the shared remote namespace; `siblingPods` says whether vk-2 still has pods of `shop` there.
+ * The remote stores a PUT, and lists and watches by label selector as the API server does.
+ */
+async function heldBySibling(t: Test, siblingPods: boolean) {
   const server = await MockApiServer.start();
   t.teardown(() => server.close());
   const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
-  // The sibling node (vk-2, same host cluster) reflects the same Service into the same remote namespace.
-  const siblings = {
+  const sibling = {
     metadata: {
       name: 'web', namespace: 'shop-home', uid: 'sibling-uid', resourceVersion: '7',
       labels: { 'tether.dev/managed-by': 'tether', 'tether.dev/host-cluster': 'home', 'tether.dev/virtual-node': 'vk-2' },
@@ -207,50 +214,84 @@ t.test('a name held by another virtual node\'s copy is taken over as soon as tha
     },
     spec: { type: 'ClusterIP', ports: [{ port: 80 }], clusterIP: '10.0.0.7' },
   };
-  let remote: typeof siblings | undefined = siblings;
-  // As the API server does: a label selector's equality terms filter lists and watches.
+  const siblingPod = { metadata: { name: 'web-2', namespace: 'shop-home', labels: { 'tether.dev/virtual-node': 'vk-2' }, annotations: { 'tether.dev/host-namespace': 'shop' } } };
+  const world: { copy: typeof sibling | undefined } = { copy: sibling };
   const selects = (url: URL, labels: Record<string, string>): boolean =>
     (url.searchParams.get('labelSelector') ?? '').split(',').filter(Boolean).every((term) => {
       const [k, v] = term.split('=');
       return labels[k ?? ''] === v;
     });
-  const created: string[] = [];
   server.route((r) => {
     if (r.url.searchParams.get('watch') === 'true') return r.url.pathname === '/api/v1/services' ? 'watch' : 'hang';
     if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/services') return { body: { metadata: { resourceVersion: '5' }, items: [hostService] } };
     if (r.method === 'GET' && r.url.pathname === '/api/v1/services') {
-      return { body: { metadata: { resourceVersion: '7' }, items: remote && selects(r.url, remote.metadata.labels) ? [remote] : [] } };
+      return { body: { metadata: { resourceVersion: '7' }, items: world.copy && selects(r.url, world.copy.metadata.labels) ? [world.copy] : [] } };
     }
-    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return remote ? { body: remote } : undefined;
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/pods') return { body: { metadata: { resourceVersion: '3' }, items: siblingPods ? [siblingPod] : [] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return world.copy ? { body: world.copy } : undefined;
     if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
     if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
-      if (remote) return { status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'services "web" already exists' } };
-      const body = JSON.parse(r.body) as { metadata: { name: string } };
-      created.push(body.metadata.name);
-      return { status: 201, body };
+      if (world.copy) return { status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'services "web" already exists' } };
+      return { status: 201, body: JSON.parse(r.body) as unknown };
+    }
+    if (r.method === 'PUT' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') {
+      const body = JSON.parse(r.body) as typeof sibling;
+      world.copy = { ...body, metadata: { ...body.metadata, resourceVersion: '8' } };
+      return { body: world.copy };
     }
     return undefined;
   });
   const events: string[] = [];
-  const { reflector: r, clock } = startedOn(t, server, events);
-  const startedAt = clock.now();
-  await until('the name found taken', () => {
+  const { reflector, clock } = startedOn(t, server, events);
+  const writes = (): string[] => server.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.url.pathname}`);
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) { // the coalescing delays and the passes they make
+      clock.advance(50);
+      await drain();
+    }
+  };
+  return { server, world, sibling, events, reflector, clock, writes, settle, selects };
+}
+
+t.test('a Service a sibling virtual node reflects there while it has pods is shared: no write, no Warning, not taken', async (t) => {
+  const { reflector: r, events, writes, settle, server, clock } = await heldBySibling(t, true);
+  await until('the pass looked at the sibling\'s pods', () => {
     clock.advance(50);
-    return events.length > 0;
+    return server.requests.some((q) => q.url.pathname === '/api/v1/namespaces/shop-home/pods');
   }, 10_000);
-  t.match(events, [/^web Warning ReflectionNameTaken: /]);
-  t.same(r.state()[0]?.taken, ['Service/web']);
-  // The sibling's last pod went: its copy is deleted after its linger.
-  const gone = remote;
-  remote = undefined;
+  await settle();
+  t.same(writes(), [], 'the sibling\'s copy is left to it');
+  t.same(events, [], 'no ReflectionNameTaken: one copy per host cluster and remote namespace');
+  t.same(r.state()[0]?.taken, []);
+});
+
+t.test('a sibling\'s copy going frees the name at once: this node creates its copy, not at the next full pass', async (t) => {
+  const { world, sibling, events, clock, server, selects } = await heldBySibling(t, true);
+  const startedAt = clock.now();
+  await until('the pass looked at the sibling\'s pods', () => {
+    clock.advance(50);
+    return server.requests.some((q) => q.url.pathname === '/api/v1/namespaces/shop-home/pods');
+  }, 10_000);
   await until('the copies\' watch open', () => server.watches.some((w) => w.url.pathname === '/api/v1/services'), 10_000);
-  for (const w of server.watches) if (w.url.pathname === '/api/v1/services' && selects(w.url, gone.metadata.labels)) w.send('DELETED', gone);
+  world.copy = undefined;
+  for (const w of server.watches) if (w.url.pathname === '/api/v1/services' && selects(w.url, sibling.metadata.labels)) w.send('DELETED', sibling);
   await until('this node\'s copy created', () => {
     clock.advance(50);
-    return created.includes('web');
+    return server.requests.some((q) => q.method === 'POST' && q.url.pathname === '/api/v1/namespaces/shop-home/services' && world.copy === undefined && q.body.includes('"vk-1"'));
   }, 10_000);
   t.ok(clock.now() - startedAt < 5 * 60_000, `well before the full pass (after ${clock.now() - startedAt} ms)`);
-  t.same(r.state()[0]?.taken, []);
+  t.same(events, []);
+});
+
+t.test('a sibling\'s copy whose node has no pods there any more (stopped, or moved away) is adopted: one replace, same uid and ClusterIP, no delete or create', async (t) => {
+  const { world, events, clock, writes } = await heldBySibling(t, false);
+  await until('adopted', () => {
+    clock.advance(50);
+    return world.copy?.metadata.labels['tether.dev/virtual-node'] === 'vk-1';
+  }, 10_000);
+  t.same(writes(), ['PUT /api/v1/namespaces/shop-home/services/web'], 'relabelled in place');
+  t.match(world.copy, { metadata: { uid: 'sibling-uid' }, spec: { clusterIP: '10.0.0.7' } }, 'the same Service, its ClusterIP kept');
+  t.same(events, []);
 });
 
 t.test('a watch event older than the copy Tether last wrote does not make it write again', async (t) => {
@@ -324,4 +365,18 @@ t.test('a taken name is a ReflectionNameTaken Warning once, not again at every r
     await until(`resync ${resync} found it taken`, () => r.state()[0]?.taken.length === 1, 10_000);
   }
   t.equal(events.length, 1, 'one Warning');
+});
+
+t.test('what was written for a copy that then lost its marks is forgotten once its namespace no longer wants it: the memory stays bounded', async (t) => {
+  const { stored, seen, send, reflector: r, clock } = await writtenOnce(t);
+  await seen(stored());
+  t.equal(r.rememberedCopies(), 1, 'the write is remembered while the copy is wanted');
+  // A remote admin takes the copy over: it leaves the copies' label-selected watch.
+  send('DELETED', { ...stored(), metadata: { ...stored().metadata, resourceVersion: '10', labels: { team: 'remote' } } });
+  r.podGone('shop/web-1', 'shop');
+  await until('the namespace released and passed over', () => {
+    clock.advance(1_000);
+    return r.state().length === 0 && r.rememberedCopies() === 0;
+  }, 10_000);
+  t.equal(r.refused.size, 0);
 });

@@ -61,11 +61,11 @@ t.test('a name held by a foreign object: taken, nothing overwritten', async (t) 
   t.same(calls, ['create', 'read'], 'no replace, no delete');
 });
 
-t.test('another virtual node\'s copy of the same host cluster is taken too', async (t) => {
+t.test('another virtual node\'s copy of the same host cluster is shared, not taken: nothing overwritten, nothing to warn about', async (t) => {
   const sibling = ours({ ports: [{ port: 1 }] });
   sibling.metadata!.labels!['tether.dev/virtual-node'] = 'vk-2';
   const { remote, calls } = fakeRemote(sibling, apiError('already-exists'));
-  t.same(await new ReflectionWriter(remote, marks).write(desired({ ports: [{ port: 5432 }] }), undefined), { type: 'taken' });
+  t.same(await new ReflectionWriter(remote, marks).write(desired({ ports: [{ port: 5432 }] }), undefined), { type: 'shared', holder: 'vk-2' });
   t.same(calls, ['create', 'read']);
 });
 
@@ -158,4 +158,29 @@ t.test('no sibling with pods there: no heir, the copy is deleted as before', asy
   const core = { listNamespacedPod: async () => ({ items: [] }) };
   const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
   t.equal(await new ReflectionWriter(remote, marks).heir('shop-home', 'shop'), undefined);
+});
+
+t.test('a sibling\'s copy is adopted by this node at the uid and resourceVersion seen: same object, same ClusterIP, only the node mark changes', async (t) => {
+  const seen = ours({ type: 'ClusterIP', clusterIP: '10.1.0.9', clusterIPs: ['10.1.0.9'], ports: [{ port: 5432 }] });
+  seen.metadata!.labels!['tether.dev/virtual-node'] = 'vk-2';
+  const { remote, calls, bodies } = fakeRemote(undefined);
+  t.same(await new ReflectionWriter(remote, marks).adopt('Service', seen), { type: 'adopted' });
+  t.same(calls, ['replace'], 'no delete, no create');
+  t.match(bodies[0], { metadata: { uid: 'r-1', resourceVersion: '5', labels: { 'tether.dev/virtual-node': 'vk-1', 'tether.dev/host-cluster': 'home' } }, spec: { clusterIP: '10.1.0.9' } });
+});
+
+t.test('a foreign object is never adopted', async (t) => {
+  const foreign: Service = { metadata: { name: 'db', namespace: 'shop-home', uid: 'x', labels: { owner: 'them' } }, spec: { ports: [{ port: 1 }] } };
+  const { remote, calls } = fakeRemote(undefined);
+  t.same(await new ReflectionWriter(remote, marks).adopt('Service', foreign), { type: 'not-owned', uid: 'x' });
+  t.same(calls, []);
+});
+
+t.test('the virtual nodes with live pods of a host namespace in a remote namespace: terminating pods and other namespaces\' pods do not count', async (t) => {
+  const pod = (node: string, hostNamespace: string, terminating = false): object => ({
+    metadata: { name: `p-${node}`, labels: { 'tether.dev/virtual-node': node }, annotations: { 'tether.dev/host-namespace': hostNamespace }, ...(terminating ? { deletionTimestamp: new Date() } : {}) },
+  });
+  const core = { listNamespacedPod: async () => ({ items: [pod('vk-3', 'shop'), pod('vk-1', 'shop'), pod('vk-4', 'other'), pod('vk-5', 'shop', true), pod('vk-3', 'shop')] }) };
+  const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
+  t.same(await new ReflectionWriter(remote, marks).nodesWithPods('shop-home', 'shop'), ['vk-1', 'vk-3']);
 });
