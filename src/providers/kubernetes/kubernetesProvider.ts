@@ -209,6 +209,11 @@ export class KubernetesProvider
     return this.drive.pods.ignoredCount();
   }
 
+  /** Read-only, for /metrics and tests: the remote cluster's requests sent, keyed `<verb> <code>` (a fenced write is never sent). */
+  remoteRequestCounts(): ReadonlyMap<string, number> {
+    return this.remote.apiRequestCounts();
+  }
+
   /** The reflected Services and EndpointSlices per host namespace (counts, taken names, last error). */
   serviceReflection(): NamespaceReflection[] {
     return this.drive.services.state();
