@@ -51,16 +51,22 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   const policies = resolveRestartPolicies(config.restartPolicies);
   const handles: ProviderHandle[] = [];
   const podEvents = config.nodes.map((node) => new PodEventForwarder(node.name));
+  const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
+  // Under leader election every node's writes are fenced from the start, its provider's too: a
+  // standby writes nothing until it holds the node's lock (the agent opens them then).
+  const fenced = leaderElection !== undefined;
   // One host connection per node, for the node's actors and its provider alike; stopped last.
   const hostKubeConfig = loadKubeConfig(host);
-  const hostClients = config.nodes.map(() => new ClusterClient(hostKubeConfig, { clock, ...definedOnly({ rateLimit: config.rateLimit }) }));
+  const hostClients = config.nodes.map((node) => new ClusterClient(hostKubeConfig, {
+    clock, ...definedOnly({ rateLimit: config.rateLimit, fenced: fenced ? `this replica does not hold the lock of node ${node.name}` : undefined }),
+  }));
   // One host EventRecorder per node too, for the node's actors and its provider alike.
   const hostEvents = config.nodes.map((node, i) => hostClients[i]!.eventRecorder({ reportingInstance: node.name, clock, log: logger.child({ node: node.name }) }));
   const closeHostClients = async (): Promise<void> => void (await Promise.all(hostClients.map((c) => c.stop())));
   try {
     for (const [i, node] of config.nodes.entries()) {
       handles.push(await createProvider(node.provider, {
-        nodeName: node.name, internalIP: node.internalIP, host, hostClient: hostClients[i]!, hostEvents: hostEvents[i]!, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!,
+        nodeName: node.name, internalIP: node.internalIP, host, hostClient: hostClients[i]!, hostEvents: hostEvents[i]!, logger: logger.child({ node: node.name }), podEvents: podEvents[i]!, fenced,
       }));
     }
     const metrics = options.metrics ?? new TetherMetrics();
@@ -69,7 +75,6 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
     // A provider's own gauges (MetricsProvider), if it has any.
     handles.forEach((h, i) => metrics.observeProvider(config.nodes[i]!.name, h.provider));
     const nodes = config.nodes.map((node, i): AgentNodeSpec => ({ ...nodeSpec(node, { ...handles[i]!, provider: providers[i]! }, policies), hostClient: hostClients[i]!, hostEvents: hostEvents[i]! }));
-    const leaderElection = leaderElectionFromConfig(config, options.env ?? process.env);
     const agent = TetherAgent.start({
       host,
       nodes,

@@ -29,6 +29,8 @@ export interface ProviderContext {
   readonly logger: Logger;
   /** Where a provider's Events about the node's pods go (the node's host EventRecorder). */
   readonly podEvents?: PodEventForwarder;
+  /** Under leader election: the provider is built a standby, fenced until the node's lock is held. */
+  readonly fenced?: boolean;
 }
 
 export async function createProvider(config: ProviderConfig, ctx: ProviderContext): Promise<ProviderHandle> {
@@ -40,7 +42,7 @@ export async function createProvider(config: ProviderConfig, ctx: ProviderContex
     host: ctx.host,
     ...definedOnly({ hostClient: ctx.hostClient, hostEvents: ctx.hostEvents }),
     logger: ctx.logger,
-    ...definedOnly({ podEvents: ctx.podEvents?.record }),
+    ...definedOnly({ podEvents: ctx.podEvents?.record, fenced: ctx.fenced }),
   });
   return { ...handle, provider: withIdentityChecks(handle.provider, ctx.logger) };
 }

@@ -9,6 +9,11 @@
  * started, with fresh watches, when the lock is acquired and released (stopped at once) when it
  * is lost; state is rebuilt from the clusters on every start. Without it, every node starts at
  * once, as before.
+ *
+ * Write fences: under leader election a node's host clients and its provider (a
+ * WriteFencedProvider) are fenced from the agent's start, opened when the lock is taken (before
+ * the subtree starts) and fenced when it is lost (before the subtree stops), so a standby writes
+ * nothing whatever reaches it (a kubelet API call, say). Without it they are opened at start.
  */
 import { sleep, type Clock } from '../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../lib/lifecycle.js';
@@ -67,6 +72,17 @@ interface NodeSlot {
   running?: VirtualNode;
 }
 
+/** Closes a node's fences, the host clients' and the provider's (which then stops what drives the node). */
+function fenceWrites(slot: NodeSlot, reason: string): void {
+  slot.clients.fenceWrites(reason);
+  if (isWriteFencedProvider(slot.provider)) slot.provider.fenceWrites(reason);
+}
+
+function openWrites(slot: NodeSlot): void {
+  slot.clients.openWrites();
+  if (isWriteFencedProvider(slot.provider)) slot.provider.openWrites();
+}
+
 /** What `stop` takes beyond its deadline. */
 export interface AgentStopOptions extends StopOptions {
   /** Delete each running node's Node object (default false: the node goes NotReady). */
@@ -121,28 +137,30 @@ export class TetherAgent implements Lifecycle {
       return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe) };
     });
     if (!election) {
-      for (const slot of this.slots) slot.running = slot.launch();
+      // One replica holds every node: its writes are open from the start.
+      for (const slot of this.slots) {
+        openWrites(slot);
+        slot.running = slot.launch();
+      }
       this.locks = undefined;
       Promise.all(this.slots.map((slot) => slot.running?.ready)).then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));
       return;
     }
+    // A standby until a lock is held: no node's writes go out before then.
+    for (const slot of this.slots) fenceWrites(slot, `this replica does not hold the lock of node ${slot.name}`);
     this.locks = new NodeLocks(this.system.root, election.settings, this.slots.map((slot) => ({
       name: slot.name,
       leaseApi: slot.clients.lockLeases,
       onAcquired: () => {
         if (this.life.stopRequested || slot.running) return;
-        slot.clients.openWrites();
-        if (isWriteFencedProvider(slot.provider)) slot.provider.openWrites();
+        openWrites(slot);
         slot.running = slot.launch();
       },
       onLost: () => {
         // First the fence: writes still queued for this node are dropped, not sent after another
         // replica took over. Not when this agent is stopping and releases the lock itself: its
         // actors are already stopped, and its last Events should still go out.
-        if (!this.life.stopRequested) {
-          slot.clients.fenceWrites(`the lock of node ${slot.name} was lost`);
-          if (isWriteFencedProvider(slot.provider)) slot.provider.fenceWrites(`the lock of node ${slot.name} was lost`);
-        }
+        if (!this.life.stopRequested) fenceWrites(slot, `the lock of node ${slot.name} was lost`);
         this.stopNode(slot, false);
       },
     })), { clock, logger });

@@ -64,6 +64,12 @@ export interface ProviderCreationContext {
   readonly hostEvents?: EventRecorderClient;
   /** Bound to the node already. */
   readonly logger: Logger;
+  /**
+   * Under leader election: build the provider a standby, its writes fenced from construction and
+   * nothing of it driving the node until the agent opens it on taking the node's lock
+   * (WriteFencedProvider). Default false: one replica, open from the start.
+   */
+  readonly fenced?: boolean;
   /** Events about the node's host pods go to the node's host EventRecorder (rate-limited, fenced under HA). */
   readonly podEvents?: PodEventSink;
 }

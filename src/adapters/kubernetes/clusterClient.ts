@@ -33,6 +33,11 @@ export interface ClusterClientOptions {
   /** Per-class request deadlines (defaults in call.ts): every call to this cluster is bounded. */
   readonly deadlines?: Partial<CallDeadlines>;
   readonly clock?: Clock;
+  /**
+   * Built fenced, for this reason (a replica under leader election, before the node's lock is
+   * held): no write goes out until `openWrites`. Default: open (a single replica drives at once).
+   */
+  readonly fenced?: string;
 }
 
 export class ClusterClient {
@@ -63,6 +68,7 @@ export class ClusterClient {
     this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
     this.reads = { limiter: this.limiter, deadlines: this.deadlines, clock: this.clock };
     this.writes = { ...this.reads, signal: () => this.fence.signal };
+    if (options.fenced !== undefined) this.fenceWrites(options.fenced);
   }
 
   /**

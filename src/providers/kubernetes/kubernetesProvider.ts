@@ -18,6 +18,14 @@
  * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
  * informer) and `stop()`. Every method rejects only with classified provider errors
  * (remoteErrors.ts), or with the signal's reason when aborted.
+ *
+ * High availability (WriteFencedProvider): built with `fenced`, the provider is a standby from
+ * construction: both clusters' writes are fenced and nothing that drives the node runs (no
+ * informer, sweep or reflection pass; drivingParts.ts), whatever calls it, until `openWrites`
+ * (the node's lock is held). A standby still answers kubelet sessions (logs, exec, attach,
+ * port-forward) with reads of the remote pod. `fenceWrites` (the lock is lost) closes the fences
+ * first, then stops those parts for good, closing their watches; the next `openWrites` builds
+ * them again from the clusters. Without `fenced` (a single replica) writes are open from the start.
  */
 import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
@@ -26,7 +34,6 @@ import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import { noopKubeLog } from '../../adapters/kubernetes/log.js';
 import { errorMessage } from '../../lib/errorMessage.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
-import { adoptableNamespaces, podSecurityLabels } from './pods/podPolicy.js';
 import type {
   AttachProvider,
   ContainerRef,
@@ -49,21 +56,15 @@ import { toHostPod, type HostViewOptions } from './pods/hostView.js';
 import { remoteNamespaceFor } from './namespaceMapping.js';
 import type { KubernetesProviderOptions } from './options.js';
 import { ownershipOf, type OwnershipRule } from './pods/ownership.js';
-import { offloadedPodLookup } from './serviceReflection/endpointTranslation.js';
-import { REFLECTED_KINDS } from './serviceReflection/servicePlan.js';
-import { Reflector } from './configReflection/configReflector.js';
-import { RemoteEvents } from './pods/remoteEvents.js';
-import { NOT_OWNED_REASON } from './notOwned.js';
 import { untilAborted } from './remoteErrors.js';
-import { RemotePodCalls } from './pods/remotePodCalls.js';
+import { transient } from '../errors.js';
+import { DrivingParts } from './drivingParts.js';
 import { RemoteContainerSessions } from './streams/remoteContainerSessions.js';
 import { reflectorParts } from './serviceReflection/reflectorParts.js';
 import { kubernetesGauges } from './providerGauges.js';
-import { RemoteNamespaces } from './pods/remoteNamespaces.js';
 import { RemoteNode } from './node/remoteNode.js';
-import { RemotePods } from './pods/remotePods.js';
 import { RemoteStats } from './node/remoteStats.js';
-import { ServiceReflector, type NamespaceReflection } from './serviceReflection/serviceReflector.js';
+import type { NamespaceReflection } from './serviceReflection/serviceReflector.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
@@ -79,20 +80,20 @@ export class KubernetesProvider
   private readonly log: KubeLog;
   private readonly remote: ClusterClient;
   private readonly host: ClusterClient;
-  private readonly namespaces: RemoteNamespaces;
-  private readonly reflector: Reflector;
-  private readonly services: ServiceReflector;
   private readonly hostEvents: EventRecorderClient;
   private readonly ownsHostEvents: boolean;
-  private readonly pods: RemotePods;
-  private readonly events: RemoteEvents | undefined;
+  /** What drives the node in this hold (rebuilt at each `openWrites` after a `fenceWrites`). */
+  private drive: DrivingParts;
+  /** Parts of earlier holds still stopping (awaited by `stop()`). */
+  private retiring: Promise<void> = Promise.resolve();
   private readonly node: RemoteNode;
   private readonly stats: RemoteStats;
-  private readonly calls: RemotePodCalls;
   private readonly sessions: RemoteContainerSessions;
   private readonly view: HostViewOptions;
   private readonly rule: OwnershipRule;
-  private started = false;
+  private callback: PodNotificationCallback | undefined;
+  /** The writes' fence is open: this replica may drive the node (holds its lock, or needs none). */
+  private writesOpen: boolean;
   private readonly life: LifecycleControl;
   /** Ready once the remote pod informer has listed (after `start()`). */
   readonly ready: Promise<void>;
@@ -111,54 +112,20 @@ export class KubernetesProvider
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? noopKubeLog;
     const clientOptions = { clock: this.clock, ...definedOnly({ rateLimit: o.rateLimit, deadlines: o.deadlines }) };
-    this.remote = new ClusterClient(o.remote, clientOptions);
+    const fenced = o.fenced === true ? `node ${o.nodeName}: this replica does not hold the node's lock` : undefined;
+    this.writesOpen = fenced === undefined;
+    this.remote = new ClusterClient(o.remote, { ...clientOptions, ...definedOnly({ fenced }) });
     // An injected host connection is the agent's (one per node) and stays open; a source gets our own.
     this.ownsHost = !(o.host instanceof ClusterClient);
-    this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
+    this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, { ...clientOptions, ...definedOnly({ fenced }) });
+    // The agent's host client is fenced by its creator under HA; fencing it here as well costs nothing.
+    if (fenced !== undefined) this.host.fenceWrites(fenced);
     this.view = { blankPodIPs: o.blankPodIPs ?? false };
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
-    this.namespaces = new RemoteNamespaces(
-      this.remote, { hostClusterId: o.hostClusterId, nodeName: o.nodeName, adoptable: adoptableNamespaces(o.podPolicy ?? {}) }, podSecurityLabels(o.podPolicy?.podSecurityLevel),
-    );
-    const common = { clock: this.clock, log: this.log, ...definedOnly({ watch: o.watch }) };
-    this.reflector = new Reflector({
-      ...common, ...o.reflection, host: this.host, remote: this.remote, hostClusterId: o.hostClusterId,
-      remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-      namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
-      onOptionalMissing: (pod, reason, note) => o.onRemoteEvent?.(
-        { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, note,
-      ),
-      onNotOwned: (object, note) => this.hostEvents.record({ apiVersion: 'v1', ...object }, 'Warning', NOT_OWNED_REASON, note, 'Reflect'),
-    });
     this.ownsHostEvents = o.hostEvents === undefined;
     this.hostEvents = o.hostEvents ?? this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
-    this.services = new ServiceReflector({
-      ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
-      kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-      lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
-      namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
-      events: this.hostEvents,
-      ...definedOnly({ resyncMs: o.reflection?.sweepMs, lingerMs: o.reflection?.minAgeMs }),
-    });
-    this.events = o.onRemoteEvent
-      ? new RemoteEvents({
-        ...common, remote: this.remote, onEvent: o.onRemoteEvent, podOf: (ns, name) => this.pods.get(ns, name), since: this.clock.now(),
-      })
-      : undefined;
-    this.pods = new RemotePods({
-      ...common, remote: this.remote, nodeName: o.nodeName, rule: this.rule, view: this.view,
-      onAppear: (hostKey, hostNamespace, remote) => {
-        this.reflector.track(hostKey, hostNamespace, remote);
-        this.services.podAppeared(hostKey, hostNamespace);
-        this.events?.podAppeared(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
-      },
-      onGo: (hostKey, remote) => {
-        this.reflector.untrack(hostKey);
-        this.services.podGone(hostKey, hostKey.slice(0, hostKey.indexOf('/')));
-        this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
-      },
-    });
-    this.stats = new RemoteStats({ remote: this.remote, rule: this.rule, owned: () => this.pods.list(), clock: this.clock, log: this.log });
+    this.drive = this.drivingParts();
+    this.stats = new RemoteStats({ remote: this.remote, rule: this.rule, owned: () => this.drive.pods.list(), clock: this.clock, log: this.log });
     this.node = new RemoteNode({
       remote: this.remote, isOwnPod: (pod) => ownershipOf(pod, this.rule).owned,
       ...definedOnly({
@@ -168,38 +135,55 @@ export class KubernetesProvider
         defaultNodeInfo: o.nodeInfo,
       }),
     });
-    this.calls = new RemotePodCalls({
-      o, remote: this.remote, namespaces: this.namespaces, reflector: this.reflector, pods: this.pods, rule: this.rule,
-      remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-    });
     this.sessions = new RemoteContainerSessions({
       remote: this.remote, nodeName: o.nodeName, getPod: (ns, name, signal) => this.getPod(ns, name, signal),
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
     });
   }
 
-  /** Starts the remote pod informer; ready once it has listed, when the reflector's sweep is asked for. Idempotent. */
-  start(): void {
-    if (this.started || this.life.stopRequested) return;
-    this.started = true;
-    this.pods.start();
-    this.services.start();
-    void this.pods.waitForSync().then(() => {
-      this.life.markReady();
-      this.services.podsSynced();
-      this.reflector.requestSweep();
-    }, () => undefined);
+  private drivingParts(): DrivingParts {
+    return new DrivingParts({
+      o: this.o, remote: this.remote, host: this.host, hostEvents: this.hostEvents, clock: this.clock, log: this.log,
+      rule: this.rule, view: this.view, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      callback: () => this.callback, onSynced: () => this.life.markReady(),
+    });
   }
 
-  /** The node's lock is lost (HA): both clusters' writes are fenced off; informers keep reading. */
+  /**
+   * Starts the remote pod informer; ready once it has listed, when the reflector's sweep is asked
+   * for. Idempotent. Does nothing on a standby (writes fenced): it starts at `openWrites`' next call for it.
+   */
+  start(): void {
+    if (!this.writesOpen || this.life.stopRequested) return;
+    this.drive.start();
+  }
+
+  /** True while this replica may drive the node: writes open (its lock held, or no HA). */
+  get driving(): boolean {
+    return this.writesOpen && !this.life.stopRequested;
+  }
+
+  /**
+   * The node's lock is lost (HA): both clusters' writes are fenced off first, so nothing queued
+   * goes out, then the informers, sweeps and reflection passes stop and their watches close.
+   * The next `openWrites` starts them again, fresh.
+   */
   fenceWrites(reason: string): void {
     this.remote.fenceWrites(reason);
     this.host.fenceWrites(reason);
+    if (!this.writesOpen) return;
+    this.writesOpen = false;
+    const old = this.drive;
+    this.drive = this.drivingParts();
+    this.retiring = Promise.all([this.retiring, old.stop().catch((error: unknown) =>
+      this.log.warn('stopping the kubernetes provider\'s driving parts failed', { node: this.o.nodeName, error: errorMessage(error) }))]).then(() => undefined);
   }
 
+  /** The node's lock is held: writes go out, and the parts that drive the node start (at once if they had). */
   openWrites(): void {
     this.remote.openWrites();
     this.host.openWrites();
+    this.writesOpen = true;
   }
 
   /** Stops every watch and timer and closes the connections. The remote pods keep running. */
@@ -210,10 +194,8 @@ export class KubernetesProvider
   private async release(): Promise<void> {
     // Every part stops though one throws; the connections close last, after the Events went out.
     const parts = await stopParts({
-      'remote pods': this.pods,
-      ...definedOnly({ 'remote events': this.events }),
-      'config reflection': this.reflector,
-      'service reflection': this.services,
+      driving: this.drive,
+      retired: { stop: () => this.retiring },
       ...when(this.ownsHostEvents, () => ({ 'host events': { stop: () => this.hostEvents.flushAll() } })),
     }).then(() => undefined, (error: unknown) => error);
     await stopParts({
@@ -224,20 +206,22 @@ export class KubernetesProvider
 
   /** Remote pods carrying Tether's marks that were ignored because they fail the ownership rule. */
   ignoredRemotePods(): number {
-    return this.pods.ignoredCount();
+    return this.drive.pods.ignoredCount();
+  }
+
+  /** Read-only, for /metrics and tests: the remote cluster's requests sent, keyed `<verb> <code>` (a fenced write is never sent). */
+  remoteRequestCounts(): ReadonlyMap<string, number> {
+    return this.remote.apiRequestCounts();
   }
 
   /** The reflected Services and EndpointSlices per host namespace (counts, taken names, last error). */
   serviceReflection(): NamespaceReflection[] {
-    return this.services.state();
+    return this.drive.services.state();
   }
 
   /** The provider's loops, run by the node's subtree (ReconcilingProvider): ConfigMap/Secret and Service reflection, remote pods and Events. */
   reconcilers(): readonly Reconciler[] {
-    return [
-      ...this.reflector.reconcilers(), ...this.services.reconcilers(),
-      this.pods.reconciler(), ...(this.events ? [this.events.reconciler()] : []),
-    ];
+    return this.drive.reconcilers();
   }
 
   /** The Service reflector of each host namespace, for the live actor tree (InspectableProvider). */
@@ -248,7 +232,7 @@ export class KubernetesProvider
   /** Ignored remote pods and Service reflection as gauges on /metrics (MetricsProvider). */
   providerMetrics(): ProviderGauge[] {
     return kubernetesGauges(this.ignoredRemotePods(), this.serviceReflection(), {
-      notOwned: [this.reflector.notOwned.totals(), this.services.refused.notOwned.totals()], eventsDropped: this.events?.droppedCount() ?? 0,
+      notOwned: [this.drive.reflector.notOwned.totals(), this.drive.services.refused.notOwned.totals()], eventsDropped: this.drive.events?.droppedCount() ?? 0,
     });
   }
 
@@ -259,7 +243,7 @@ export class KubernetesProvider
 
   /** True once the remote pod informer has listed. */
   hasSynced(): boolean {
-    return this.pods.hasSynced();
+    return this.drive.pods.hasSynced();
   }
 
   remoteNamespaceOf(hostNamespace: string): string {
@@ -267,50 +251,53 @@ export class KubernetesProvider
   }
 
   notifyPods(callback: PodNotificationCallback): void {
-    this.pods.setCallback(callback);
+    this.callback = callback;
+    this.drive.pods.setCallback(callback);
     this.start();
   }
 
   createPod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.calls.create(pod), signal);
+    return untilAborted(this.drive.calls.create(pod), signal);
   }
 
   updatePod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.calls.update(pod), signal);
+    return untilAborted(this.drive.calls.update(pod), signal);
   }
 
   deletePod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.calls.delete(pod), signal);
+    return untilAborted(this.drive.calls.delete(pod), signal);
   }
 
   /**
    * From the informer, after its first list. A restarted agent's pod actors all ask at once: one
    * list answers them all, where a read each would spend the remote budget N times over. The wait
    * is bounded by one read's deadline; a list slower than that (a remote in trouble) gives way to
-   * one read of the pod, with its own deadline.
+   * one read of the pod, with its own deadline. A standby (kubelet sessions) reads the pod: it
+   * runs no informer.
    */
   async getPod(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined> {
     this.start();
     const remoteNamespace = this.remoteNamespaceOf(namespace);
-    const remote = (await this.listed(signal))
-      ? this.pods.get(remoteNamespace, name)
-      : await untilAborted(this.calls.readRemote(remoteNamespace, name), signal);
+    const drive = this.drive;
+    const remote = drive.isStarted && (await this.listed(drive, signal))
+      ? drive.pods.get(remoteNamespace, name)
+      : await untilAborted(drive.calls.readRemote(remoteNamespace, name), signal);
     return remote ? toHostPod(remote, this.view) : undefined;
   }
 
   /** Whether the remote pod informer has listed, waiting for it up to one read's deadline (`signal` aborting rejects). */
-  private async listed(signal?: AbortSignal): Promise<boolean> {
+  private async listed(drive: DrivingParts, signal?: AbortSignal): Promise<boolean> {
     signal?.throwIfAborted();
-    if (this.pods.hasSynced()) return true;
+    if (drive.pods.hasSynced()) return true;
     const patience = new AbortController();
     const timer = this.clock.setTimer(this.remote.deadlines.other, () => patience.abort(new Error('the remote pod list is slow')));
     const onAbort = (): void => patience.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.pods.waitForSync(patience.signal);
+      await drive.pods.waitForSync(patience.signal);
       return true;
     } catch (err) {
       signal?.throwIfAborted();
@@ -328,16 +315,23 @@ export class KubernetesProvider
 
   /** Waits for the informer's first list (until `signal` aborts), then answers from it. */
   async listPods(signal?: AbortSignal): Promise<Pod[]> {
-    this.start();
-    await this.pods.waitForSync(signal);
-    return this.pods.list().flatMap((remote) => toHostPod(remote, this.view) ?? []);
+    const pods = this.drivenPods();
+    await pods.waitForSync(signal);
+    return pods.list().flatMap((remote) => toHostPod(remote, this.view) ?? []);
   }
 
   /** The orphan sweep's light listing (podMarks.ts), from the same informer as `listPods`. */
   async listPodMarks(signal?: AbortSignal): Promise<PodMarks[]> {
+    const pods = this.drivenPods();
+    await pods.waitForSync(signal);
+    return pods.listMarks();
+  }
+
+  /** The started informer of this hold; a standby has none, and says so rather than wait for ever. */
+  private drivenPods(): DrivingParts['pods'] {
     this.start();
-    await this.pods.waitForSync(signal);
-    return this.pods.listMarks();
+    if (!this.driving) throw transient(`node ${this.o.nodeName}: this replica does not drive the node (standby: another replica holds its lock)`);
+    return this.drive.pods;
   }
 
   ping(signal?: AbortSignal): Promise<void> {
@@ -354,8 +348,7 @@ export class KubernetesProvider
 
   /** The offloaded pods' usage as the remote kubelets report it, in host identities (remoteStats.ts). */
   async getStatsSummary(signal?: AbortSignal): Promise<StatsSummary> {
-    this.start();
-    await this.pods.waitForSync(signal);
+    await this.drivenPods().waitForSync(signal);
     return this.stats.summary(signal);
   }
 

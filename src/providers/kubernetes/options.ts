@@ -30,6 +30,12 @@ export interface KubernetesProviderOptions {
    * build one of the provider's own from (closed with the provider).
    */
   readonly host: ClusterClient | ClusterSource;
+  /**
+   * A standby from construction (a replica under leader election): both clusters' writes fenced,
+   * no informer, sweep or reflection pass running, until `openWrites` (the node's lock is held).
+   * Default false: a single replica, writes open from the start.
+   */
+  readonly fenced?: boolean;
   /** The node's host EventRecorder, shared with the agent (`tether run` passes it); without it the provider makes its own over `host`. */
   readonly hostEvents?: EventRecorderClient;
   /** Default 'suffix': `<namespace>-<hostClusterId>`. */

@@ -31,6 +31,7 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       log: context.logger.child({ provider: 'kubernetes' }),
       ...definedOnly({
         hostEvents: context.hostEvents,
+        fenced: context.fenced,
         namespaceStrategy: config.namespaceStrategy || undefined,
         podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
         offloadingPatch: config.offloadingPatch,

@@ -31,3 +31,17 @@ t.test('writes still queued when the provider is fenced are dropped, never sent;
   await after;
   t.equal(server.requests.filter((r) => r.method === 'DELETE').length, 2, 'writes flow again once the lock is held again');
 });
+
+t.test('a client built fenced (a standby replica) sends no write until the fence is opened; reads go out', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  server.route((r) => (r.method === 'DELETE' ? { body: new V1Status() } : r.method === 'GET' ? { body: pod('p', '2') } : undefined));
+  const client = new ClusterClient(server.kubeConfig(), { fenced: 'the lock of node vk-1 is not held' });
+  t.teardown(() => client.stop());
+  await t.rejects(client.call('delete', operation('delete', 'pod ns/a'), (core, o) => core.deleteNamespacedPod({ name: 'a', namespace: 'ns' }, o)), /writes fenced: the lock of node vk-1 is not held/);
+  t.match(await client.call('other', operation('get', 'pod ns/p'), (core, o) => core.readNamespacedPod({ name: 'p', namespace: 'ns' }, o)), { metadata: { name: 'p' } }, 'a read is not fenced');
+  t.equal(server.requests.filter((r) => r.method === 'DELETE').length, 0, 'no write reached the server');
+  client.openWrites();
+  await client.call('delete', operation('delete', 'pod ns/a'), (core, o) => core.deleteNamespacedPod({ name: 'a', namespace: 'ns' }, o));
+  t.equal(server.requests.filter((r) => r.method === 'DELETE').length, 1, 'opened: the write goes out');
+});

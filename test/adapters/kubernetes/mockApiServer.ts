@@ -31,6 +31,8 @@ export interface Reply {
 /** A held-open watch stream. */
 export interface WatchStream {
   readonly url: URL;
+  /** The client closed it (or it was ended). */
+  readonly closed: boolean;
   send(type: string, object: unknown): void;
   end(): void;
 }
@@ -73,6 +75,11 @@ export class MockApiServer {
   /** Routes are tried newest first; the first to answer wins. */
   route(r: Route): void {
     this.routes.unshift(r);
+  }
+
+  /** The watches still open. */
+  openWatches(): WatchStream[] {
+    return this.watches.filter((w) => !w.closed);
   }
 
   /** Requests matching a method and a path (exact, without the query). */
@@ -138,8 +145,13 @@ export class MockApiServer {
   private openWatch(rec: Recorded, res: http.ServerResponse): void {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     res.flushHeaders();
+    let closed = false;
+    res.once('close', () => (closed = true));
     const stream: WatchStream = {
       url: rec.url,
+      get closed() {
+        return closed;
+      },
       send: (type, object) => res.write(JSON.stringify({ type, object }) + '\n'),
       end: () => res.end(),
     };
