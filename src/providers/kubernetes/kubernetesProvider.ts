@@ -14,6 +14,7 @@
  *   stats      ← the remote nodes' kubelet summaries, owned pods only (remoteStats.ts)
  *   tree       ← each namespace's Service reflector as a part of the actor tree (reflectorParts.ts)
  *   metrics    ← ignored remote pods and Service reflection as gauges (providerGauges.ts)
+ *   preflight  ← both clusters' CIDRs (addresses/), a changed namespace mapping (mappingChange.ts)
  *
  * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
  * informer) and `stop()`. Every method rejects only with classified provider errors
@@ -68,6 +69,9 @@ import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorde
 import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
 import { definedOnly, when } from '../../lib/defaults.js';
+import { AddressSafety } from './addresses/addressSafety.js';
+import type { StartFinding } from './startFindings.js';
+import { checkMappingChange } from './pods/mappingChange.js';
 
 export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, Lifecycle {
@@ -92,6 +96,7 @@ export class KubernetesProvider
   private readonly sessions: RemoteContainerSessions;
   private readonly view: HostViewOptions;
   private readonly rule: OwnershipRule;
+  private readonly addresses: AddressSafety;
   private started = false;
   private readonly life: LifecycleControl;
   /** Ready once the remote pod informer has listed (after `start()`). */
@@ -115,7 +120,8 @@ export class KubernetesProvider
     // An injected host connection is the agent's (one per node) and stays open; a source gets our own.
     this.ownsHost = !(o.host instanceof ClusterClient);
     this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, clientOptions);
-    this.view = { blankPodIPs: o.blankPodIPs ?? false };
+    this.view = { blankPodIPs: o.blankPodIPs ?? false, ...definedOnly({ remap: o.addressRemap }) };
+    this.addresses = new AddressSafety({ nodeName: o.nodeName, host: this.host, remote: this.remote, blankPodIPs: o.blankPodIPs ?? false, log: this.log, ...definedOnly({ remap: o.addressRemap, networks: o.networks }) });
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
     this.namespaces = new RemoteNamespaces(
       this.remote, { hostClusterId: o.hostClusterId, nodeName: o.nodeName, adoptable: adoptableNamespaces(o.podPolicy ?? {}) }, podSecurityLabels(o.podPolicy?.podSecurityLevel),
@@ -136,6 +142,7 @@ export class KubernetesProvider
       ...common, host: this.host, remote: this.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
       lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), (ns) => this.remoteNamespaceOf(ns)),
+      hostAddress: this.addresses.hostAddress,
       namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
       events: this.hostEvents,
       ...definedOnly({ resyncMs: o.reflection?.sweepMs, lingerMs: o.reflection?.minAgeMs }),
@@ -183,12 +190,21 @@ export class KubernetesProvider
     if (this.started || this.life.stopRequested) return;
     this.started = true;
     this.pods.start();
-    this.services.start();
+    // No copy of a host slice before the remote's own CIDRs are known (learn() never rejects).
+    void this.addresses.learn().then(() => this.services.start());
     void this.pods.waitForSync().then(() => {
       this.life.markReady();
       this.services.podsSynced();
       this.reflector.requestSweep();
     }, () => undefined);
+  }
+
+  /** The start checks (startFindings.ts; registration.ts acts on them): both clusters' CIDRs, a changed mapping. */
+  async preflight(): Promise<StartFinding[]> {
+    const current = { namespaceStrategy: this.o.namespaceStrategy ?? 'suffix', hostClusterId: this.o.hostClusterId };
+    const node = { nodeName: this.o.nodeName, current, rule: this.o.mappingChange ?? 'refuse' };
+    const [addresses, mapping] = await Promise.all([this.addresses.findings(), checkMappingChange({ remote: this.remote, host: this.host }, node)]);
+    return [...addresses, ...mapping];
   }
 
   /** The node's lock is lost (HA): both clusters' writes are fenced off; informers keep reading. */

@@ -10,6 +10,7 @@ import { handleOf, ProviderSetupError, type ProviderCreationContext, type Provid
 import type { ClusterSource } from '../../adapters/kubernetes/clusterClient.js';
 import { DEFAULT_REMOTE_SECRET_KEY, kubernetesProviderSchema, type KubernetesProviderConfig } from './configSchema.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
+import type { KubernetesProviderOptions } from './options.js';
 import { hostClusterIdFromUid } from './marks.js';
 import { refusedCredentials } from './remoteKubeconfigPolicy.js';
 import { definedOnly, ifDefined } from '../../lib/defaults.js';
@@ -23,7 +24,7 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
     context.logger.info('kubernetes provider host cluster id', {
       hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
     });
-    const provider = new KubernetesProvider({
+    const options: KubernetesProviderOptions = {
       nodeName: context.nodeName,
       hostClusterId,
       remote,
@@ -32,9 +33,11 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
       ...definedOnly({
         hostEvents: context.hostEvents,
         namespaceStrategy: config.namespaceStrategy || undefined,
+        mappingChange: config.mappingChange,
         podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
         offloadingPatch: config.offloadingPatch,
         blankPodIPs: config.blankPodIPs,
+        networks: config.networks,
         quota: config.quota,
         countVirtualNodes: config.countVirtualNodes,
         pingTimeoutMs: config.pingTimeoutMs,
@@ -43,10 +46,27 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
         onRemoteEvent: context.podEvents,
         reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
       }),
-    });
-    return handleOf(provider);
+    };
+    return handleOf(await checkedProvider(options, context));
   },
 };
+
+/**
+ * The provider once its start checks pass (startFindings.ts): warnings and notes logged, any
+ * refusal one ProviderSetupError (the provider stopped), an adoption a provider built again under
+ * the mapping the node's running pods were made with.
+ */
+async function checkedProvider(options: KubernetesProviderOptions, context: ProviderCreationContext, adopted = false): Promise<KubernetesProvider> {
+  const provider = new KubernetesProvider(options);
+  const findings = await provider.preflight();
+  for (const f of findings) if (f.level !== 'refuse') context.logger[f.level === 'note' ? 'info' : 'warn'](f.message);
+  const refusals = findings.filter((f) => f.level === 'refuse');
+  const adoption = findings.find((f) => f.level === 'adopt');
+  if (refusals.length === 0 && (adoption === undefined || adopted)) return provider;
+  await provider.stop();
+  if (refusals.length > 0) throw new ProviderSetupError(refusals.map((f) => f.message).join('\n'));
+  return checkedProvider({ ...options, ...adoption?.mapping }, context, true);
+}
 
 /** The default host cluster id: from the host cluster itself, so two hosts never share one. */
 async function derivedHostClusterId(ctx: ProviderCreationContext): Promise<string> {
