@@ -19,37 +19,49 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
   type: 'kubernetes',
   schema: kubernetesProviderSchema,
   async create(config, context) {
-    const remote = await remoteSource(config.remote, context);
-    const hostClusterId = config.hostClusterId ?? (await derivedHostClusterId(context));
-    context.logger.info('kubernetes provider host cluster id', {
-      hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
-    });
-    const options: KubernetesProviderOptions = {
-      nodeName: context.nodeName,
-      hostClusterId,
-      remote,
-      host: context.hostClient ?? context.host,
-      log: context.logger.child({ provider: 'kubernetes' }),
-      ...definedOnly({
-        hostEvents: context.hostEvents,
-        namespaceStrategy: config.namespaceStrategy || undefined,
-        mappingChange: config.mappingChange,
-        podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
-        offloadingPatch: config.offloadingPatch,
-        blankPodIPs: config.blankPodIPs,
-        networks: config.networks,
-        quota: config.quota,
-        countVirtualNodes: config.countVirtualNodes,
-        pingTimeoutMs: config.pingTimeoutMs,
-        rateLimit: config.rateLimit,
-        reflection: config.reflection,
-        onRemoteEvent: context.podEvents,
-        reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
-      }),
-    };
-    return handleOf(await checkedProvider(options, context));
+    return handleOf(await checkedProvider(await optionsOf(config, context), context));
+  },
+  /** The start checks' findings (refusals and warnings), the provider stopped again. */
+  async check(config, context) {
+    const provider = new KubernetesProvider(await optionsOf(config, context));
+    try {
+      return (await provider.preflight()).filter((f) => f.level !== 'note').map((f) => `${f.level === 'refuse' ? 'refuse' : 'warn'}: ${f.message}`);
+    } finally {
+      await provider.stop();
+    }
   },
 };
+
+async function optionsOf(config: KubernetesProviderConfig, context: ProviderCreationContext): Promise<KubernetesProviderOptions> {
+  const remote = await remoteSource(config.remote, context);
+  const hostClusterId = config.hostClusterId ?? (await derivedHostClusterId(context));
+  context.logger.info('kubernetes provider host cluster id', {
+    hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
+  });
+  return {
+    nodeName: context.nodeName,
+    hostClusterId,
+    remote,
+    host: context.hostClient ?? context.host,
+    log: context.logger.child({ provider: 'kubernetes' }),
+    ...definedOnly({
+      hostEvents: context.hostEvents,
+      namespaceStrategy: config.namespaceStrategy || undefined,
+      mappingChange: config.mappingChange,
+      podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
+      offloadingPatch: config.offloadingPatch,
+      blankPodIPs: config.blankPodIPs,
+      networks: config.networks,
+      quota: config.quota,
+      countVirtualNodes: config.countVirtualNodes,
+      pingTimeoutMs: config.pingTimeoutMs,
+      rateLimit: config.rateLimit,
+      reflection: config.reflection,
+      onRemoteEvent: context.podEvents,
+      reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
+    }),
+  };
+}
 
 /**
  * The provider once its start checks pass (startFindings.ts): warnings and notes logged, any
