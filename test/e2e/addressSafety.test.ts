@@ -7,7 +7,8 @@
  *   the node, both CIDRs and the field; blankPodIPs lets it start;
  * - a running host pod whose remote pod was placed under another namespaceStrategy refuses the
  *   node (instead of turning Failed), `tether validate --clusters` warns, `mappingChange: adopt`
- *   starts it under the old mapping.
+ *   starts it under the old mapping;
+ * - a remote EndpointSlice leaves out host addresses inside the remote's pod or Service CIDRs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,11 @@ import { validateCommand } from '../../src/cli/commands/validate.js';
 import type { KubernetesProvider } from '../../src/providers/kubernetes/index.js';
 import { toRemotePod } from '../../src/providers/kubernetes/pods/podTranslation.js';
 import type { ProviderConfig } from '../../src/providers/registry.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
+import { waitFor } from '../harness/waitFor.js';
+import { getJson } from '../support/kubectlJson.js';
+import { startOffloadingNode } from '../support/offloadingTopology.js';
 
 async function fixture(t: Test) {
   const { host, remote } = await useSharedClusters(t);
@@ -94,3 +99,50 @@ void t.test('a changed namespaceStrategy with a running pod refuses the node, va
   t.ok(f.warnings.some((w) => /adopting: the node runs under namespaceStrategy suffix and hostClusterId checks/.test(w)), 'the adoption is a warning');
   await f.host.kubectl(['delete', 'pod', '-n', namespace, 'web-1', '--grace-period=0', '--force', '--wait=false']).catch(() => undefined);
 });
+
+void t.test('a remote EndpointSlice never carries a host address inside the remote\'s pod CIDR (configured) or Service CIDR (learned)', async (t) => {
+  const { host, remote } = await useSharedClusters(t);
+  const id = uniqueNamespace('a').slice(2);
+  const hostWorker = new SimulatedProvider({ startLatencyMs: 100, podCIDR: '10.78.0.0/16' });
+  t.teardown(() => void hostWorker.stop());
+  const hostWorkerName = uniqueNamespace('addr-host-worker');
+  const { name: virtualNode, provider } = startOffloadingNode(t, host, remote, {
+    name: uniqueNamespace('addr-offload'), hostClusterId: `a${id}`,
+    // The remote's pod CIDR said to be the host worker's: its pods are "strangers there". The remote's Service CIDR is learned (10.0.0.0/24).
+    // No remote worker: a fixed capacity, so the offloaded pod is admitted (it stays Pending remotely).
+    provider: { networks: { remotePodCIDRs: ['10.78.0.0/16'] }, quota: { pods: '10', cpu: '4', memory: '4Gi' } },
+    otherNodes: [{ name: hostWorkerName, internalIP: '127.0.0.1', provider: hostWorker, statusIntervalMs: 5_000 }],
+    onFailure: ({ provider: p }) => console.error('service reflection:', JSON.stringify(p.serviceReflection(), null, 1)),
+  });
+  const ns = await testNamespace(t, host, 'addr');
+  const remoteNs = provider.remoteNamespaceOf(ns);
+  t.teardown(() => remote.kubectl(['delete', 'namespace', remoteNs, '--wait=false', '--ignore-not-found']).catch(() => undefined));
+  const pod = (name: string, node: string, labels: Record<string, string>): object => ({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels },
+    spec: { nodeName: node, tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }], containers: [{ name: 'app', image: 'registry.invalid/app:1' }], terminationGracePeriodSeconds: 1 },
+  });
+  const manifests = [
+    pod('db-0', hostWorkerName, { app: 'db' }),
+    pod('web-0', virtualNode, { app: 'web' }), // offloaded: makes the namespace reflected (stays Pending remotely; no worker there)
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'db', namespace: ns }, spec: { selector: { app: 'db' }, ports: [{ port: 5432 }] } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext', namespace: ns }, spec: { ports: [{ port: 80 }] } },
+    {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4', ports: [{ port: 80 }],
+      metadata: { name: 'ext-1', namespace: ns, labels: { 'kubernetes.io/service-name': 'ext', 'endpointslice.kubernetes.io/managed-by': 'by-hand' } },
+      endpoints: [{ addresses: ['10.0.0.50'] }, { addresses: ['203.0.113.7'] }],
+    },
+  ];
+  for (const m of manifests) await host.kubectl(['create', '-f', '-'], { input: JSON.stringify(m) });
+  const hostSlices = async (service: string): Promise<string[]> => addressesOf(await getJson<List>(host, ['endpointslices', '-n', ns, '-l', `kubernetes.io/service-name=${service}`]));
+  const remoteSlices = async (service: string): Promise<List | undefined> => getJson<List>(remote, ['endpointslices', '-n', remoteNs, '-l', `kubernetes.io/service-name=${service}`]);
+  await waitFor('the host db slice lists db-0 (10.78/16)', async () => (await hostSlices('db')).some((a) => a.startsWith('10.78.')), { timeoutMs: 60_000 });
+  await waitFor('both slices reflected', async () => ((await remoteSlices('db'))?.items.length ?? 0) > 0 && ((await remoteSlices('ext'))?.items.length ?? 0) > 0, { timeoutMs: 60_000 });
+  await waitFor('the ext copy carries the address outside the remote ranges', async () => addressesOf(await remoteSlices('ext')).includes('203.0.113.7'), { timeoutMs: 30_000 });
+  t.same(addressesOf(await remoteSlices('ext')), ['203.0.113.7'], '10.0.0.50 is inside the remote\'s Service CIDR (its ServiceCIDR object): left out');
+  t.same(addressesOf(await remoteSlices('db')), [], 'db-0\'s address is inside the remote\'s pod CIDR: left out');
+});
+
+interface List {
+  items: Array<{ endpoints?: Array<{ addresses: string[] }> }>;
+}
+const addressesOf = (list: List | undefined): string[] => (list?.items ?? []).flatMap((s) => s.endpoints ?? []).flatMap((e) => e.addresses).sort();
