@@ -46,3 +46,10 @@ export async function createProvider(config: ProviderConfig, ctx: ProviderContex
   });
   return { ...handle, provider: withIdentityChecks(handle.provider, ctx.logger) };
 }
+
+/** What starting the provider would refuse or warn about (`tether validate --clusters`); none for a provider without checks. */
+export async function checkProvider(config: ProviderConfig, ctx: ProviderContext): Promise<string[]> {
+  const registration = registrationFor(config.type);
+  if (registration?.check === undefined) return [];
+  return registration.check(config, { nodeName: ctx.nodeName, internalIP: ctx.internalIP, host: ctx.host, logger: ctx.logger });
+}

@@ -29,6 +29,11 @@ export interface ClusterLayout {
   /** 127.0.0.1 normally; 0.0.0.0 when a network namespace must reach the API server. */
   apiserverBindAddress: string;
   serviceClusterIpRange: string;
+  /**
+   * When set, the node IPAM controller gives every Node a /24 of it as `spec.podCIDRs` (as kubeadm
+   * with `--pod-network-cidr` does), so Tether can learn the cluster's pod CIDR; unset, Nodes get none.
+   */
+  clusterCidr?: string;
   credentials: ClusterCredentials;
   etcdDataDir: string;
   controllerManagerKubeconfig: string;
@@ -137,6 +142,7 @@ export function controllerManagerArgs(layout: ClusterLayout): string[] {
     `--cluster-signing-key-file=${c.ca.keyPath}`,
     `--node-monitor-grace-period=${layout.nodeLifecycle.nodeMonitorGracePeriod}`,
     `--node-monitor-period=${layout.nodeLifecycle.nodeMonitorPeriod}`,
+    ...(layout.clusterCidr === undefined ? [] : ['--allocate-node-cidrs=true', `--cluster-cidr=${layout.clusterCidr}`, '--node-cidr-mask-size=24']),
     '--profiling=false',
   ];
 }

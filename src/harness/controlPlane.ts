@@ -19,6 +19,7 @@ import { kubeBinaries, type KubeBinaries } from './kubeBinaries.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { describeError, GiveUp, waitFor } from './poll.js';
 import { freePort } from './ports.js';
+import { definedOnly } from '../lib/defaults.js';
 import { startProcess, stopProcessGroup, type ManagedProcess } from './processes.js';
 
 export interface StartClusterOptions {
@@ -30,6 +31,8 @@ export interface StartClusterOptions {
   /** Where the API server listens; 0.0.0.0 when a network namespace must reach it. */
   apiserverBindAddress?: string;
   serviceClusterIpRange?: string;
+  /** Pod CIDR handed out to Nodes as `spec.podCIDRs` (componentFlags.ts); default none, as the shared test clusters run. */
+  clusterCidr?: string;
   nodeLifecycle?: NodeLifecycleTuning;
   tokenIdentities?: readonly Identity[];
   binaries?: KubeBinaries;
@@ -234,6 +237,7 @@ async function prepareCluster(options: StartClusterOptions, binaries: KubeBinari
 
   const layout: ClusterLayout = {
     name, dir, ports, credentials, serviceClusterIpRange,
+    ...definedOnly({ clusterCidr: options.clusterCidr }),
     apiserverBindAddress: bindAddress,
     etcdDataDir: join(dir, 'etcd'),
     controllerManagerKubeconfig,

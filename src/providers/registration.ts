@@ -88,6 +88,11 @@ export interface ProviderRegistration<S extends ProviderConfigSchema = ProviderC
    * Returns the provider as it is: Tether wraps it (deep copies, metrics) itself.
    */
   create(config: z.infer<S>, context: ProviderCreationContext): Promise<ProviderHandle>;
+  /**
+   * Optional: what `create` would refuse or warn about, read from the clusters without starting
+   * anything (`tether validate --clusters`), one line each, prefixed `refuse: ` or `warn: `.
+   */
+  check?(config: z.infer<S>, context: ProviderCreationContext): Promise<string[]>;
 }
 
 /** A configuration the process cannot act on (a Secret that is missing, say): exit code 2. */

@@ -48,6 +48,12 @@ void t.test('the controller manager runs every controller, without leader electi
     '--node-monitor-grace-period=20s', '--node-monitor-period=2s', '--root-ca-file=/c/ca.crt']) t.ok(args.includes(flag), flag);
 });
 
+void t.test('a cluster CIDR makes the node IPAM controller give Nodes spec.podCIDRs; without one, none (the shared clusters)', async (t) => {
+  t.notOk(controllerManagerArgs(layout).some((f) => f.startsWith('--allocate-node-cidrs') || f.startsWith('--cluster-cidr')));
+  const args = controllerManagerArgs({ ...layout, clusterCidr: '10.244.0.0/16' });
+  for (const flag of ['--allocate-node-cidrs=true', '--cluster-cidr=10.244.0.0/16', '--node-cidr-mask-size=24']) t.ok(args.includes(flag), flag);
+});
+
 void t.test('the scheduler reads a config file without leader election', async (t) => {
   t.ok(schedulerArgs(layout).includes('--config=/d/s.json'));
   t.ok(schedulerArgs(layout).includes('--secure-port=1005'));

@@ -10,7 +10,7 @@
  * that calls through it has stopped.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import { CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import { KindedError } from '../../lib/errorKind.js';
 import type { StopOutcome } from '../../lib/lifecycle.js';
@@ -54,6 +54,7 @@ export class ClusterClient {
   readonly writes: CallContext;
   private fence = new AbortController();
   private readonly pool: ConnectionPool | undefined;
+  private networking: NetworkingV1Api | undefined;
 
   /** Throws KubeconfigError (a configuration mistake, at construction) if the source is unusable. */
   constructor(source: ClusterSource, options: ClusterClientOptions = {}) {
@@ -102,6 +103,12 @@ export class ClusterClient {
   /** {@link call} for discovery.k8s.io/v1 (EndpointSlices): same limiter, deadlines and fence. */
   callDiscovery<T>(priority: Priority, op: Operation, fn: (discovery: DiscoveryV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
     return this.callApi(this.discovery, priority, op, fn, deadlineClass);
+  }
+
+  /** {@link call} for networking.k8s.io/v1 (ServiceCIDRs, read at start): same limiter, deadlines and fence. */
+  callNetworking<T>(priority: Priority, op: Operation, fn: (networking: NetworkingV1Api, options: ConfigurationOptions) => Promise<T>): Promise<T> {
+    this.networking ??= this.kubeConfig.makeApiClient(NetworkingV1Api);
+    return this.callApi(this.networking, priority, op, fn);
   }
 
   /** An events.k8s.io/v1 recorder whose writes go through this cluster's limiter and fence. */

@@ -1,6 +1,9 @@
 /** `tether validate FILE`: checks a config file and prints every problem; exit 2 if there is any. */
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../../config/index.js';
+import { loadConfigFile, type TetherConfig } from '../../config/index.js';
+import { hostKubeconfigSource } from '../../config/hostKubeconfig.js';
+import { checkProvider } from '../../app/providerFactory.js';
+import { silentLogger } from '../../adapters/logger.js';
 import { EXIT_OK, EXIT_REFUSED, usageError, type Io } from '../io.js';
 
 export const validateHelp = `Usage: tether validate FILE [--quiet]
@@ -15,16 +18,21 @@ Exit status: 0 when the file is valid, 2 when it has problems or cannot be read.
 Environment variables (TETHER_*) that override fields are applied, as 'tether run' would.
 
 Options:
-  -q, --quiet  print nothing when the file is valid
-  -h, --help   this help`;
+  -q, --quiet     print nothing when the file is valid
+      --clusters  also read the clusters (host and each node's remote) for what 'tether run'
+                  would refuse or warn about at a node's start: overlapping pod CIDRs, a changed
+                  namespaceStrategy or hostClusterId with pods still running; printed as
+                  warnings (exit 0)
+  -h, --help      this help`;
 
-export function validateCommand(args: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): number {
+export function validateCommand(args: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): number | Promise<number> {
   let file: string | undefined;
   let quiet = false;
+  let clusters = false;
   try {
     const { values, positionals } = parseArgs({
       args: [...args], allowPositionals: true, strict: true,
-      options: { help: { type: 'boolean', short: 'h' }, quiet: { type: 'boolean', short: 'q' } },
+      options: { help: { type: 'boolean', short: 'h' }, quiet: { type: 'boolean', short: 'q' }, clusters: { type: 'boolean' } },
     });
     if (values.help) {
       io.out(validateHelp);
@@ -33,6 +41,7 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
     if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'a config FILE is required' : `one FILE expected, got ${positionals.length}`);
     file = positionals[0];
     quiet = values.quiet ?? false;
+    clusters = values.clusters ?? false;
   } catch (error) {
     return usageError(io, 'validate', error);
   }
@@ -42,7 +51,7 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
     io.err(`${result.file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`);
     return EXIT_REFUSED;
   }
-  if (quiet) return EXIT_OK;
+  if (quiet) return clusters ? checkClusters(result.config, io, env) : EXIT_OK;
   io.out(`${result.file}: valid (${result.config.nodes.length} virtual node${result.config.nodes.length === 1 ? '' : 's'}: ${result.config.nodes.map((n) => `${n.name} (${n.provider.type})`).join(', ')})`);
   // The id every remote mark carries: validate runs offline, so a derived one is only named here.
   for (const node of result.config.nodes) {
@@ -51,6 +60,20 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
     io.out(id === undefined
       ? `  ${node.name}: hostClusterId derived at start from the host cluster (the UID of its kube-system namespace)`
       : `  ${node.name}: hostClusterId ${id} (configured)`);
+  }
+  return clusters ? checkClusters(result.config, io, env) : EXIT_OK;
+}
+
+/** The providers' start checks, read from the clusters; each finding a warning line, since nothing starts here. */
+async function checkClusters(config: TetherConfig, io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const host = hostKubeconfigSource(config.host, env);
+  for (const node of config.nodes) {
+    try {
+      const findings = await checkProvider(node.provider, { nodeName: node.name, internalIP: node.internalIP, host, logger: silentLogger });
+      for (const finding of findings) io.err(`warning: ${finding}`);
+    } catch (error) {
+      io.err(`warning: node ${node.name}: cannot check against the clusters: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
   }
   return EXIT_OK;
 }

@@ -8,6 +8,12 @@ import { z } from 'zod';
 import { nonEmptyString, nonNegativeNumber, positiveNumber, rateLimit, stringMap } from '../../lib/schemaPrimitives.js';
 import { CREDENTIAL_FIELDS } from './remoteKubeconfigPolicy.js';
 import { SYSTEM_NAMESPACES } from './pods/podPolicy.js';
+import { parseCidr } from './addresses/cidr.js';
+
+const cidrs = z.array(
+  z.string('a CIDR such as 10.244.0.0/16 or fd00:10::/64').refine((text) => parseCidr(text).ok, 'a CIDR such as 10.244.0.0/16 or fd00:10::/64'),
+  'a list of CIDRs',
+).min(1, 'at least one CIDR (leave the field out to learn them from the cluster)');
 
 const toleration = z.strictObject({
   key: z.string('a string').optional(),
@@ -43,6 +49,8 @@ export const kubernetesProviderSchema = z.strictObject({
     .max(20, 'a DNS label (lower case letters, digits, -), at most 20 characters')
     .regex(DNS_LABEL, 'a DNS label (lower case letters, digits, -), at most 20 characters').optional(),
   namespaceStrategy: z.enum(['suffix', 'same-name'], 'suffix or same-name').optional(),
+  /** Running pods placed under another namespaceStrategy or hostClusterId at start: refuse the node, or adopt that mapping (pods/mappingChange.ts). */
+  mappingChange: z.enum(['refuse', 'adopt'], 'refuse or adopt').optional(),
   /** Pod Security level of the remote namespaces Tether creates, and what it refuses to send (pods/podPolicy.ts). */
   podPolicy: z.strictObject({
     podSecurityLevel: z.enum(['privileged', 'baseline', 'restricted'], 'privileged, baseline or restricted').optional(),
@@ -64,6 +72,14 @@ export const kubernetesProviderSchema = z.strictObject({
     tolerations: z.array(toleration, 'a list of tolerations').optional(),
   }, 'a mapping with nodeSelector and/or tolerations').optional(),
   blankPodIPs: z.boolean('true or false').optional(),
+  /** Both clusters' pod and Service CIDRs, instead of what they show; and what an unknown one means (addresses/). */
+  networks: z.strictObject({
+    hostPodCIDRs: cidrs.optional(),
+    hostServiceCIDRs: cidrs.optional(),
+    remotePodCIDRs: cidrs.optional(),
+    remoteServiceCIDRs: cidrs.optional(),
+    unknownCIDRs: z.enum(['warn', 'refuse'], 'warn or refuse').optional(),
+  }, 'a mapping (hostPodCIDRs, hostServiceCIDRs, remotePodCIDRs, remoteServiceCIDRs, unknownCIDRs)').optional(),
   /** Fixed capacity instead of the remote nodes' sum. */
   quota: stringMap.optional(),
   /** Count the remote's virtual-kubelet nodes in capacity (when they are its real workers). */

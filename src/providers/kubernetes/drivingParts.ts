@@ -28,6 +28,7 @@ import { RemotePodCalls } from './pods/remotePodCalls.js';
 import { RemoteNamespaces } from './pods/remoteNamespaces.js';
 import { RemotePods } from './pods/remotePods.js';
 import { ServiceReflector } from './serviceReflection/serviceReflector.js';
+import type { AddressSafety } from './addresses/addressSafety.js';
 
 export interface DrivingDeps {
   readonly o: KubernetesProviderOptions;
@@ -43,6 +44,8 @@ export interface DrivingDeps {
   readonly callback: () => PodNotificationCallback | undefined;
   /** The informer has listed for the first time in this hold. */
   readonly onSynced: () => void;
+  /** Both clusters' CIDRs (addresses/addressSafety.ts): what a remote slice may carry, learnt before any copy. */
+  readonly addresses: AddressSafety;
 }
 
 export class DrivingParts {
@@ -74,6 +77,7 @@ export class DrivingParts {
       ...common, host: d.host, remote: d.remote, marks: { hostClusterId: o.hostClusterId, nodeName: o.nodeName },
       kinds: new Set(o.reflectedKinds ?? REFLECTED_KINDS), remoteNamespaceOf: d.remoteNamespaceOf,
       lookup: offloadedPodLookup((ns, name) => this.pods.get(ns, name), d.remoteNamespaceOf),
+      hostAddress: d.addresses.hostAddress,
       namespaceUsable: (remoteNs, hostNs) => this.namespaces.ensure(remoteNs, hostNs),
       events: d.hostEvents,
       ...definedOnly({ resyncMs: o.reflection?.sweepMs, lingerMs: o.reflection?.minAgeMs }),
@@ -103,7 +107,10 @@ export class DrivingParts {
       remoteNamespaceOf: d.remoteNamespaceOf,
     });
     this.onSynced = d.onSynced;
+    this.addresses = d.addresses;
   }
+
+  private readonly addresses: AddressSafety;
 
   private readonly onSynced: () => void;
 
@@ -112,7 +119,10 @@ export class DrivingParts {
     if (this.started || this.stopped) return;
     this.started = true;
     this.pods.start();
-    this.services.start();
+    // No copy of a host slice before the remote's own CIDRs are known (learn() never rejects).
+    void this.addresses.learn().then(() => {
+      if (!this.stopped) this.services.start();
+    });
     void this.pods.waitForSync().then(() => {
       if (this.stopped) return;
       this.onSynced();

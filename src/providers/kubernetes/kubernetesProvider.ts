@@ -14,6 +14,7 @@
  *   stats      ← the remote nodes' kubelet summaries, owned pods only (remoteStats.ts)
  *   tree       ← each namespace's Service reflector as a part of the actor tree (reflectorParts.ts)
  *   metrics    ← ignored remote pods and Service reflection as gauges (providerGauges.ts)
+ *   preflight  ← both clusters' CIDRs (addresses/), a changed namespace mapping (mappingChange.ts)
  *
  * Lifecycle: `start()` (idempotent; also done by `notifyPods` and the first call that needs the
  * informer) and `stop()`. Every method rejects only with classified provider errors
@@ -69,6 +70,9 @@ import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorde
 import type { PodMarks } from '../podMarks.js';
 import type { Reconciler } from '../../lib/reconcile.js';
 import { definedOnly, when } from '../../lib/defaults.js';
+import { AddressSafety } from './addresses/addressSafety.js';
+import type { StartFinding } from './startFindings.js';
+import { checkMappingChange } from './pods/mappingChange.js';
 
 export class KubernetesProvider
   implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, Lifecycle {
@@ -94,6 +98,7 @@ export class KubernetesProvider
   private callback: PodNotificationCallback | undefined;
   /** The writes' fence is open: this replica may drive the node (holds its lock, or needs none). */
   private writesOpen: boolean;
+  private readonly addresses: AddressSafety;
   private readonly life: LifecycleControl;
   /** Ready once the remote pod informer has listed (after `start()`). */
   readonly ready: Promise<void>;
@@ -120,7 +125,8 @@ export class KubernetesProvider
     this.host = o.host instanceof ClusterClient ? o.host : new ClusterClient(o.host, { ...clientOptions, ...definedOnly({ fenced }) });
     // The agent's host client is fenced by its creator under HA; fencing it here as well costs nothing.
     if (fenced !== undefined) this.host.fenceWrites(fenced);
-    this.view = { blankPodIPs: o.blankPodIPs ?? false };
+    this.view = { blankPodIPs: o.blankPodIPs ?? false, ...definedOnly({ remap: o.addressRemap }) };
+    this.addresses = new AddressSafety({ nodeName: o.nodeName, host: this.host, remote: this.remote, blankPodIPs: o.blankPodIPs ?? false, log: this.log, ...definedOnly({ remap: o.addressRemap, networks: o.networks }) });
     this.rule = { hostClusterId: o.hostClusterId, nodeName: o.nodeName, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns) };
     this.ownsHostEvents = o.hostEvents === undefined;
     this.hostEvents = o.hostEvents ?? this.host.eventRecorder({ reportingInstance: o.nodeName, clock: this.clock, log: this.log });
@@ -145,7 +151,7 @@ export class KubernetesProvider
     return new DrivingParts({
       o: this.o, remote: this.remote, host: this.host, hostEvents: this.hostEvents, clock: this.clock, log: this.log,
       rule: this.rule, view: this.view, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-      callback: () => this.callback, onSynced: () => this.life.markReady(),
+      callback: () => this.callback, onSynced: () => this.life.markReady(), addresses: this.addresses,
     });
   }
 
@@ -156,6 +162,14 @@ export class KubernetesProvider
   start(): void {
     if (!this.writesOpen || this.life.stopRequested) return;
     this.drive.start();
+  }
+
+  /** The start checks (startFindings.ts; registration.ts acts on them): both clusters' CIDRs, a changed mapping. */
+  async preflight(): Promise<StartFinding[]> {
+    const current = { namespaceStrategy: this.o.namespaceStrategy ?? 'suffix', hostClusterId: this.o.hostClusterId };
+    const node = { nodeName: this.o.nodeName, current, rule: this.o.mappingChange ?? 'refuse' };
+    const [addresses, mapping] = await Promise.all([this.addresses.findings(), checkMappingChange({ remote: this.remote, host: this.host }, node)]);
+    return [...addresses, ...mapping];
   }
 
   /** True while this replica may drive the node: writes open (its lock held, or no HA). */

@@ -19,6 +19,8 @@ export const hostNamespaceAnnotation = hostNamespaceMark;
 export const hostNameAnnotation = hostNameMark;
 export const hostUidAnnotation = hostUidMark;
 export const virtualNodeAnnotation = virtualNodeMark;
+/** The namespace mapping (namespaceStrategy) that placed a remote pod, so a change of it is seen at start (pods/mappingChange.ts). */
+export const namespaceStrategyAnnotation = `${markPrefix}namespace-strategy`;
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 

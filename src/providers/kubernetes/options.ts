@@ -15,6 +15,9 @@ import type { PodPolicy } from './pods/podPolicy.js';
 import type { OffloadingPatch } from './pods/podTranslation.js';
 import type { ReflectedKind } from './serviceReflection/servicePlan.js';
 import type { RemoteEventCallback } from './pods/remoteEvents.js';
+import type { AddressRemap } from './addresses/addressRemap.js';
+import type { MappingChangeRule } from './pods/mappingChange.js';
+import type { UnknownCidrRule } from './addresses/addressCheck.js';
 
 export interface KubernetesProviderOptions {
   /** The virtual node this instance serves (labels and annotations on remote pods). */
@@ -40,12 +43,21 @@ export interface KubernetesProviderOptions {
   readonly hostEvents?: EventRecorderClient;
   /** Default 'suffix': `<namespace>-<hostClusterId>`. */
   readonly namespaceStrategy?: NamespaceStrategy;
+  /** Running pods placed under another mapping or host cluster id at start: refuse the node (default) or adopt that mapping (pods/mappingChange.ts). */
+  readonly mappingChange?: MappingChangeRule;
   /** Pod Security level of the namespaces Tether creates, and what is refused before sending (podPolicy.ts). */
   readonly podPolicy?: PodPolicy;
   /** Added to every offloaded pod: remote nodeSelector and tolerations. */
   readonly offloadingPatch?: OffloadingPatch;
   /** Report pods without podIP/podIPs (default false: the remote IPs as reported). */
   readonly blankPodIPs?: boolean;
+  /**
+   * Both clusters' pod and Service CIDRs where they should not be learned from the clusters
+   * (addresses/clusterNetworks.ts), and what an unknown pod CIDR means at start (default `warn`).
+   */
+  readonly networks?: NetworksOptions;
+  /** Translates addresses between clusters whose pod CIDRs overlap (a NAT between them): addresses/addressRemap.ts. */
+  readonly addressRemap?: AddressRemap;
   /**
    * Count the remote cluster's virtual-kubelet nodes in capacity (default false: another virtual
    * kubelet's node would count a third cluster, or this one twice). Set it when the remote's
@@ -85,4 +97,12 @@ export interface KubernetesProviderOptions {
   readonly nodeInfo?: Partial<ProviderNodeInfo>;
   readonly clock?: Clock;
   readonly log?: KubeLog;
+}
+
+export interface NetworksOptions {
+  readonly hostPodCIDRs?: readonly string[];
+  readonly hostServiceCIDRs?: readonly string[];
+  readonly remotePodCIDRs?: readonly string[];
+  readonly remoteServiceCIDRs?: readonly string[];
+  readonly unknownCIDRs?: UnknownCidrRule;
 }

@@ -10,6 +10,7 @@ import { handleOf, ProviderSetupError, type ProviderCreationContext, type Provid
 import type { ClusterSource } from '../../adapters/kubernetes/clusterClient.js';
 import { DEFAULT_REMOTE_SECRET_KEY, kubernetesProviderSchema, type KubernetesProviderConfig } from './configSchema.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
+import type { KubernetesProviderOptions } from './options.js';
 import { hostClusterIdFromUid } from './marks.js';
 import { refusedCredentials } from './remoteKubeconfigPolicy.js';
 import { definedOnly, ifDefined } from '../../lib/defaults.js';
@@ -18,36 +19,67 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
   type: 'kubernetes',
   schema: kubernetesProviderSchema,
   async create(config, context) {
-    const remote = await remoteSource(config.remote, context);
-    const hostClusterId = config.hostClusterId ?? (await derivedHostClusterId(context));
-    context.logger.info('kubernetes provider host cluster id', {
-      hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
-    });
-    const provider = new KubernetesProvider({
-      nodeName: context.nodeName,
-      hostClusterId,
-      remote,
-      host: context.hostClient ?? context.host,
-      log: context.logger.child({ provider: 'kubernetes' }),
-      ...definedOnly({
-        hostEvents: context.hostEvents,
-        fenced: context.fenced,
-        namespaceStrategy: config.namespaceStrategy || undefined,
-        podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
-        offloadingPatch: config.offloadingPatch,
-        blankPodIPs: config.blankPodIPs,
-        quota: config.quota,
-        countVirtualNodes: config.countVirtualNodes,
-        pingTimeoutMs: config.pingTimeoutMs,
-        rateLimit: config.rateLimit,
-        reflection: config.reflection,
-        onRemoteEvent: context.podEvents,
-        reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
-      }),
-    });
-    return handleOf(provider);
+    return handleOf(await checkedProvider(await optionsOf(config, context), context));
+  },
+  /** The start checks' findings (refusals and warnings), the provider stopped again. */
+  async check(config, context) {
+    const provider = new KubernetesProvider(await optionsOf(config, context));
+    try {
+      return (await provider.preflight()).filter((f) => f.level !== 'note').map((f) => `${f.level === 'refuse' ? 'refuse' : 'warn'}: ${f.message}`);
+    } finally {
+      await provider.stop();
+    }
   },
 };
+
+async function optionsOf(config: KubernetesProviderConfig, context: ProviderCreationContext): Promise<KubernetesProviderOptions> {
+  const remote = await remoteSource(config.remote, context);
+  const hostClusterId = config.hostClusterId ?? (await derivedHostClusterId(context));
+  context.logger.info('kubernetes provider host cluster id', {
+    hostClusterId, source: config.hostClusterId === undefined ? 'derived from the UID of the host kube-system namespace' : 'configured',
+  });
+  return {
+    nodeName: context.nodeName,
+    hostClusterId,
+    remote,
+    host: context.hostClient ?? context.host,
+    log: context.logger.child({ provider: 'kubernetes' }),
+    ...definedOnly({
+      hostEvents: context.hostEvents,
+      fenced: context.fenced,
+      namespaceStrategy: config.namespaceStrategy || undefined,
+      mappingChange: config.mappingChange,
+      podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
+      offloadingPatch: config.offloadingPatch,
+      blankPodIPs: config.blankPodIPs,
+      networks: config.networks,
+      quota: config.quota,
+      countVirtualNodes: config.countVirtualNodes,
+      pingTimeoutMs: config.pingTimeoutMs,
+      rateLimit: config.rateLimit,
+      reflection: config.reflection,
+      onRemoteEvent: context.podEvents,
+      reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
+    }),
+  };
+}
+
+/**
+ * The provider once its start checks pass (startFindings.ts): warnings and notes logged, any
+ * refusal one ProviderSetupError (the provider stopped), an adoption a provider built again under
+ * the mapping the node's running pods were made with.
+ */
+async function checkedProvider(options: KubernetesProviderOptions, context: ProviderCreationContext, adopted = false): Promise<KubernetesProvider> {
+  const provider = new KubernetesProvider(options);
+  const findings = await provider.preflight();
+  for (const f of findings) if (f.level !== 'refuse') context.logger[f.level === 'note' ? 'info' : 'warn'](f.message);
+  const refusals = findings.filter((f) => f.level === 'refuse');
+  const adoption = findings.find((f) => f.level === 'adopt');
+  if (refusals.length === 0 && (adoption === undefined || adopted)) return provider;
+  await provider.stop();
+  if (refusals.length > 0) throw new ProviderSetupError(refusals.map((f) => f.message).join('\n'));
+  return checkedProvider({ ...options, ...adoption?.mapping }, context, true);
+}
 
 /** The default host cluster id: from the host cluster itself, so two hosts never share one. */
 async function derivedHostClusterId(ctx: ProviderCreationContext): Promise<string> {

@@ -7,6 +7,7 @@ import type { Pod, PodStatus } from '../../../adapters/kubernetes/model.js';
 import type { NamedPod } from '../../../lib/podIdentity.js';
 import { hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation } from '../marks.js';
 import { definedOnly } from '../../../lib/defaults.js';
+import type { AddressRemap } from '../addresses/addressRemap.js';
 
 /** The host pod a remote pod stands for, read from its marks (the uid mark may be missing). */
 export type HostIdentity = NamedPod;
@@ -14,6 +15,8 @@ export type HostIdentity = NamedPod;
 export interface HostViewOptions {
   /** Drop podIP/podIPs (the remote addresses mean nothing on the host network). */
   readonly blankPodIPs?: boolean;
+  /** Translate podIP/podIPs (addresses/addressRemap.ts); an address it cannot translate is left out. */
+  readonly remap?: AddressRemap;
 }
 
 /** The host pod a remote pod stands for, or undefined if it lacks the marks (not Tether's). */
@@ -49,9 +52,13 @@ export function toHostPod(remote: Pod, options: HostViewOptions = {}): Pod | und
 }
 
 export function hostStatus(status: PodStatus, options: HostViewOptions = {}): PodStatus {
-  if (!options.blankPodIPs) return status;
+  const remap = options.remap;
+  if (!options.blankPodIPs && !remap) return status;
   const out = { ...status };
   delete out.podIP;
   delete out.podIPs;
-  return out;
+  if (options.blankPodIPs || !remap) return out;
+  const listed = (status.podIPs ?? []).flatMap((p) => (p.ip ? [p.ip] : []));
+  const ips = (listed.length > 0 ? listed : status.podIP ? [status.podIP] : []).flatMap((ip) => remap.toHost(ip) ?? []);
+  return ips.length === 0 ? out : { ...out, podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) };
 }

@@ -51,8 +51,10 @@ import type { V1Container, V1EnvVar, V1Toleration, V1Volume } from '@kubernetes/
 import type { FieldPath } from '../../../lib/fieldProblem.js';
 import {
   hostClusterLabel, hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation, labelValue, managedByLabel,
-  managedByValue, virtualNodeAnnotation, virtualNodeLabel, withoutMarks,
+  managedByValue, namespaceStrategyAnnotation, virtualNodeAnnotation, virtualNodeLabel, withoutMarks,
 } from '../marks.js';
+import type { NamespaceStrategy } from '../namespaceMapping.js';
+import { definedOnly } from '../../../lib/defaults.js';
 
 /** What a virtual node adds to every pod it offloads (Liqo's offloadingPatch). */
 export interface OffloadingPatch {
@@ -64,6 +66,8 @@ export interface TranslationContext {
   readonly hostClusterId: string;
   readonly nodeName: string;
   readonly remoteNamespace: string;
+  /** Recorded on the pod (`tether.dev/namespace-strategy`) when given. */
+  readonly namespaceStrategy?: NamespaceStrategy;
   readonly offloadingPatch?: OffloadingPatch;
 }
 
@@ -100,6 +104,7 @@ export function toRemotePod(host: Pod, ctx: TranslationContext): Pod {
         [hostNameAnnotation]: meta.name ?? '',
         [hostUidAnnotation]: hostUid,
         [virtualNodeAnnotation]: ctx.nodeName,
+        ...definedOnly({ [namespaceStrategyAnnotation]: ctx.namespaceStrategy }),
       },
     },
     spec: remoteSpec(host.spec ?? { containers: [] }, { namespace: hostNamespace, uid: hostUid, nodeName: ctx.nodeName }, ctx.offloadingPatch),

@@ -179,6 +179,7 @@ export class RemotePodCalls {
       hostClusterId: this.o.hostClusterId,
       nodeName: this.o.nodeName,
       remoteNamespace,
+      namespaceStrategy: this.o.namespaceStrategy ?? 'suffix',
       ...definedOnly({ offloadingPatch: this.o.offloadingPatch }),
     };
   }

@@ -5,7 +5,10 @@
  * cluster is pointed at the remote pod: its address becomes the remote pod's IP of the slice's
  * family, its targetRef the remote pod (so traffic between offloaded pods stays inside the remote
  * cluster, whatever the host pod reports, e.g. with `blankPodIPs`). Any other endpoint keeps its
- * addresses and loses its targetRef, which names an object of the host cluster. Kept: conditions
+ * addresses and loses its targetRef, which names an object of the host cluster, but only the
+ * addresses `hostAddress` lets through (addresses/endpointAddresses.ts: never one inside the
+ * remote's own pod or Service CIDRs, which would point the remote slice at a stranger there); an
+ * endpoint left without an address is left out. Kept: conditions
  * (ready, serving, terminating), hostname, zone. Dropped: nodeName (a host node) and hints.
  */
 import type { Endpoint, Pod } from '../../../adapters/kubernetes/model.js';
@@ -24,6 +27,9 @@ export interface RemotePodAddress {
 /** The remote pod of a host pod, if this virtual node offloaded it (undefined otherwise). */
 export type OffloadedPodLookup = (hostNamespace: string, hostName: string, hostUid: string | undefined) => RemotePodAddress | undefined;
 
+/** A host address as the remote slice may carry it (remapped), or undefined to leave it out. */
+export type HostAddressFilter = (address: string) => string | undefined;
+
 /** The IP of `addressType` (IPv4 or IPv6) among `ips`; FQDN slices are never translated. */
 export function addressOfFamily(ips: readonly string[], addressType: string): string | undefined {
   if (addressType === 'IPv4') return ips.find((ip) => !ip.includes(':'));
@@ -31,12 +37,17 @@ export function addressOfFamily(ips: readonly string[], addressType: string): st
   return undefined;
 }
 
-export function translateEndpoint(endpoint: Endpoint, addressType: string, hostNamespace: string, lookup: OffloadedPodLookup): Endpoint {
+export function translateEndpoint(
+  endpoint: Endpoint, addressType: string, hostNamespace: string, lookup: OffloadedPodLookup, hostAddress: HostAddressFilter = (a) => a,
+): Endpoint | undefined {
   const ref = endpoint.targetRef;
   const remote = ref?.kind === 'Pod' && ref.name ? lookup(ref.namespace ?? hostNamespace, ref.name, ref.uid) : undefined;
   const address = remote ? addressOfFamily(remote.ips, addressType) : undefined;
+  // FQDN slices hold names, not addresses: nothing to check against a CIDR.
+  const kept = addressType === 'FQDN' ? [...endpoint.addresses] : endpoint.addresses.flatMap((a) => hostAddress(a) ?? []);
+  if (address === undefined && kept.length === 0) return undefined;
   return {
-    addresses: address !== undefined ? [address] : [...endpoint.addresses],
+    addresses: address !== undefined ? [address] : kept,
     ...definedOnly({ conditions: endpoint.conditions ? { ...endpoint.conditions } : undefined, hostname: endpoint.hostname, zone: endpoint.zone }),
     ...definedOnly({ targetRef: remote && address !== undefined ? { kind: 'Pod', namespace: remote.namespace, name: remote.name, ...definedOnly({ uid: remote.uid || undefined }) } : undefined }),
   };

@@ -11,7 +11,7 @@
  */
 import type { EndpointSlice } from '../../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../../lib/fingerprint.js';
-import { translateEndpoint, type OffloadedPodLookup } from './endpointTranslation.js';
+import { translateEndpoint, type HostAddressFilter, type OffloadedPodLookup } from './endpointTranslation.js';
 import { reflectedMetadata, type ReflectionMarks } from './reflectedService.js';
 import { definedOnly } from '../../../lib/defaults.js';
 
@@ -26,7 +26,7 @@ export function serviceNameOf(slice: EndpointSlice): string | undefined {
   return slice.metadata?.labels?.[SERVICE_NAME_LABEL];
 }
 
-export function remoteEndpointSlice(host: EndpointSlice, remoteNamespace: string, marks: ReflectionMarks, lookup: OffloadedPodLookup): EndpointSlice {
+export function remoteEndpointSlice(host: EndpointSlice, remoteNamespace: string, marks: ReflectionMarks, lookup: OffloadedPodLookup, hostAddress?: HostAddressFilter): EndpointSlice {
   const hostNamespace = host.metadata?.namespace ?? '';
   const metadata = reflectedMetadata(host.metadata ?? {}, remoteNamespace, marks, [TRIGGER_TIME]);
   metadata.labels[SERVICE_NAME_LABEL] = serviceNameOf(host) ?? '';
@@ -36,7 +36,7 @@ export function remoteEndpointSlice(host: EndpointSlice, remoteNamespace: string
     kind: 'EndpointSlice',
     metadata,
     addressType: host.addressType,
-    endpoints: (host.endpoints ?? []).map((e) => translateEndpoint(e, host.addressType, hostNamespace, lookup)),
+    endpoints: (host.endpoints ?? []).flatMap((e) => translateEndpoint(e, host.addressType, hostNamespace, lookup, hostAddress) ?? []),
     ...definedOnly({ ports: host.ports ? host.ports.map((p) => ({ ...p })) : undefined }),
   };
 }

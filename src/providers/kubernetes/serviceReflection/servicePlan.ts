@@ -11,7 +11,7 @@
  */
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
 import { withContentMark } from '../contentMark.js';
-import type { OffloadedPodLookup } from './endpointTranslation.js';
+import type { HostAddressFilter, OffloadedPodLookup } from './endpointTranslation.js';
 import { endpointSliceDigest, remoteEndpointSlice, serviceNameOf } from './reflectedEndpointSlice.js';
 import { isReflectedService, remoteService, serviceDigest, type ReflectionMarks } from './reflectedService.js';
 
@@ -38,6 +38,8 @@ export interface DesiredInput {
   readonly remoteNamespace: string;
   readonly marks: ReflectionMarks;
   readonly lookup: OffloadedPodLookup;
+  /** Which host addresses (not offloaded pods') a remote slice may carry (default: all). */
+  readonly hostAddress?: HostAddressFilter;
 }
 
 export function objectKey(kind: ReflectedKind, name: string): string {
@@ -56,7 +58,7 @@ export function desiredObjects(input: DesiredInput): DesiredObject[] {
   for (const slice of input.slices) {
     const service = serviceNameOf(slice);
     if (service === undefined || !names.has(service)) continue;
-    const object = withContentMark(remoteEndpointSlice(slice, input.remoteNamespace, input.marks, input.lookup), endpointSliceDigest);
+    const object = withContentMark(remoteEndpointSlice(slice, input.remoteNamespace, input.marks, input.lookup, input.hostAddress), endpointSliceDigest);
     out.push({ kind: 'EndpointSlice', name: object.metadata?.name ?? '', object, digest: endpointSliceDigest(object) });
   }
   return out;

@@ -32,7 +32,7 @@ import type { EventRecorder } from '../../../adapters/kubernetes/eventRecorder.j
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
 import type { EndpointSlice, Service } from '../../../adapters/kubernetes/model.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
-import type { OffloadedPodLookup } from './endpointTranslation.js';
+import type { HostAddressFilter, OffloadedPodLookup } from './endpointTranslation.js';
 import { kindWatch } from './kindWatch.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { siblingsHeld } from './sharedCopies.js';
@@ -51,10 +51,11 @@ export interface ServiceReflectorOptions {
   readonly host: ClusterClient;
   readonly remote: ClusterClient;
   readonly marks: ReflectionMarks;
-  /** What is reflected; empty: nothing (the `none` switch). */
-  readonly kinds: ReadonlySet<ReflectedKind>;
+  /** What is reflected; empty: nothing (the `none` switch). */ readonly kinds: ReadonlySet<ReflectedKind>;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
   readonly lookup: OffloadedPodLookup;
+  /** Host addresses a remote slice may carry (the provider's: none inside the remote's own CIDRs). */
+  readonly hostAddress?: HostAddressFilter;
   /** Rejects when the remote namespace may not receive copies (pods/remoteNamespaces.ts: not Tether's, not adoptable). */
   readonly namespaceUsable?: (remoteNamespace: string, hostNamespace: string) => Promise<void>;
   /** Warning Events on host Services whose name is taken in the remote namespace. */
@@ -68,10 +69,7 @@ export interface ServiceReflectorOptions {
   readonly retry?: BackoffPolicy;
   /** Period of the full pass over every namespace, which also re-checks taken names (default 5 min). */
   readonly resyncMs?: number;
-  /**
-   * How long a namespace keeps its copies after its last offloaded pod went (default 30 s), so a
-   * Deployment that replaces all its pods at once does not see its Services vanish in between.
-   */
+  /** How long copies outlive a namespace's last offloaded pod (default 30 s): a Deployment replacing all its pods keeps its Services. */
   readonly lingerMs?: number;
 }
 
@@ -249,7 +247,7 @@ export class ServiceReflector {
     const remoteNamespace = this.o.remoteNamespaceOf(namespace);
     const services = active ? this.services.list(namespace) : [];
     const slices = active && withSlices ? this.slices.list(namespace) : [];
-    const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup });
+    const desired = desiredObjects({ services, slices, kinds: this.o.kinds, remoteNamespace, marks: this.o.marks, lookup: this.o.lookup, ...definedOnly({ hostAddress: this.o.hostAddress }) });
     const existing = this.existing(namespace, desired);
     const wanted = new Set(desired.map((d) => objectKey(d.kind, d.name)));
     this.refused.prune(remoteNamespace, wanted);

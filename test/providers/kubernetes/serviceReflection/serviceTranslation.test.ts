@@ -182,6 +182,22 @@ t.test('host EndpointSlice → remote EndpointSlice', async (t) => {
   t.not(endpointSliceDigest(notReady), endpointSliceDigest(remote), 'a condition change is a change');
 });
 
+t.test('a remote slice never carries a host address inside the remote\'s own pod or Service CIDRs (address safety)', async (t) => {
+  // The remote's pod CIDR is 10.88.0.0/16, its Service CIDR 10.0.0.0/24 (addresses/endpointAddresses.ts).
+  const remoteOwn = (ip: string): string | undefined => (ip.startsWith('10.88.') || ip.startsWith('10.0.0.') ? undefined : ip);
+  const host = hostSlice('db-abcde', 'db', [
+    { addresses: ['10.88.7.7'], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'shop', name: 'db-0' } },
+    { addresses: ['10.0.0.20'], conditions: { ready: true } },
+    { addresses: ['10.77.0.3'], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'shop', name: 'db-1' } },
+    { addresses: ['192.168.1.5'], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'shop', name: 'web-1' } },
+  ]);
+  const remote = remoteEndpointSlice(host, 'shop-home', marks, lookup, remoteOwn);
+  t.same(remote.endpoints.map((e) => e.addresses), [['10.77.0.3'], ['10.88.0.5']],
+    'a host pod on the remote\'s pod range and an address in its Service range are left out; other host pods kept; the offloaded pod gets its remote IP (inside the remote range, as it should)');
+  const fqdn = { ...hostSlice('ext', 'db', [{ addresses: ['10.88.example.com'] }]), addressType: 'FQDN' };
+  t.same(remoteEndpointSlice(fqdn, 'shop-home', marks, lookup, remoteOwn).endpoints, [{ addresses: ['10.88.example.com'] }], 'an FQDN slice holds names: not checked');
+});
+
 t.test('desired objects: the namespace\'s Services and the slices of those Services, by kind', async (t) => {
   const services = [service('db', { ports: [{ port: 5432 }] }), service('ext', { type: 'ExternalName', externalName: 'x.example.com' })];
   const slices = [hostSlice('db-1', 'db', []), hostSlice('orphan-1', 'gone', []), { ...hostSlice('plain', 'db', []), metadata: { name: 'plain', namespace: 'shop' } }];
