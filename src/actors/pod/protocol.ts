@@ -156,6 +156,11 @@ export interface PreStop {
   readonly graceFrom: number;
   /** Containers whose exec or httpGet hook the provider is running. */
   readonly pending: readonly string[];
+  /**
+   * An incarnation that found the deletion begun (a restart) and waits for the provider's status
+   * to know which containers run, hence which hooks to run again within what is left (till `cutAt`).
+   */
+  readonly resuming: boolean;
 }
 
 export type PodMsg =
