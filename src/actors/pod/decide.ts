@@ -86,7 +86,7 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
     case 'pod.admitted':
       return onAdmitted(config, state, now);
     case 'pod.admission-rejected':
-      return onAdmissionRejected(state, msg.reason, msg.message);
+      return onAdmissionRejected(state, msg.reason, msg.message, msg.ownerWarning);
     case 'pod.admission-deferred':
       return { state, effects: [{ type: 'schedule', ms: config.refetchMs, msg: { type: 'pod.retry-admit' } }] };
     case 'pod.retry-admit':
