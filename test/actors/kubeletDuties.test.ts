@@ -56,3 +56,23 @@ t.test('past activeDeadlineSeconds, counted from startTime across a restart of t
   t.ok(node.host.pod('ns', 'job'), 'the pod stays on the host');
   t.notOk(node.host.calls.some((c) => c.op === 'deletePod' && c.name === 'job'));
 });
+
+t.test('DaemonSet pods under the default reject: each is Failed with its own Warning, and their DaemonSet gets one Warning naming the affinity to add', async (t) => {
+  const node = await startInMemoryNode(t);
+  const ofDaemonSet = (name: string): Pod => {
+    const pod = podFixture(name);
+    return { ...pod, metadata: { ...pod.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'kube-proxy', uid: 'ds-uid', controller: true }] }, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], tolerations: [{ operator: 'Exists' }] } };
+  };
+  node.host.bind(ofDaemonSet('kube-proxy-a'));
+  await node.eventually('Failed', () => node.host.pod('ns', 'kube-proxy-a')?.status?.phase === 'Failed');
+  // The DaemonSet controller deletes the Failed pod and creates another (its back-off), which is rejected too.
+  node.host.bind(ofDaemonSet('kube-proxy-b'));
+  await node.eventually('the next one Failed too', () => node.host.pod('ns', 'kube-proxy-b')?.status?.phase === 'Failed');
+  t.equal(node.host.pod('ns', 'kube-proxy-a')?.status?.reason, 'DaemonSetPodNotAdmitted');
+  t.ok(['kube-proxy-a', 'kube-proxy-b'].every((p) => node.eventsOf(p).some((e) => e.reason === 'DaemonSetPodNotAdmitted' && e.type === 'Warning')), 'a Warning on each pod');
+  const onDaemonSet = node.events.recorded.filter((e) => e.regarding.kind === 'DaemonSet');
+  t.equal(onDaemonSet.length, 1, 'one Warning on the DaemonSet, not one per re-created pod');
+  t.match(onDaemonSet[0], { type: 'Warning', reason: 'DaemonSetPodNotAdmitted', regarding: { kind: 'DaemonSet', apiVersion: 'apps/v1', namespace: 'ns', name: 'kube-proxy', uid: 'ds-uid' } });
+  t.match(onDaemonSet[0]?.note, /"key":"type","operator":"NotIn","values":\["virtual-kubelet"\]/);
+  t.same(node.provider.callsOf('createPod', 'kube-proxy-a'), [], 'never offloaded');
+});

@@ -50,6 +50,49 @@ t.test('a second delete with a shorter grace period during the sleep cuts it', a
   t.equal(call?.graceSeconds, 2, 'with the kubelet\'s minimum');
 });
 
+t.test('a Tether restart during a preStop sleep continues it within the grace that remains: the provider is asked when the sleep ends, with what is left', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(withPreStopSleep(podFixture('web', { terminationGracePeriodSeconds: 30 }), 10));
+  const deletedAt = node.clock.now();
+  node.host.requestDelete('ns', 'web', 30);
+  await node.advance(4_000);
+  t.same(node.provider.callsOf('deletePod', 'web'), [], 'sleeping when Tether stops');
+  await node.restart();
+  await node.eventually('asked at the provider', () => node.provider.callsOf('deletePod', 'web').length > 0);
+  const [call] = node.provider.callsOf('deletePod', 'web');
+  t.ok((call?.at ?? 0) - deletedAt >= 10_000, `not before the 10 s sleep, counted from the deletion (${(call?.at ?? 0) - deletedAt} ms)`);
+  t.ok((call?.at ?? 0) - deletedAt < 14_000, 'the sleep is continued, not begun again');
+  t.ok((call?.graceSeconds ?? 99) <= 20, `with no more than what is left of the 30 s (${call?.graceSeconds})`);
+  t.ok((call?.graceSeconds ?? 0) >= 19, 'and about that');
+});
+
+t.test('a Tether restart during a preStop sleep longer than the grace never extends the deadline', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(withPreStopSleep(podFixture('web', { terminationGracePeriodSeconds: 30 }), 600));
+  const deletedAt = node.clock.now();
+  node.host.requestDelete('ns', 'web', 30);
+  await node.advance(20_000);
+  await node.restart();
+  await node.eventually('asked at the provider', () => node.provider.callsOf('deletePod', 'web').length > 0, { withinMs: 120_000 });
+  const [call] = node.provider.callsOf('deletePod', 'web');
+  t.ok((call?.at ?? 0) - deletedAt <= 31_000, `when the 30 s counted from the deletion ran out (${(call?.at ?? 0) - deletedAt} ms)`);
+  t.ok((call?.at ?? 0) - deletedAt >= 29_000, 'not before');
+  t.equal(call?.graceSeconds, 2, 'with the kubelet\'s minimum');
+});
+
+t.test('a Tether restart during a deletion without hooks asks the provider at once with the grace that remains', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(podFixture('web', { terminationGracePeriodSeconds: 30 }));
+  node.host.requestDelete('ns', 'web', 30);
+  await node.eventually('asked at the provider', () => node.provider.callsOf('deletePod', 'web').length > 0);
+  await node.advance(10_000);
+  const asked = node.provider.callsOf('deletePod', 'web').length;
+  await node.restart();
+  await node.eventually('asked again', () => node.provider.callsOf('deletePod', 'web').length > asked);
+  const again = node.provider.callsOf('deletePod', 'web')[asked];
+  t.ok((again?.graceSeconds ?? 99) <= 20, `what is left of the 30 s (${again?.graceSeconds})`);
+});
+
 t.test('kubectl debug on a pod whose provider cannot run ephemeral containers ends with a terminated status and one Failed Event', async (t) => {
   const node = await startInMemoryNode(t);
   await node.runPod(podFixture('web'));

@@ -27,6 +27,13 @@ t.test('validate shows each Kubernetes node\'s host cluster id: configured, or d
   t.match(r.stdout, 'vk-home: hostClusterId home (configured)');
 });
 
+t.test('validate says what each node does with DaemonSet pods, and under reject the node affinity that keeps a DaemonSet\'s rollout from waiting on it', async (t) => {
+  const r = await runMain(['validate', 'test/config/fixtures/valid-kubernetes.yaml']);
+  t.equal(r.code, 0);
+  t.match(r.stdout, 'vk-derived: admission.daemonSets reject (the default): DaemonSet pods are Failed here (DaemonSetPodNotAdmitted), and a rolling update of a DaemonSet that tolerates the node\'s taint waits on it; to keep a DaemonSet off virtual nodes, add {"key":"type","operator":"NotIn","values":["virtual-kubelet"]} to the matchExpressions');
+  t.match(r.stdout, 'vk-home: admission.daemonSets admit: DaemonSet pods that tolerate the node\'s taint are offloaded like any pod');
+});
+
 t.test('validate without a file is a usage error', async (t) => {
   const r = await runMain(['validate']);
   t.equal(r.code, 2);

@@ -2,7 +2,11 @@
  * Kubelet duties Tether performs itself, for every provider (issue 24), on a real control plane
  * with the simulated provider (which knows neither field): a spec update bumps observedGeneration
  * on the status and the conditions Tether writes; activeDeadlineSeconds ends a pod that runs
- * `sleep 3600` Failed with reason DeadlineExceeded, as a kubelet does.
+ * `sleep 3600` Failed with reason DeadlineExceeded, as a kubelet does. `kubectl debug` and
+ * `kubectl patch --subresource resize`, which the simulated provider cannot do, end in the status
+ * and the Event a kubelet that cannot gives (a terminated ephemeral container with a message;
+ * PodResizePending reason Infeasible), never in silence; while a container runs, the API server
+ * itself refuses the resize (Tether reports no containerStatuses[].resources).
  */
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
@@ -16,7 +20,11 @@ interface GenerationView extends KubeObject {
   metadata: KubeObject['metadata'] & { generation?: number };
 }
 interface EventList {
-  items: Array<{ reason?: string; type?: string; note?: string; regarding?: { name?: string } }>;
+  items: Array<{ reason?: string; type?: string; note?: string; regarding?: { name?: string; fieldPath?: string } }>;
+}
+interface ContainerStatusView {
+  name: string;
+  state?: { terminated?: { reason?: string; message?: string; exitCode?: number }; waiting?: { reason?: string }; running?: unknown };
 }
 
 t.test('kubelet duties on a virtual node', async (t) => {
@@ -78,5 +86,63 @@ t.test('kubelet duties on a virtual node', async (t) => {
     }, { timeoutMs: 30_000 });
     t.equal(events[0]?.type, 'Normal');
     t.ok(await pod('deadline'), 'the pod stays on the host, Failed');
+  });
+
+  const eventsAbout = async (name: string, reason: string): Promise<EventList['items']> => {
+    const list = await getJson<EventList>(host, ['events.events.k8s.io', '-n', ns]);
+    return list?.items.filter((e) => e.regarding?.name === name && e.reason === reason) ?? [];
+  };
+
+  await t.test('kubectl debug on a provider that cannot run ephemeral containers ends in a terminated status with a message and a Failed Event', async (t) => {
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('debugged', ns, nodeName) });
+    await waitFor('Running', async () => (await pod('debugged'))?.status?.phase === 'Running', { timeoutMs: 60_000 });
+    await host.kubectl(['debug', 'debugged', '-n', ns, '--image=busybox:1.36', '--container=dbg', '--', 'sleep', '60']);
+    const status = await waitFor('the ephemeral container\'s status', async () => {
+      const statuses = (await pod('debugged'))?.status?.['ephemeralContainerStatuses'] as ContainerStatusView[] | undefined;
+      return statuses?.find((s) => s.name === 'dbg' && s.state?.terminated !== undefined);
+    }, { timeoutMs: 60_000 });
+    t.equal(status.state?.terminated?.reason, 'StartError');
+    t.equal(status.state?.terminated?.message, 'the provider of this virtual node cannot run ephemeral containers');
+    const events = await waitFor('the kubelet\'s Failed Event', async () => {
+      const found = (await eventsAbout('debugged', 'Failed')).filter((e) => e.regarding?.fieldPath === 'spec.ephemeralContainers{dbg}');
+      return found.length > 0 ? found : undefined;
+    }, { timeoutMs: 30_000 });
+    t.equal(events[0]?.type, 'Warning');
+    t.equal(events[0]?.note, 'Error: the provider of this virtual node cannot run ephemeral containers');
+  });
+
+  await t.test('a resize: refused by the API server while a container runs (no containerStatuses[].resources), else PodResizePending Infeasible and a ResizeInfeasible Event', async (t) => {
+    const resources = (cpu: string): Record<string, unknown> => ({ requests: { cpu, memory: '64Mi' }, limits: { cpu, memory: '64Mi' } });
+    const resize = (name: string): Promise<string> =>
+      host.kubectl(['patch', 'pod', name, '-n', ns, '--subresource', 'resize', '--type=strategic', '-p', JSON.stringify({ spec: { containers: [{ name: 'app', resources: resources('200m') }] } })]);
+    // A running container without reported resources is how the API server tells a node that cannot resize (validation.go isPodResizeRequestSupported).
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('resized', ns, nodeName, { containers: [{ name: 'app', image: 'nginx:1.27', resources: resources('100m') }] }) });
+    await waitFor('Running', async () => (await pod('resized'))?.status?.phase === 'Running', { timeoutMs: 60_000 });
+    const refused = await resize('resized').then(() => '', (e: unknown) => String((e as { stderr?: string }).stderr ?? e));
+    t.match(refused, /Pod running on node without support for resize/, 'the API server refuses it at once, saying why');
+    // While only an init container runs, the API server lets the resize through: Tether answers it.
+    await host.kubectl(['apply', '-f', '-'], {
+      input: podManifest('resizing', ns, nodeName, {
+        initContainers: [{ name: 'wait', image: 'busybox:1.36', command: ['sleep', '3600'] }],
+        containers: [{ name: 'app', image: 'nginx:1.27', resources: resources('100m') }],
+      }),
+    });
+    await waitFor('the init container runs', async () => {
+      const inits = (await pod('resizing'))?.status?.['initContainerStatuses'] as ContainerStatusView[] | undefined;
+      return inits?.some((s) => s.name === 'wait' && s.state?.running !== undefined) === true;
+    }, { timeoutMs: 60_000 });
+    await resize('resizing');
+    const pending = await waitFor('PodResizePending True', async () => {
+      const c = condition(await pod('resizing'), 'PodResizePending');
+      return c?.status === 'True' ? c : undefined;
+    }, { timeoutMs: 60_000 });
+    t.equal(pending.reason, 'Infeasible');
+    t.equal(pending.message, 'the provider of this virtual node cannot resize containers in place');
+    const events = await waitFor('the kubelet\'s ResizeInfeasible Event', async () => {
+      const found = await eventsAbout('resizing', 'ResizeInfeasible');
+      return found.length > 0 ? found : undefined;
+    }, { timeoutMs: 30_000 });
+    t.equal(events[0]?.type, 'Warning');
+    t.match(events[0]?.note ?? '', /^Pod resize Infeasible: /);
   });
 });

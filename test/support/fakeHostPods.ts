@@ -63,6 +63,8 @@ export class FakeHostPods implements PodApi {
   readonly watchFaults: FakePodWatch;
   readonly watch: PodWatch;
   private readonly pods = new Map<string, Pod>();
+  /** Watches opened later (a restarted agent's), told every change as `watchFaults` is. */
+  private readonly laterWatches: FakePodWatch[] = [];
   /** Keys of pods whose stored status is Running and Ready (kept as writes land, so polling is O(1)). */
   private readonly running = new Set<string>();
   private rv = 0;
@@ -77,6 +79,13 @@ export class FakeHostPods implements PodApi {
     this.faults = new ApiFaults<PodOperation>(this.clock);
     this.watchFaults = new FakePodWatch(this.pods, this.clock);
     this.watch = this.watchFaults.watch;
+  }
+
+  /** Another watch over the same pods, as a restarted agent opens one (the first is stopped with its agent). */
+  openWatch(): PodWatch {
+    const watch = new FakePodWatch(this.pods, this.clock);
+    this.laterWatches.push(watch);
+    return watch.watch;
   }
 
   get size(): number {
@@ -102,7 +111,7 @@ export class FakeHostPods implements PodApi {
     if (this.pods.has(key)) throw new Error(`pod ${key} exists`);
     pod.metadata = { ...meta, resourceVersion: String(++this.rv), creationTimestamp: new Date(this.clock.now()) };
     this.pods.set(key, pod);
-    this.watchFaults.deliver({ type: 'added', pod });
+    this.deliver({ type: 'added', pod });
   }
 
   /**
@@ -223,14 +232,14 @@ export class FakeHostPods implements PodApi {
     this.pods.set(key, pod);
     if (isRunningReady(pod.status)) this.running.add(key);
     else this.running.delete(key);
-    this.watchFaults.deliver({ type: 'updated', pod });
+    this.deliver({ type: 'updated', pod });
     return pod;
   }
 
   private remove(key: string, pod: Pod): void {
     this.pods.delete(key);
     this.running.delete(key);
-    this.watchFaults.deliver({ type: 'deleted', pod });
+    this.deliver({ type: 'deleted', pod });
   }
 
   /** The pod of that name; as the API server, a write naming another uid is a conflict. */
@@ -239,6 +248,11 @@ export class FakeHostPods implements PodApi {
     if (!pod) throw kubeError('not-found', `${operation} ${namespace}/${name}`, 'not found');
     if (pod.metadata?.uid !== uid) throw kubeError('conflict', `${operation} ${namespace}/${name}`, 'uid precondition failed');
     return pod;
+  }
+
+  private deliver(event: Parameters<FakePodWatch['deliver']>[0]): void {
+    this.watchFaults.deliver(event);
+    for (const watch of this.laterWatches) watch.deliver(event);
   }
 }
 

@@ -45,7 +45,14 @@ export interface InMemoryNode {
   readonly leaseApi: FakeLeaseApi;
   readonly events: FakeEvents;
   readonly provider: FakeProvider;
+  /** The virtual node running now (a new one after `restart`). */
   readonly vnode: VirtualNode;
+  /**
+   * A Tether restart: stops this virtual node's actors and starts them again over the same host,
+   * provider, Node, Lease, Events and clock (what survives a restart), then waits until it is
+   * Ready and both watches listed.
+   */
+  restart(): Promise<void>;
   /**
    * Lets the actors work and moves simulated time on, a step at a time, until `condition` holds
    * (a passing assertion named `description`); fails once `withinMs` of simulated time have
@@ -70,23 +77,27 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
   const clock = new ManualClock();
   const started = clock.now();
   let fatal: unknown;
-  const system = new ActorSystem({ clock, logger: silentLogger, random: () => 0.5, onFatal: (error) => (fatal = error) });
+  // One actor system per incarnation: a restart is a new process, with nothing of the old one's actors.
+  const newSystem = (): ActorSystem => new ActorSystem({ clock, logger: silentLogger, random: () => 0.5, onFatal: (error) => (fatal = error) });
+  let system = newSystem();
   const host = new FakeHostPods({ clock, recordCalls: true });
   const nodeApi = new FakeNodeApi(clock);
   const leaseApi = new FakeLeaseApi(clock);
   const events = new FakeEvents();
   const provider = new FakeProvider({ clock });
-  const vnode = startVirtualNode(system.root, virtualNodeConfig({ name: IN_MEMORY_NODE, internalIP: '10.0.0.10', shards: 2, ...options.settings }), {
-    provider,
-    nodeApi,
-    leaseApi,
-    podApi: host,
-    events,
-    podWatch: host.watch,
-    nodeWatch: fakeNodeWatch(() => nodeApi.nodes.get(IN_MEMORY_NODE), clock),
-    clock,
-    logger: silentLogger,
-  });
+  const start = (podWatch = host.watch): VirtualNode =>
+    startVirtualNode(system.root, virtualNodeConfig({ name: IN_MEMORY_NODE, internalIP: '10.0.0.10', shards: 2, ...options.settings }), {
+      provider,
+      nodeApi,
+      leaseApi,
+      podApi: host,
+      events,
+      podWatch,
+      nodeWatch: fakeNodeWatch(() => nodeApi.nodes.get(IN_MEMORY_NODE), clock),
+      clock,
+      logger: silentLogger,
+    });
+  let vnode = start();
   t.teardown(async () => {
     await vnode.stop({ deadlineMs: 1_000 });
     system.stop();
@@ -127,7 +138,18 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
     leaseApi,
     events,
     provider,
-    vnode,
+    get vnode() {
+      return vnode;
+    },
+    restart: async () => {
+      const stopping = vnode.stop({ deadlineMs: 1_000 });
+      await drain();
+      await stopping;
+      system.stop();
+      system = newSystem();
+      vnode = start(host.openWatch());
+      await eventually('restarted: the node Ready and both watches listed', () => vnode.watchesSynced() && node.nodeReady()?.status === 'True');
+    },
     eventually,
     runPod,
     advance,

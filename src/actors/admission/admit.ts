@@ -6,11 +6,12 @@
  */
 import type { Node, Pod } from '../../adapters/kubernetes/model.js';
 import type { PodFeature } from '../../providers/provider.js';
-import { daemonSetVerdict, type DaemonSetPolicy } from './daemonSets.js';
+import { daemonSetVerdict, type DaemonSetPolicy, type OwnerWarning } from './daemonSets.js';
 import { matchesNodeAffinity } from './nodeAffinity.js';
 import { amountOf, podRequests, type Requests } from './podRequests.js';
 
-export type Verdict = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string };
+/** `ownerWarning`: the rejected pod's owner is told too (a DaemonSet, once per node: admittedPods.ts). */
+export type Verdict = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string; readonly ownerWarning?: OwnerWarning };
 
 /** Features a pod may ask for that a provider must declare it supports (provider.ts `PodFeatureProvider`). */
 export const POD_FEATURES: readonly PodFeature[] = ['hostNetwork', 'hostPID', 'hostIPC'];

@@ -10,6 +10,7 @@
  */
 import type { Node, Pod } from '../../adapters/kubernetes/model.js';
 import { admit, type AdmissionPolicy, type Verdict } from './admit.js';
+import { DAEMON_SET_REJECTED, daemonSetWarning } from './daemonSets.js';
 
 export interface AdmissionSources {
   /** The node's pods in the host watch cache. */
@@ -23,6 +24,8 @@ const terminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || pod
 
 export class AdmittedPods {
   private readonly admitted = new Set<string>();
+  /** DaemonSets (uids) already warned that this node rejects their pods: once each, not per re-created pod. */
+  private readonly warned = new Set<string>();
 
   constructor(private readonly sources: AdmissionSources) {}
 
@@ -39,6 +42,13 @@ export class AdmittedPods {
     const others = this.counted(uid);
     const verdict = admit(node, others, pod, this.sources.policy);
     if (verdict.admit) this.admitted.add(uid);
+    else if (verdict.reason === DAEMON_SET_REJECTED) {
+      const ownerWarning = daemonSetWarning(pod, node.metadata?.name ?? '');
+      if (ownerWarning && !this.warned.has(ownerWarning.uid)) {
+        this.warned.add(ownerWarning.uid);
+        return { ...verdict, ownerWarning };
+      }
+    }
     return verdict;
   }
 

@@ -12,7 +12,7 @@
  * counts from startTime like the first one. The timer is the actor's own scheduled message.
  */
 import type { PodActorConfig } from './config.js';
-import { deadlineExceeded } from './podStatusView.js';
+import { deadlineExceeded, epochMs } from './podStatusView.js';
 import type { PodIn, PodState } from './protocol.js';
 import { terminate } from './deletion.js';
 import { after, event, plus, type Next } from './transitions.js';
@@ -24,13 +24,6 @@ export function activeDeadlineOf(state: PodState): number | null {
   // The host pod's startTime is the truth that survives restarts; before it is written, the provider's.
   const start = epochMs(state.host?.status?.startTime ?? state.provider?.startTime);
   return start === null ? null : start + seconds * 1000;
-}
-
-/** Dates arrive as Date objects from providers and as RFC 3339 strings from the watch. */
-function epochMs(value: Date | string | undefined): number | null {
-  if (value === undefined) return null;
-  const ms = new Date(value).getTime();
-  return Number.isNaN(ms) ? null : ms;
 }
 
 export function pastActiveDeadline(state: PodState, now: number): boolean {

@@ -9,7 +9,8 @@ import { definedOnly } from '../../lib/defaults.js';
 import type { PodActorConfig } from './config.js';
 import { create } from './creation.js';
 import { finish } from './deletion.js';
-import type { PodState } from './protocol.js';
+import type { PodEffect, PodState } from './protocol.js';
+import type { OwnerWarning } from '../admission/daemonSets.js';
 import { requestWrite } from './statusWrites.js';
 import { enter, event, plus, withEffects, type Next } from './transitions.js';
 
@@ -23,7 +24,7 @@ export function onAdmitted(config: PodActorConfig, state: PodState, now: number)
   return create(config, state, now);
 }
 
-export function onAdmissionRejected(state: PodState, reason: string, message: string): Next {
+export function onAdmissionRejected(state: PodState, reason: string, message: string, ownerWarning?: OwnerWarning): Next {
   if (state.stage !== 'starting' || !state.host) return { state };
   if (state.host.metadata?.deletionTimestamp) return finish(state);
   const status: PodStatus = {
@@ -32,5 +33,6 @@ export function onAdmissionRejected(state: PodState, reason: string, message: st
     message: `Pod was rejected: ${message}`,
     ...definedOnly({ qosClass: state.host.status?.qosClass }),
   };
-  return plus(requestWrite(enter({ ...state, provider: status }, { stage: 'done' }), status), event('Warning', reason, message, 'Admit'));
+  const owner: PodEffect[] = ownerWarning ? [{ type: 'host.owner-event', warning: ownerWarning }] : [];
+  return plus(requestWrite(enter({ ...state, provider: status }, { stage: 'done' }), status), event('Warning', reason, message, 'Admit'), ...owner);
 }

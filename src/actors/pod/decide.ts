@@ -9,7 +9,7 @@ import { armActiveDeadline, onActiveDeadlineReached, pastActiveDeadline, stopFor
 import { askAdmission, onAdmissionRejected, onAdmitted } from './admission.js';
 import { createErrorAnnotation, hostUidMark } from './annotations.js';
 import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreateSucceeded, onRetryCreate, reconcileAnnotation } from './creation.js';
-import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHookFinished, onHostDeleted, onHostDeleteFailed, onPreStopDue, orphaned, retryDelete, startDeletion } from './deletion.js';
+import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHookFinished, onHostDeleted, onHostDeleteFailed, onPreStopDue, orphaned, resumePreStop, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
@@ -86,7 +86,7 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
     case 'pod.admitted':
       return onAdmitted(config, state, now);
     case 'pod.admission-rejected':
-      return onAdmissionRejected(state, msg.reason, msg.message);
+      return onAdmissionRejected(state, msg.reason, msg.message, msg.ownerWarning);
     case 'pod.admission-deferred':
       return { state, effects: [{ type: 'schedule', ms: config.refetchMs, msg: { type: 'pod.retry-admit' } }] };
     case 'pod.retry-admit':
@@ -237,7 +237,7 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   }
   const said = containerEventsOf(config, state, status);
   const next = { ...state, provider: status };
-  return after(said, mirrorStatus(config, next, status, now));
+  return after(said, andThen(resumePreStop(config, next, status, now), (s) => mirrorStatus(config, s, status, now)));
 }
 
 /**

@@ -10,11 +10,11 @@
  */
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
-import { deadlineExceededStatus, gracePeriodSeconds, hostStatusFrom, isTerminal, podForProvider } from './podStatusView.js';
+import { deadlineExceededStatus, deletionAskedAt, graceLeft, gracePeriodSeconds, hostStatusFrom, isTerminal, podForProvider } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodIn, PodMsg, PodState, Termination } from './protocol.js';
 import { requestWrite } from './statusWrites.js';
-import { beginPreStop, failedHookEvent, killingEvents, preStopOver, remainingGrace, shortenPreStop } from './lifecycleHooks.js';
+import { awaitPreStop, beginPreStop, failedHookEvent, hasPreStopHooks, killingEvents, MINIMUM_GRACE_SECONDS, preStopOver, remainingGrace, shortenPreStop } from './lifecycleHooks.js';
 import { after, andThen, enter, event, failedAgain, minimalPod, noRetry, retryDelay, withEffects, type Next } from './transitions.js';
 
 export function onHostDeleted(config: PodActorConfig, state: PodState): Next {
@@ -51,9 +51,8 @@ export function startDeletion(config: PodActorConfig, state: PodState, now: numb
       // Wait for the answer in flight (creation has a deadline); it decides what the provider has.
       return { state };
     case 'starting':
-      // The provider may not answer the read for a long while (an outage): ask it to delete now,
-      // with the same deadline; the read, when it comes, ends the deletion if the pod is gone.
-      return terminate(config, state, now);
+      // An incarnation that finds the deletion begun (a restart): only the grace left counts.
+      return resumeDeletion(config, state, now);
     case 'rejected':
     case 'done':
       // The provider refused the pod, or already reported its end: nothing runs there.
@@ -77,15 +76,49 @@ export function startDeletion(config: PodActorConfig, state: PodState, now: numb
  * is stopped as the kubelet stops it when Tether has the containers' duties: `Killing` for each
  * running container, their preStop hooks first (lifecycleHooks.ts), the provider asked after them.
  */
-export function terminate(config: PodActorConfig, state: PodState, now: number, cause: Termination['cause'] = 'deletion'): Next {
-  const graceSeconds = gracePeriodSeconds(state.host);
+export function terminate(config: PodActorConfig, state: PodState, now: number, cause: Termination['cause'] = 'deletion', graceSeconds = gracePeriodSeconds(state.host)): Next {
   const ms = graceSeconds * 1000 + config.graceMarginMs;
   const ours = state.stage === 'running' && config.containerDuties.by === 'tether';
   const killing = ours ? killingEvents(config, state.host, state.provider) : [];
-  const hooks = ours ? beginPreStop(config, state.host, state.provider, graceSeconds, now) : { preStop: null, effects: [] };
+  const hooks = ours ? beginPreStop(config, state.host, state.provider, { graceSeconds, now }) : { preStop: null, effects: [] };
   const next = enter(state, { stage: 'terminating', termination: { cause, graceSeconds, deadlineAt: now + ms, escalations: 0, preStop: hooks.preStop }, delete: noRetry });
   const ask: PodEffect[] = hooks.preStop ? [] : [{ type: 'provider.delete', pod: deletionRequest(config, next) }];
   return withEffects(next, [...killing, ...hooks.effects, ...ask, { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } }]);
+}
+
+/**
+ * An incarnation that starts on a deletion under way (Tether restarted during it) has only the
+ * grace left (graceLeft: to the deletionTimestamp), so a restart never extends the deadline. With
+ * preStop hooks that are Tether's to run, it waits for the provider's status to know which
+ * containers run and runs their hooks again within that (resumePreStop), as a restarted kubelet
+ * kills the pod again; a `sleep` is continued from the deletion, not begun again. Otherwise the
+ * provider is asked at once (the read may not come for a long while, in an outage), with at least
+ * the kubelet's 2 s; the read, when it comes, ends the deletion if the pod is gone.
+ */
+function resumeDeletion(config: PodActorConfig, state: PodState, now: number): Next {
+  const left = graceLeft(state.host, now);
+  if (config.containerDuties.by !== 'tether' || left === 0 || !hasPreStopHooks(state.host)) {
+    return terminate(config, state, now, 'deletion', gracePeriodSeconds(state.host) === 0 ? 0 : Math.max(MINIMUM_GRACE_SECONDS, left));
+  }
+  const ms = left * 1000 + config.graceMarginMs;
+  const wait = awaitPreStop(left, now);
+  const next = enter(state, { stage: 'terminating', termination: { cause: 'deletion', graceSeconds: left, deadlineAt: now + ms, escalations: 0, preStop: wait.preStop }, delete: noRetry });
+  return withEffects(next, [...wait.effects, { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } }]);
+}
+
+/**
+ * The provider's status reached an incarnation waiting to resume the preStop hooks: the running
+ * containers get the kubelet's `Killing` and their hooks, within what is left till the cut; none
+ * to run, the provider is asked at once.
+ */
+export function resumePreStop(config: PodActorConfig, state: PodState, status: PodStatus, now: number): Next {
+  if (state.stage !== 'terminating' || state.termination.preStop?.resuming !== true) return { state };
+  const left = Math.max(0, Math.floor((state.termination.preStop.cutAt - now) / 1000));
+  const hooks = beginPreStop(config, state.host, status, { graceSeconds: left, now, sleptFrom: deletionAskedAt(state.host, now) });
+  const killing = killingEvents(config, state.host, status);
+  if (hooks.preStop) return withEffects({ ...state, termination: { ...state.termination, graceSeconds: left, preStop: hooks.preStop } }, [...killing, ...hooks.effects]);
+  const next: PodState = { ...state, termination: { ...state.termination, graceSeconds: Math.max(MINIMUM_GRACE_SECONDS, left), preStop: null } };
+  return withEffects(next, [...killing, ...hooks.effects, { type: 'provider.delete', pod: deletionRequest(config, next) }]);
 }
 
 /**

@@ -61,7 +61,7 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
     case 'node.admit': {
       const verdict = deps.admission.admit(effect.pod);
       if (!verdict) ctx.self.tell({ type: 'pod.admission-deferred' });
-      else ctx.self.tell(verdict.admit ? { type: 'pod.admitted' } : { type: 'pod.admission-rejected', reason: verdict.reason, message: verdict.message });
+      else ctx.self.tell(verdict.admit ? { type: 'pod.admitted' } : { type: 'pod.admission-rejected', reason: verdict.reason, message: verdict.message, ...definedOnly({ ownerWarning: verdict.ownerWarning }) });
       return;
     }
     case 'node.admitted-as-running':
@@ -115,6 +115,11 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
         effect.eventType, effect.reason, effect.note, effect.action,
       );
       return;
+    case 'host.owner-event': {
+      const { kind, apiVersion, namespace: ownerNamespace, name: ownerName, uid: ownerUid, reason, note } = effect.warning;
+      deps.events.record({ kind, apiVersion, namespace: ownerNamespace, name: ownerName, uid: ownerUid }, 'Warning', reason, note, 'Admit');
+      return;
+    }
     case 'host.delete':
       // Grace 0: the provider has already ended the pod; the UID precondition spares a re-created namesake.
       return reportTo(ctx)(() => deps.pods.deletePod(namespace, name, { uid, gracePeriodSeconds: 0 }), {

@@ -36,12 +36,21 @@ export function failedHookEvent(config: PodActorConfig, container: string, hook:
   return kubeletEvent(config, { eventType: 'Warning', reason, note, fieldPath: fieldPath(container) });
 }
 
+/** When the hooks begin and within what: `sleptFrom`, when the sleeps began (default `now`). */
+export interface HookWindow {
+  readonly graceSeconds: number;
+  readonly now: number;
+  readonly sleptFrom?: number;
+}
+
 /**
  * The preStop hooks of the running containers, begun `now` within `graceSeconds`: the wait (null:
  * nothing to wait for, ask the provider at once) and the effects that start it (timers, hooks the
- * provider runs, Warnings for hooks it cannot run).
+ * provider runs, Warnings for hooks it cannot run). `sleptFrom`: when the sleeps began (a restart
+ * continues them from the deletion rather than sleeping again; exec and httpGet hooks are run
+ * again, as a restarted kubelet runs them).
  */
-export function beginPreStop(config: PodActorConfig, pod: Pod | undefined, status: PodStatus | undefined, graceSeconds: number, now: number): { preStop: PreStop | null; effects: PodEffect[] } {
+export function beginPreStop(config: PodActorConfig, pod: Pod | undefined, status: PodStatus | undefined, { graceSeconds, now, sleptFrom = now }: HookWindow): { preStop: PreStop | null; effects: PodEffect[] } {
   if (graceSeconds <= 0) return { preStop: null, effects: [] };
   const hooked = runningContainers(pod, status).filter((c) => c.lifecycle?.preStop !== undefined);
   const sleepSeconds = Math.max(0, ...hooked.map((c) => c.lifecycle?.preStop?.sleep?.seconds ?? 0));
@@ -51,9 +60,9 @@ export function beginPreStop(config: PodActorConfig, pod: Pod | undefined, statu
     ? others.map((container) => ({ type: 'provider.run-hook', container, hook: 'preStop' }))
     : others.map((container) => failedHookEvent(config, container, 'preStop'));
   const cutAt = now + graceSeconds * 1000;
-  const sleepUntil = Math.min(now + sleepSeconds * 1000, cutAt);
+  const sleepUntil = Math.min(sleptFrom + sleepSeconds * 1000, cutAt);
   if (sleepUntil <= now && pending.length === 0) return { preStop: null, effects };
-  const preStop: PreStop = { sleepUntil, cutAt, graceFrom: now, pending };
+  const preStop: PreStop = { sleepUntil, cutAt, graceFrom: now, pending, resuming: false };
   return { preStop, effects: [...effects, ...preStopTimers(preStop, now)] };
 }
 
@@ -63,7 +72,21 @@ function preStopTimers(preStop: PreStop, now: number): PodEffect[] {
   return at.map((t) => ({ type: 'schedule', ms: t - now, msg: { type: 'pod.prestop-due', at: t } }));
 }
 
-export const preStopOver = (preStop: PreStop, now: number): boolean => now >= preStop.cutAt || (now >= preStop.sleepUntil && preStop.pending.length === 0);
+export const preStopOver = (preStop: PreStop, now: number): boolean => now >= preStop.cutAt || (!preStop.resuming && now >= preStop.sleepUntil && preStop.pending.length === 0);
+
+/** Does any container of the pod have a preStop hook (before the provider says which run)? */
+export const hasPreStopHooks = (pod: Pod | undefined): boolean => (pod?.spec?.containers ?? []).some((c) => c.lifecycle?.preStop !== undefined);
+
+/**
+ * A restarted incarnation that finds the deletion begun and containers with preStop hooks: it
+ * waits for the provider's status (which containers run) until the grace left runs out, then the
+ * hooks are over whatever it heard.
+ */
+export function awaitPreStop(graceSeconds: number, now: number): { preStop: PreStop; effects: PodEffect[] } {
+  const cutAt = now + graceSeconds * 1000;
+  const preStop: PreStop = { sleepUntil: cutAt, cutAt, graceFrom: now, pending: [], resuming: true };
+  return { preStop, effects: preStopTimers(preStop, now) };
+}
 
 /** What is left of the grace period once the hooks are over: the provider's to stop the pod in. */
 export function remainingGrace(termination: Termination, preStop: PreStop, now: number): number {

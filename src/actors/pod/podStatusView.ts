@@ -174,6 +174,33 @@ export function gracePeriodSeconds(pod: Pod | undefined): number {
   return pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
 }
 
+/** Dates arrive as Date objects from providers and as RFC 3339 strings from the watch. */
+export function epochMs(value: Date | string | undefined): number | null {
+  if (value === undefined) return null;
+  const ms = new Date(value).getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * The grace period left of a deletion under way, for an incarnation that finds it begun (a
+ * restart): the API server set `deletionTimestamp` to the request's time plus
+ * `deletionGracePeriodSeconds` (a shorter grace moves it earlier), so what is left is the time to
+ * it, whole seconds, never more than the grace period itself: a restart never extends the deadline.
+ * Also when the timestamp is unreadable, the whole grace period.
+ */
+export function graceLeft(pod: Pod | undefined, now: number): number {
+  const grace = gracePeriodSeconds(pod);
+  const deadline = epochMs(pod?.metadata?.deletionTimestamp);
+  if (grace === 0 || deadline === null) return grace;
+  return Math.min(grace, Math.max(0, Math.floor((deadline - now) / 1000)));
+}
+
+/** When the deletion under way was asked for (the latest request, if a shorter grace followed): its timestamp less its grace. */
+export function deletionAskedAt(pod: Pod | undefined, now: number): number {
+  const deadline = epochMs(pod?.metadata?.deletionTimestamp);
+  return deadline === null ? now : Math.min(now, deadline - gracePeriodSeconds(pod) * 1000);
+}
+
 /** The pod as handed to the provider: a copy without status, carrying Tether's ownership marks. */
 export function podForProvider(host: Pod, nodeName: string): Pod {
   const pod = deepCopyPod(host);

@@ -7,6 +7,7 @@ import type { EventSource } from '../../adapters/kubernetes/eventRecorder.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 import type { LifecycleHookName } from '../../providers/containerDuties.js';
+import type { OwnerWarning } from '../admission/daemonSets.js';
 
 /** The virtual node's readiness, as its node actor last announced it. */
 export interface NodeReadiness {
@@ -156,6 +157,11 @@ export interface PreStop {
   readonly graceFrom: number;
   /** Containers whose exec or httpGet hook the provider is running. */
   readonly pending: readonly string[];
+  /**
+   * An incarnation that found the deletion begun (a restart) and waits for the provider's status
+   * to know which containers run, hence which hooks to run again within what is left (till `cutAt`).
+   */
+  readonly resuming: boolean;
 }
 
 export type PodMsg =
@@ -169,8 +175,8 @@ export type PodMsg =
   | { readonly type: 'pod.provider-gone'; readonly reason: string; readonly message: string }
   /** The node admitted the pod (src/actors/admission): it may be created at the provider. */
   | { readonly type: 'pod.admitted' }
-  /** The node rejected the pod with the kubelet's reason and message. */
-  | { readonly type: 'pod.admission-rejected'; readonly reason: string; readonly message: string }
+  /** The node rejected the pod with the kubelet's reason and message; `ownerWarning`: its DaemonSet is to be told (once per node). */
+  | { readonly type: 'pod.admission-rejected'; readonly reason: string; readonly message: string; readonly ownerWarning?: OwnerWarning }
   /** The node's Node is not known yet (its watch has not listed it): ask again shortly. */
   | { readonly type: 'pod.admission-deferred' }
   | { readonly type: 'pod.retry-admit' }
@@ -224,6 +230,8 @@ export type PodEffect =
   /** `fieldPath` and `source`: a kubelet's Event about one container (containerEvents.ts). */
   | { readonly type: 'host.event'; readonly eventType: EventType; readonly reason: string; readonly note: string; readonly action: string; readonly fieldPath?: string; readonly source?: EventSource }
   | { readonly type: 'host.delete' }
+  /** A Warning about the pod's owner (its DaemonSet), recorded on that object. */
+  | { readonly type: 'host.owner-event'; readonly warning: OwnerWarning }
   /** The delayed self-message, run by the runtime (effectOutcome.ts). */
   | Schedule<PodMsg>
   /** A provider status reached the host this long after it reached the actor. */

@@ -4,6 +4,7 @@ import { loadConfigFile, type TetherConfig } from '../../config/index.js';
 import { hostKubeconfigSource } from '../../config/hostKubeconfig.js';
 import { checkProvider } from '../../app/providerFactory.js';
 import { silentLogger } from '../../adapters/logger.js';
+import { VIRTUAL_NODE_AFFINITY_HINT } from '../../actors/admission/daemonSets.js';
 import { EXIT_OK, EXIT_REFUSED, usageError, type Io } from '../io.js';
 
 export const validateHelp = `Usage: tether validate FILE [--quiet]
@@ -53,6 +54,12 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
   }
   if (quiet) return clusters ? checkClusters(result.config, io, env) : EXIT_OK;
   io.out(`${result.file}: valid (${result.config.nodes.length} virtual node${result.config.nodes.length === 1 ? '' : 's'}: ${result.config.nodes.map((n) => `${n.name} (${n.provider.type})`).join(', ')})`);
+  // DaemonSet pods: rejected by default, and a rejected pod stalls its DaemonSet's rolling update, so say how to avoid it.
+  for (const node of result.config.nodes) {
+    io.out(node.admission?.daemonSets === 'admit'
+      ? `  ${node.name}: admission.daemonSets admit: DaemonSet pods that tolerate the node's taint are offloaded like any pod`
+      : `  ${node.name}: admission.daemonSets reject (the default): DaemonSet pods are Failed here (DaemonSetPodNotAdmitted), and a rolling update of a DaemonSet that tolerates the node's taint waits on it; to keep a DaemonSet off virtual nodes, ${VIRTUAL_NODE_AFFINITY_HINT} (docs/kubelet-api.md, "DaemonSet rollouts")`);
+  }
   // The id every remote mark carries: validate runs offline, so a derived one is only named here.
   for (const node of result.config.nodes) {
     if (node.provider.type !== 'kubernetes') continue;

@@ -48,3 +48,28 @@ t.test('terminal pods and pods gone from the host free their resources', async (
 t.test('no Node known yet: no answer', async (t) => {
   t.equal(ledger([], { node: undefined }).admit(asking('a', '1')), undefined);
 });
+
+t.test('a rejected DaemonSet pod warns its DaemonSet once per node, naming the node affinity that keeps it off virtual nodes', async (t) => {
+  const ofDaemonSet = (uid: string, ds: string): Pod => ({
+    ...asking(uid, '10m'),
+    metadata: { namespace: 'kube-system', name: uid, uid, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds, uid: `ds-${ds}`, controller: true }] },
+  });
+  const pods = [ofDaemonSet('p1', 'kube-proxy'), ofDaemonSet('p2', 'kube-proxy'), ofDaemonSet('p3', 'fluent-bit')];
+  const admission = ledger(pods);
+  const first = admission.admit(pods[0] as Pod);
+  t.match(first, {
+    admit: false,
+    reason: 'DaemonSetPodNotAdmitted',
+    ownerWarning: { kind: 'DaemonSet', apiVersion: 'apps/v1', namespace: 'kube-system', name: 'kube-proxy', uid: 'ds-kube-proxy', reason: 'DaemonSetPodNotAdmitted' },
+  });
+  const note = first && !first.admit ? first.ownerWarning?.note ?? '' : '';
+  t.match(note, /virtual node vnode-1/, 'names the node');
+  t.match(note, /spec\.template\.spec\.affinity\.nodeAffinity\.requiredDuringSchedulingIgnoredDuringExecution\.nodeSelectorTerms/, 'names where the affinity goes');
+  t.match(note, /\{"key":"type","operator":"NotIn","values":\["virtual-kubelet"\]\}/, 'and the exact expression');
+  t.ok(note.length <= 1024, 'fits an Event note');
+  const second = admission.admit(pods[1] as Pod);
+  t.match(second, { admit: false, reason: 'DaemonSetPodNotAdmitted' });
+  t.equal(second && !second.admit ? second.ownerWarning : 'admitted', undefined, 'the same DaemonSet is not warned again');
+  const other = admission.admit(pods[2] as Pod);
+  t.match(other, { ownerWarning: { name: 'fluent-bit' } }, 'another DaemonSet is');
+});

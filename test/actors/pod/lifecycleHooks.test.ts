@@ -3,10 +3,13 @@
  * `sleep` on the actor's clock before it asks the provider, within the grace period, which the
  * hook's time counts against (the provider gets what is left, at least 2 s); a shorter grace given
  * during the hook cuts it; exec and httpGet hooks are the provider's to run, or the kubelet's Warning.
+ * An incarnation that finds the deletion begun (a restart) has only the grace left to the
+ * deletionTimestamp, and continues a sleep from the deletion.
  */
 import t from 'tap';
 import type { Pod, PodStatus } from '../../../src/adapters/kubernetes/model.js';
-import { decidePod, initialPodState } from '../../../src/actors/pod/decide.js';
+import { decidePod, initialPodState, onPodStart } from '../../../src/actors/pod/decide.js';
+import { deletionAskedAt, graceLeft } from '../../../src/actors/pod/podStatusView.js';
 import type { PodEffect, PodMsg, PodState } from '../../../src/actors/pod/protocol.js';
 import { defaultPodActorConfig, type PodActorConfig } from '../../../src/actors/pod/config.js';
 import type { Transition } from '../../../src/runtime/behavior.js';
@@ -131,4 +134,30 @@ t.test('escalation at the deadline cuts whatever hook still runs', async (t) => 
   t.same(deletes(escalated), [0]);
   const late = step(escalated.state, { type: 'pod.hook-finished', container: 'app', hook: 'preStop' }, (termination?.deadlineAt ?? 0) + 1);
   t.same(deletes(late), [], 'the hook\'s late answer asks nothing more');
+});
+
+t.test('the grace left of a deletion found begun is the time to its deletionTimestamp (a watched RFC 3339 string), never more than its grace period', (t) => {
+  const deleted = (at: string, grace: number): Pod => ({ ...hostPod(undefined), metadata: { ...hostPod(undefined).metadata, deletionTimestamp: at as unknown as Date, deletionGracePeriodSeconds: grace } });
+  t.equal(graceLeft(deleted('2026-11-30T04:00:20Z', 30), NOW), 20, '20 s to the timestamp');
+  t.equal(graceLeft(deleted('2026-11-30T04:01:00Z', 30), NOW), 30, 'a timestamp further away (another clock) gives no more than the grace');
+  t.equal(graceLeft(deleted('2026-11-30T03:59:00Z', 30), NOW), 0, 'past: nothing left');
+  t.equal(graceLeft(deleted('not a time', 30), NOW), 30, 'unreadable: the grace period');
+  t.equal(graceLeft(hostPod(undefined, 45), NOW), 45, 'no deletion: the pod\'s grace period');
+  t.equal(deletionAskedAt(deleted('2026-11-30T04:00:20Z', 30), NOW), NOW - 10_000, 'asked 10 s ago');
+  t.end();
+});
+
+t.test('an incarnation that starts on a deletion with a preStop sleep waits for the provider\'s status, then continues the sleep from the deletion', (t) => {
+  const pod = hostPod({ sleep: { seconds: 15 } });
+  const host: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(NOW + 20_000), deletionGracePeriodSeconds: 30 } };
+  const started = onPodStart(tetherConfig, initialPodState(host, { namespace: 'shop', name: 'web-1', uid: 'uid-1' }, ready), NOW);
+  t.same(deletes(started), [], 'the provider is not asked before its status says what runs');
+  t.same(timers(started), [20_000], 'the hooks are cut at the deletionTimestamp');
+  const read = decidePod(tetherConfig, started.state, { type: 'pod.provider-fetched', pod: { ...host, status: running } }, NOW);
+  t.same(deletes(read), [], 'sleeping');
+  t.same(timers(read), [5_000], 'the 15 s sleep began at the deletion, 10 s ago');
+  t.ok(effects(read).some((e) => e.type === 'host.event' && e.reason === 'Killing'), 'the kubelet\'s Killing, as a restarted kubelet kills again');
+  const due = decidePod(tetherConfig, read.state, { type: 'pod.prestop-due', at: NOW + 5_000 }, NOW + 5_000);
+  t.same(deletes(due), [15], 'the provider gets what is left: 20 s less the 5 s slept');
+  t.end();
 });
