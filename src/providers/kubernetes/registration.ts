@@ -34,6 +34,8 @@ export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProvi
         namespaceStrategy: config.namespaceStrategy || undefined,
         podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
         offloadingPatch: config.offloadingPatch,
+        schedulingConstraints: config.schedulingConstraints,
+        runtimeClassMap: config.runtimeClassMap,
         blankPodIPs: config.blankPodIPs,
         quota: config.quota,
         countVirtualNodes: config.countVirtualNodes,
