@@ -10,7 +10,7 @@
  * that calls through it has stopped.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import { CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig, NetworkingV1Api, NodeV1Api } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.js';
 import { KindedError } from '../../lib/errorKind.js';
 import type { StopOutcome } from '../../lib/lifecycle.js';
@@ -44,6 +44,8 @@ export class ClusterClient {
   readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
   readonly discovery: DiscoveryV1Api;
+  /** node.k8s.io/v1 (RuntimeClasses). */
+  readonly nodeApi: NodeV1Api;
   readonly limiter: RateLimiter;
   readonly server: string;
   readonly deadlines: CallDeadlines;
@@ -64,6 +66,7 @@ export class ClusterClient {
     this.kubeConfig = this.pool ? pooledKubeConfig(loaded, this.pool) : loaded;
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
+    this.nodeApi = this.kubeConfig.makeApiClient(NodeV1Api);
     this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock: this.clock });
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
     this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
@@ -109,6 +112,11 @@ export class ClusterClient {
   callNetworking<T>(priority: Priority, op: Operation, fn: (networking: NetworkingV1Api, options: ConfigurationOptions) => Promise<T>): Promise<T> {
     this.networking ??= this.kubeConfig.makeApiClient(NetworkingV1Api);
     return this.callApi(this.networking, priority, op, fn);
+  }
+
+  /** {@link call} for node.k8s.io/v1 (RuntimeClasses): same limiter, deadlines and fence. */
+  callNode<T>(priority: Priority, op: Operation, fn: (node: NodeV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
+    return this.callApi(this.nodeApi, priority, op, fn, deadlineClass);
   }
 
   /** An events.k8s.io/v1 recorder whose writes go through this cluster's limiter and fence. */

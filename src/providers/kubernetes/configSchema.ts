@@ -1,7 +1,8 @@
 /**
  * The Kubernetes provider's `provider:` block: the remote cluster (a kubeconfig file, or a Secret
  * in the host cluster holding one), the host cluster's id, the namespace mapping, the pod policy,
- * the offloading patch (remote nodeSelector and tolerations), capacity, rate limits and what is
+ * the offloading patch (remote nodeSelector, affinity and tolerations), scheduling constraints,
+ * the runtime class map, capacity, rate limits and what is
  * reflected. docs/configuration.md lists every field.
  */
 import { z } from 'zod';
@@ -23,6 +24,43 @@ const toleration = z.strictObject({
   tolerationSeconds: z.number('an integer').int('an integer').optional(),
 }, 'a toleration (key, operator, value, effect, tolerationSeconds)');
 
+const selectorOperator = z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist'], 'In, NotIn, Exists or DoesNotExist');
+const labelSelector = z.strictObject({
+  matchLabels: stringMap.optional(),
+  matchExpressions: z.array(z.strictObject({ key: nonEmptyString, operator: selectorOperator, values: z.array(z.string('a string')).optional() }, 'a requirement (key, operator, values)'), 'a list of requirements').optional(),
+}, 'a label selector (matchLabels, matchExpressions)');
+const nodeRequirement = z.strictObject({
+  key: nonEmptyString,
+  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'], 'In, NotIn, Exists, DoesNotExist, Gt or Lt'),
+  values: z.array(z.string('a string')).optional(),
+}, 'a node selector requirement (key, operator, values)');
+const nodeSelectorTerm = z.strictObject({
+  matchExpressions: z.array(nodeRequirement, 'a list of requirements').optional(),
+  matchFields: z.array(nodeRequirement, 'a list of requirements').optional(),
+}, 'a node selector term (matchExpressions, matchFields)');
+const podAffinityTerm = z.strictObject({
+  topologyKey: nonEmptyString,
+  labelSelector: labelSelector.optional(),
+  namespaces: z.array(nonEmptyString, 'a list of remote namespace names').optional(),
+  namespaceSelector: labelSelector.optional(),
+  matchLabelKeys: z.array(nonEmptyString).optional(),
+  mismatchLabelKeys: z.array(nonEmptyString).optional(),
+}, 'a pod affinity term (topologyKey, labelSelector, namespaces, namespaceSelector)');
+const weight = z.number('an integer from 1 to 100').int('an integer from 1 to 100').min(1, 'an integer from 1 to 100').max(100, 'an integer from 1 to 100');
+const podAffinity = z.strictObject({
+  requiredDuringSchedulingIgnoredDuringExecution: z.array(podAffinityTerm, 'a list of pod affinity terms').optional(),
+  preferredDuringSchedulingIgnoredDuringExecution: z.array(z.strictObject({ weight, podAffinityTerm }, 'a weighted term (weight, podAffinityTerm)'), 'a list of weighted terms').optional(),
+}, 'a mapping with requiredDuringSchedulingIgnoredDuringExecution and/or preferredDuringSchedulingIgnoredDuringExecution');
+/** Affinity terms of the remote scheduling patch, as Kubernetes spells them; written for the remote cluster (its node labels, its namespaces). */
+const affinity = z.strictObject({
+  nodeAffinity: z.strictObject({
+    requiredDuringSchedulingIgnoredDuringExecution: z.strictObject({ nodeSelectorTerms: z.array(nodeSelectorTerm, 'a list of node selector terms').min(1, 'at least one term') }, 'a mapping with nodeSelectorTerms').optional(),
+    preferredDuringSchedulingIgnoredDuringExecution: z.array(z.strictObject({ weight, preference: nodeSelectorTerm }, 'a weighted term (weight, preference)'), 'a list of weighted terms').optional(),
+  }, 'a mapping with requiredDuringSchedulingIgnoredDuringExecution and/or preferredDuringSchedulingIgnoredDuringExecution').optional(),
+  podAffinity: podAffinity.optional(),
+  podAntiAffinity: podAffinity.optional(),
+}, 'a mapping with nodeAffinity, podAffinity and/or podAntiAffinity');
+
 /** The remote cluster: a kubeconfig file, or a Secret in the host cluster holding one. */
 const remoteSchema = z.union([
   z.strictObject({ kubeconfig: nonEmptyString, context: nonEmptyString.optional() }),
@@ -40,6 +78,7 @@ const remoteSchema = z.union([
 ], 'either {kubeconfig: <path>} or {secret: {namespace, name, key}}');
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export const kubernetesProviderSchema = z.strictObject({
   type: z.literal('kubernetes'),
@@ -67,10 +106,20 @@ export const kubernetesProviderSchema = z.strictObject({
     /** A pod's own projected ServiceAccount token volume: refuse the pod (default) or drop the source (pods/podTranslation.ts). */
     projectedServiceAccountTokens: z.enum(['refuse', 'drop'], 'refuse or drop').optional(),
   }, 'a mapping (podSecurityLevel, refuseHostPath, refusePrivileged, refuseHostPorts, allowDefaultNamespace, adoptNamespaces, projectedServiceAccountTokens)').optional(),
+  /** The remote scheduling patch: added to every remote pod of this node (pods/schedulingPatch.ts); a nodeSelector also bounds capacity to that pool. */
   offloadingPatch: z.strictObject({
     nodeSelector: stringMap.optional(),
     tolerations: z.array(toleration, 'a list of tolerations').optional(),
-  }, 'a mapping with nodeSelector and/or tolerations').optional(),
+    affinity: affinity.optional(),
+  }, 'a mapping with nodeSelector, affinity and/or tolerations').optional(),
+  /** The pod's own affinity/anti-affinity and priority class: carried to the remote, or dropped with an Event (default). */
+  schedulingConstraints: z.enum(['drop', 'carry'], 'drop or carry').optional(),
+  /** Host RuntimeClass name → remote RuntimeClass name (pods/runtimeClasses.ts). */
+  runtimeClassMap: z.record(
+    z.string().regex(DNS_SUBDOMAIN, 'a RuntimeClass name (a DNS subdomain)'),
+    z.string('a RuntimeClass name').regex(DNS_SUBDOMAIN, 'a RuntimeClass name (a DNS subdomain)'),
+    'a mapping of host RuntimeClass names to remote ones',
+  ).optional(),
   blankPodIPs: z.boolean('true or false').optional(),
   /** Both clusters' pod and Service CIDRs, instead of what they show; and what an unknown one means (addresses/). */
   networks: z.strictObject({

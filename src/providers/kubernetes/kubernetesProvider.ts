@@ -139,6 +139,7 @@ export class KubernetesProvider
         quota: o.quota,
         countVirtualNodes: o.countVirtualNodes || undefined,
         defaultNodeInfo: o.nodeInfo,
+        pool: o.offloadingPatch?.nodeSelector && Object.keys(o.offloadingPatch.nodeSelector).length > 0 ? o.offloadingPatch.nodeSelector : undefined,
       }),
     });
     this.sessions = new RemoteContainerSessions({

@@ -12,7 +12,8 @@ import type { ClusterClient, ClusterSource } from '../../adapters/kubernetes/clu
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
 import type { NamespaceStrategy } from './namespaceMapping.js';
 import type { PodPolicy } from './pods/podPolicy.js';
-import type { OffloadingPatch } from './pods/podTranslation.js';
+import type { OffloadingPatch } from './pods/schedulingPatch.js';
+import type { SchedulingConstraintsRule } from './pods/schedulingConstraints.js';
 import type { ReflectedKind } from './serviceReflection/servicePlan.js';
 import type { RemoteEventCallback } from './pods/remoteEvents.js';
 import type { AddressRemap } from './addresses/addressRemap.js';
@@ -47,8 +48,15 @@ export interface KubernetesProviderOptions {
   readonly mappingChange?: MappingChangeRule;
   /** Pod Security level of the namespaces Tether creates, and what is refused before sending (podPolicy.ts). */
   readonly podPolicy?: PodPolicy;
-  /** Added to every offloaded pod: remote nodeSelector and tolerations. */
+  /**
+   * The remote scheduling patch, added to every offloaded pod: nodeSelector, affinity terms and
+   * tolerations (schedulingPatch.ts). With a nodeSelector, capacity counts only the remote nodes it selects.
+   */
   readonly offloadingPatch?: OffloadingPatch;
+  /** Carry the pod's (anti-)affinity and priority class to the remote (default 'drop': dropped, with an Event). */
+  readonly schedulingConstraints?: SchedulingConstraintsRule;
+  /** Host RuntimeClass → remote RuntimeClass; a class not in it is refused. Without a map: the same name, if the remote has it. */
+  readonly runtimeClassMap?: Readonly<Record<string, string>>;
   /** Report pods without podIP/podIPs (default false: the remote IPs as reported). */
   readonly blankPodIPs?: boolean;
   /**

@@ -51,6 +51,8 @@ async function optionsOf(config: KubernetesProviderConfig, context: ProviderCrea
       mappingChange: config.mappingChange,
       podPolicy: config.podPolicy ? Object.fromEntries(Object.entries(config.podPolicy).filter(([, v]) => v !== undefined)) : undefined,
       offloadingPatch: config.offloadingPatch,
+      schedulingConstraints: config.schedulingConstraints,
+      runtimeClassMap: config.runtimeClassMap,
       blankPodIPs: config.blankPodIPs,
       networks: config.networks,
       quota: config.quota,

@@ -7,6 +7,8 @@
  * allocatable = capacity minus the requests of the non-terminal pods bound to those nodes
  *               (one `pods` each), never below zero. This virtual node's own remote pods are not
  *               subtracted: the host scheduler already counts them against its allocatable.
+ * With a pool (the node's scheduling patch has a nodeSelector: one remote cluster backs several
+ * virtual nodes, one per pool), only the remote nodes carrying every pair of it count.
  * A configured quota replaces both (it is what the remote cluster's owner granted).
  */
 import type { Node, Pod } from '../../../adapters/kubernetes/model.js';
@@ -77,11 +79,18 @@ export interface CapacityInput {
   readonly quota?: ResourceList;
   /** Count the remote's virtual-kubelet nodes too (when they are its real workers). */
   readonly countVirtualNodes?: boolean;
+  /** Only the remote nodes with all these labels (the scheduling patch's nodeSelector). */
+  readonly pool?: Readonly<Record<string, string>>;
+}
+
+/** Whether the node carries every label of the pool (no pool: every node). */
+export function inPool(node: Node, pool: Readonly<Record<string, string>> | undefined): boolean {
+  return Object.entries(pool ?? {}).every(([key, value]) => node.metadata?.labels?.[key] === value);
 }
 
 export function remoteCapacity(input: CapacityInput): NodeResources {
   if (input.quota) return { capacity: { ...input.quota }, allocatable: { ...input.quota } };
-  const usable = input.nodes.filter((n) => isUsableNode(n, input.countVirtualNodes));
+  const usable = input.nodes.filter((n) => isUsableNode(n, input.countVirtualNodes) && inPool(n, input.pool));
   const names = new Set(usable.map((n) => n.metadata?.name));
   const capacity = usable.reduce((acc, n) => add(acc, amountsOf(n.status?.allocatable)), {} as Amounts);
   const used: Amounts = {};

@@ -7,7 +7,8 @@ import { Health } from '@kubernetes/client-node';
 import type { Node, Pod } from '../../../adapters/kubernetes/model.js';
 import type { NodeResources, ProviderNodeInfo, ResourceList } from '../../provider.js';
 import { transient } from '../../errors.js';
-import { isUsableNode, remoteCapacity } from './capacity.js';
+import { inPool, isUsableNode, remoteCapacity } from './capacity.js';
+import { definedOnly } from '../../../lib/defaults.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { asProviderCall, untilAborted } from '../remoteErrors.js';
 import { operation } from '../../../adapters/kubernetes/operation.js';
@@ -18,6 +19,8 @@ export interface RemoteNodeOptions {
   readonly pingTimeoutMs?: number;
   readonly quota?: ResourceList;
   readonly countVirtualNodes?: boolean;
+  /** The scheduling patch's nodeSelector: capacity and nodeInfo from those remote nodes only. */
+  readonly pool?: Readonly<Record<string, string>>;
   readonly isOwnPod: (pod: Pod) => boolean;
   readonly defaultNodeInfo?: Partial<ProviderNodeInfo>;
 }
@@ -50,11 +53,11 @@ export class RemoteNode {
   async capacity(signal?: AbortSignal): Promise<NodeResources> {
     if (this.o.quota) return remoteCapacity({ nodes: [], pods: [], quota: this.o.quota });
     const [nodes, pods] = await untilAborted(Promise.all([this.nodes(), this.nonTerminalPods()]), signal);
-    return remoteCapacity({ nodes, pods, isOwnPod: this.o.isOwnPod, countVirtualNodes: this.o.countVirtualNodes ?? false });
+    return remoteCapacity({ nodes, pods, isOwnPod: this.o.isOwnPod, countVirtualNodes: this.o.countVirtualNodes ?? false, ...definedOnly({ pool: this.o.pool }) });
   }
 
   async nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> {
-    const nodes = await untilAborted(this.nodes(), signal);
+    const nodes = (await untilAborted(this.nodes(), signal)).filter((n) => inPool(n, this.o.pool));
     const info = (nodes.find((n) => isUsableNode(n, this.o.countVirtualNodes)) ?? nodes[0])?.status?.nodeInfo;
     const d = this.o.defaultNodeInfo ?? {};
     return {

@@ -24,12 +24,14 @@
  * |                                             | namespace (they are not reflected)                |
  * | tolerations                                 | kept, minus Tether's own taint                    |
  * |                                             | (`virtual-kubelet.io/provider`), plus the node's  |
- * |                                             | offloadingPatch.tolerations                       |
- * | nodeSelector, affinity                      | dropped (they chose the virtual node); the node's |
- * |                                             | offloadingPatch.nodeSelector is set instead       |
+ * |                                             | offloadingPatch.tolerations (schedulingPatch.ts)  |
+ * | nodeSelector, affinity.nodeAffinity         | dropped (they chose the virtual node); the node's |
+ * |                                             | offloadingPatch nodeSelector and affinity are set |
+ * | affinity.podAffinity, .podAntiAffinity,     | with schedulingConstraints: carry, kept (pod      |
+ * | priorityClassName                           | affinity namespaces mapped: schedulingConstraints |
+ * |                                             | .ts); else dropped, named in an Event             |
  * | nodeName, schedulerName                     | dropped: the remote scheduler places the pod      |
- * | priority, priorityClassName,                | dropped: classes are cluster-scoped and differ    |
- * | preemptionPolicy                            |                                                   |
+ * | priority, preemptionPolicy                  | dropped: the remote's admission sets them         |
  * | serviceAccountName, serviceAccount          | dropped, and automountServiceAccountToken: false: |
  * |                                             | the host's token must not leave the host, and the |
  * |                                             | remote `default` account must not be mounted      |
@@ -37,17 +39,21 @@
  * | hostNetwork, hostPID, hostIPC               | dropped: they meant the virtual node's host       |
  * | readinessGates                              | dropped: nothing remote sets those conditions     |
  * | schedulingGates                             | dropped: nothing remote would lift them           |
- * | runtimeClassName, overhead                  | dropped (classes differ; overhead is set by the   |
- * |                                             | remote RuntimeClass admission)                    |
+ * | runtimeClassName                            | the remote class (runtimeClasses.ts): mapped, or  |
+ * |                                             | the same name; a pod whose class has no remote    |
+ * |                                             | one is refused, never sent without it             |
+ * | overhead                                    | dropped: the remote RuntimeClass admission sets it|
  * | ephemeralContainers, resourceClaims,        | dropped                                           |
  * | resources (pod-level)                       | kept                                              |
  *
  * Metadata: name as on the host; namespace mapped (namespaceMapping.ts); labels and annotations
  * kept except Tether's own `tether.dev/` keys, which are replaced by the ownership marks (see
  * marks.ts); ownerReferences, finalizers and server-set fields dropped.
+ *
+ * A dropped field the pod set (droppedFields.ts) is named in one Warning Event on the host pod.
  */
 import type { Pod, PodSpec } from '../../../adapters/kubernetes/model.js';
-import type { V1Container, V1EnvVar, V1Toleration, V1Volume } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Volume } from '@kubernetes/client-node';
 import type { FieldPath } from '../../../lib/fieldProblem.js';
 import {
   hostClusterLabel, hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation, labelValue, managedByLabel,
@@ -55,12 +61,10 @@ import {
 } from '../marks.js';
 import type { NamespaceStrategy } from '../namespaceMapping.js';
 import { definedOnly } from '../../../lib/defaults.js';
+import { applySchedulingPatch, type OffloadingPatch, type SchedulingFields } from './schedulingPatch.js';
+import { carriedAffinity, DEFAULT_SCHEDULING_CONSTRAINTS, type SchedulingConstraintsRule } from './schedulingConstraints.js';
 
-/** What a virtual node adds to every pod it offloads (Liqo's offloadingPatch). */
-export interface OffloadingPatch {
-  readonly nodeSelector?: Readonly<Record<string, string>>;
-  readonly tolerations?: readonly V1Toleration[];
-}
+export type { OffloadingPatch } from './schedulingPatch.js';
 
 export interface TranslationContext {
   readonly hostClusterId: string;
@@ -69,6 +73,12 @@ export interface TranslationContext {
   /** Recorded on the pod (`tether.dev/namespace-strategy`) when given. */
   readonly namespaceStrategy?: NamespaceStrategy;
   readonly offloadingPatch?: OffloadingPatch;
+  /** Carry the pod's (anti-)affinity and priority class (default drop). */
+  readonly schedulingConstraints?: SchedulingConstraintsRule;
+  /** Host namespace → remote namespace, for pod affinity terms (default: the pod's own maps to `remoteNamespace`, others unchanged). */
+  readonly remoteNamespaceOf?: (hostNamespace: string) => string;
+  /** The remote RuntimeClass the pod runs under (runtimeClasses.ts resolved it), if it asks for one. */
+  readonly runtimeClassName?: string;
 }
 
 /** Tether's own taint key on virtual nodes; its toleration means nothing remotely. */
@@ -107,7 +117,7 @@ export function toRemotePod(host: Pod, ctx: TranslationContext): Pod {
         ...definedOnly({ [namespaceStrategyAnnotation]: ctx.namespaceStrategy }),
       },
     },
-    spec: remoteSpec(host.spec ?? { containers: [] }, { namespace: hostNamespace, uid: hostUid, nodeName: ctx.nodeName }, ctx.offloadingPatch),
+    spec: remoteSpec(host.spec ?? { containers: [] }, { namespace: hostNamespace, uid: hostUid, nodeName: ctx.nodeName }, ctx),
   };
 }
 
@@ -117,7 +127,7 @@ interface HostValues {
   readonly nodeName: string;
 }
 
-function remoteSpec(spec: PodSpec, host: HostValues, patch: OffloadingPatch | undefined): PodSpec {
+function remoteSpec(spec: PodSpec, host: HostValues, ctx: TranslationContext): PodSpec {
   // Never kept: the remote kubelet would mount a token of the remote namespace's account instead.
   const volumes = (spec.volumes ?? []).flatMap((v) => (isServiceAccountVolume(v) ? [] : [withoutTokenSources(v)]));
   const kept = new Set(volumes.flatMap((v) => (v ? [v.name] : [])));
@@ -129,14 +139,20 @@ function remoteSpec(spec: PodSpec, host: HostValues, patch: OffloadingPatch | un
   if (spec.initContainers) out.initContainers = spec.initContainers.map((c) => remoteContainer(c, host, dropped));
   const remoteVolumes = volumes.filter((v): v is V1Volume => v !== undefined);
   if (remoteVolumes.length > 0) out.volumes = remoteVolumes;
-  const tolerations = [
-    ...(spec.tolerations ?? []).filter((t) => t.key !== tetherTaintKey),
-    ...(patch?.tolerations ?? []),
-  ].map((t) => structuredClone(t));
-  if (tolerations.length > 0) out.tolerations = tolerations;
-  if (patch?.nodeSelector && Object.keys(patch.nodeSelector).length > 0) out.nodeSelector = { ...patch.nodeSelector };
+  Object.assign(out, applySchedulingPatch(ownScheduling(spec, host.namespace, ctx), ctx.offloadingPatch));
+  if ((ctx.schedulingConstraints ?? DEFAULT_SCHEDULING_CONSTRAINTS) === 'carry' && spec.priorityClassName) out.priorityClassName = spec.priorityClassName;
+  if (ctx.runtimeClassName !== undefined) out.runtimeClassName = ctx.runtimeClassName;
   out.automountServiceAccountToken = false;
   return out;
+}
+
+/** What of the pod's own scheduling goes remote, before the node's patch: tolerations, and pod (anti-)affinity when carried. */
+function ownScheduling(spec: PodSpec, hostNamespace: string, ctx: TranslationContext): SchedulingFields {
+  const tolerations = (spec.tolerations ?? []).filter((t) => t.key !== tetherTaintKey);
+  const carry = (ctx.schedulingConstraints ?? DEFAULT_SCHEDULING_CONSTRAINTS) === 'carry';
+  const remoteNamespaceOf = ctx.remoteNamespaceOf ?? ((ns: string): string => (ns === hostNamespace ? ctx.remoteNamespace : ns));
+  const affinity = carry ? carriedAffinity(spec.affinity, { hostClusterId: ctx.hostClusterId, remoteNamespaceOf }).affinity : undefined;
+  return definedOnly({ tolerations: tolerations.length > 0 ? tolerations : undefined, affinity });
 }
 
 /** The projected volume the ServiceAccount admission plugin adds for the host's token. */

@@ -23,6 +23,9 @@ import { projectedTokens, toRemotePod, type ProjectedToken, type TranslationCont
 import type { RemoteNamespaces } from './remoteNamespaces.js';
 import type { RemotePods } from './remotePods.js';
 import { definedOnly } from '../../../lib/defaults.js';
+import { droppedFields, droppedWords, FIELDS_DROPPED } from './droppedFields.js';
+import { notFoundWords, RUNTIME_CLASS_NOT_FOUND, RUNTIME_CLASS_NOT_MAPPED, runtimeClassPlan, unmappedWords, type RuntimeClassPlan } from './runtimeClasses.js';
+import { DEFAULT_SCHEDULING_CONSTRAINTS } from './schedulingConstraints.js';
 
 export interface RemotePodCallsDeps {
   readonly o: KubernetesProviderOptions;
@@ -69,25 +72,32 @@ export class RemotePodCalls {
     const policy = this.o.podPolicy ?? {};
     const tokens = projectedTokens(pod);
     const refuseTokens = tokens.length > 0 && (policy.projectedServiceAccountTokens ?? DEFAULT_PROJECTED_TOKEN_RULE) === 'refuse';
+    const runtimeClass = runtimeClassPlan(pod.spec?.runtimeClassName, this.o.runtimeClassMap);
+    const unmapped = runtimeClass.kind === 'unmapped';
     const refusals = [
       namespaceRefusal(remoteNamespace, this.o.namespaceStrategy ?? 'suffix', policy),
       ...policyViolations(pod, policy).map(formatViolation),
       refuseTokens ? `${tokenWords(tokens)}; set podPolicy.projectedServiceAccountTokens: drop on this node to send the pod without them` : undefined,
+      runtimeClass.kind === 'unmapped' ? unmappedWords(runtimeClass, this.o.nodeName) : undefined,
     ].filter((r): r is string => r !== undefined);
     if (refusals.length > 0) {
       const level = policy.podSecurityLevel ?? 'baseline';
       throw invalidInput(
         `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} refused by the pod policy of node ${this.o.nodeName} (Pod Security level ${level}): ${refusals.join('; ')}`,
-        definedOnly({ reason: refuseTokens ? PROJECTED_TOKEN_REFUSED : undefined }),
+        definedOnly({ reason: refuseTokens ? PROJECTED_TOKEN_REFUSED : unmapped ? RUNTIME_CLASS_NOT_MAPPED : undefined }),
       );
     }
-    const remotePod = withHostKeys(toRemotePod(pod, this.translation(remoteNamespace)));
+    if (runtimeClass.kind === 'remote') await this.requireRuntimeClass(runtimeClass);
+    const remoteRuntimeClass = runtimeClass.kind === 'remote' ? runtimeClass.remote : undefined;
+    const remotePod = withHostKeys(toRemotePod(pod, { ...this.translation(remoteNamespace), ...definedOnly({ runtimeClassName: remoteRuntimeClass }) }));
     const name = remotePod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace, pod.metadata?.namespace ?? 'default'));
     const held = await this.reflector.reflectFor(pod, remoteNamespace);
+    let created = false;
     try {
       await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
+      created = true;
     } catch (err) {
       if (isKind(err, 'not-found')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
       if (!isKind(err, 'already-exists')) throw toProviderError(err, `create ${what}`);
@@ -95,10 +105,31 @@ export class RemotePodCalls {
     } finally {
       held.done();
     }
+    if (created) this.reportDropped(pod);
     if (tokens.length > 0) {
       this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', PROJECTED_TOKEN_DROPPED,
         `${tokenWords(tokens)}; dropped (podPolicy.projectedServiceAccountTokens: drop), so the remote pod runs without them`);
     }
+  }
+
+  /** The remote RuntimeClass must exist: a pod is never run under another runtime than it asked for. */
+  private async requireRuntimeClass(plan: Extract<RuntimeClassPlan, { kind: 'remote' }>): Promise<void> {
+    const what = `remote RuntimeClass ${plan.remote}`;
+    try {
+      await this.remote.callNode('other', operation('get', what), (node, opts) => node.readRuntimeClass({ name: plan.remote }, opts));
+    } catch (err) {
+      if (isKind(err, 'not-found')) throw transient(notFoundWords(plan), { reason: RUNTIME_CLASS_NOT_FOUND, cause: err });
+      throw toProviderError(err, `read ${what}`);
+    }
+  }
+
+  /** Once per pod, when its remote pod is created: the fields it set that the remote pod lacks (droppedFields.ts). */
+  private reportDropped(pod: Pod): void {
+    const fields = droppedFields(pod.spec, this.o.schedulingConstraints ?? DEFAULT_SCHEDULING_CONSTRAINTS, {
+      hostClusterId: this.o.hostClusterId, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+    });
+    if (fields.length === 0) return;
+    this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', FIELDS_DROPPED, droppedWords(fields, this.o.nodeName));
   }
 
   /** AlreadyExists: success if it is this very pod (same host uid), else transient (409 semantics). */
@@ -180,7 +211,8 @@ export class RemotePodCalls {
       nodeName: this.o.nodeName,
       remoteNamespace,
       namespaceStrategy: this.o.namespaceStrategy ?? 'suffix',
-      ...definedOnly({ offloadingPatch: this.o.offloadingPatch }),
+      remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
+      ...definedOnly({ offloadingPatch: this.o.offloadingPatch, schedulingConstraints: this.o.schedulingConstraints }),
     };
   }
 }

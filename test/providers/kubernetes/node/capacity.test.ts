@@ -77,3 +77,16 @@ t.test('pod requests as the scheduler counts them', async (t) => {
   t.same(podRequests({ spec: { resources: { requests: { cpu: '2' } }, containers: [{ name: 'a', resources: { requests: { cpu: '9' } } }] } }),
     { cpu: 2, pods: 1 }, 'pod-level requests win');
 });
+
+t.test('a pool (the scheduling patch\'s nodeSelector) counts only the remote nodes carrying every pair of it', async (t) => {
+  const labelled = (name: string, labels: Record<string, string>, cpu: string): Node => {
+    const n = node(name, { cpu });
+    return { ...n, metadata: { ...n.metadata, labels: { ...n.metadata?.labels, ...labels } } };
+  };
+  const nodes = [labelled('a1', { pool: 'a' }, '2'), labelled('a2', { pool: 'a', zone: 'x' }, '3'), labelled('b1', { pool: 'b' }, '5')];
+  t.equal(remoteCapacity({ nodes, pods: [], pool: { pool: 'a' } }).capacity.cpu, '5');
+  t.equal(remoteCapacity({ nodes, pods: [], pool: { pool: 'b' } }).capacity.cpu, '5');
+  t.equal(remoteCapacity({ nodes, pods: [pod('b1', { cpu: '1' })], pool: { pool: 'a', zone: 'x' } }).capacity.cpu, '3');
+  t.equal(remoteCapacity({ nodes, pods: [pod('b1', { cpu: '1' })], pool: { pool: 'b' } }).allocatable.cpu, '4', 'the pool\'s own nodes\' pods only');
+  t.equal(remoteCapacity({ nodes, pods: [] }).capacity.cpu, '10', 'no pool: every node');
+});
