@@ -76,6 +76,11 @@ export class ReflectionWriter {
     this.apis = kindApis(remote);
   }
 
+  /** This virtual node's mark, as `nodesWithPods` names nodes. */
+  get ownNode(): string {
+    return labelValue(this.marks.nodeName);
+  }
+
   /** Makes the remote copy equal `desired`; `cached` is this node's copy as the remote watch last saw it. Rejects with KubeApiError. */
   async write(desired: DesiredObject, cached: Reflected | undefined): Promise<WriteOutcome> {
     const api = this.apis[desired.kind];

@@ -5,7 +5,7 @@
  * node of this host cluster holds, so the pass leaves them out of its writes: one whose node still
  * has pods of the namespace there is left to it, silently (a sibling is not a foreign object: no
  * `ReflectionNameTaken`); one whose node has none (it stopped, or its pods moved to this node) is
- * adopted in place (serviceWriter.ts `adopt`: only the mark changes, the uid and ClusterIP stay),
+ * adopted in place by a node that has pods there itself (serviceWriter.ts `adopt`: only the mark changes, the uid and ClusterIP stay),
  * and written at the next pass, which the copies' watch brings with the relabel's event.
  */
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
@@ -36,7 +36,9 @@ export async function siblingsHeld(input: SiblingsInput): Promise<Set<string>> {
     held.add(objectKey(d.kind, d.name));
     // One list of the remote pods per pass, and only when a sibling holds something.
     const nodes = await (withPods ??= writer.nodesWithPods(remoteNamespace, namespace).then((n) => new Set(n)));
-    if (input.stopped() || nodes.has(copy.metadata?.labels?.[virtualNodeLabel] ?? '')) continue;
+    // Only a node with pods of its own there takes a copy over: two nodes both lingering after
+    // their pods went would otherwise relabel it back and forth, each relabel waking the other.
+    if (input.stopped() || nodes.has(copy.metadata?.labels?.[virtualNodeLabel] ?? '') || !nodes.has(writer.ownNode)) continue;
     input.log.debug('service reflection: adopting the copy of a virtual node without pods here', { namespace, copy: `${remoteNamespace}/${objectKey(d.kind, d.name)}` });
     await writer.adopt(d.kind, copy);
   }

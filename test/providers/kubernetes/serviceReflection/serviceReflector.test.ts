@@ -199,10 +199,11 @@ t.test('a copy a mutating webhook labels on every write is written once, not aga
 
 /**
  * Host Service `web` wanted by vk-1 while the sibling node vk-2 (same host cluster) holds its copy
- * in the shared remote namespace; `siblingPods` says whether vk-2 still has pods of `shop` there.
+ * in the shared remote namespace; `siblingPods` says whether vk-2 still has pods of `shop` there,
+ * `ownPods` whether vk-1 has (its pods moved here; without, it is lingering after its own went).
  * The remote stores a PUT, and lists and watches by label selector as the API server does.
  */
-async function heldBySibling(t: Test, siblingPods: boolean) {
+async function heldBySibling(t: Test, siblingPods: boolean, ownPods = true) {
   const server = await MockApiServer.start();
   t.teardown(() => server.close());
   const hostService = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '5' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
@@ -215,6 +216,7 @@ async function heldBySibling(t: Test, siblingPods: boolean) {
     spec: { type: 'ClusterIP', ports: [{ port: 80 }], clusterIP: '10.0.0.7' },
   };
   const siblingPod = { metadata: { name: 'web-2', namespace: 'shop-home', labels: { 'tether.dev/virtual-node': 'vk-2' }, annotations: { 'tether.dev/host-namespace': 'shop' } } };
+  const ownPod = { metadata: { name: 'web-1', namespace: 'shop-home', labels: { 'tether.dev/virtual-node': 'vk-1' }, annotations: { 'tether.dev/host-namespace': 'shop' } } };
   const world: { copy: typeof sibling | undefined } = { copy: sibling };
   const selects = (url: URL, labels: Record<string, string>): boolean =>
     (url.searchParams.get('labelSelector') ?? '').split(',').filter(Boolean).every((term) => {
@@ -227,7 +229,7 @@ async function heldBySibling(t: Test, siblingPods: boolean) {
     if (r.method === 'GET' && r.url.pathname === '/api/v1/services') {
       return { body: { metadata: { resourceVersion: '7' }, items: world.copy && selects(r.url, world.copy.metadata.labels) ? [world.copy] : [] } };
     }
-    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/pods') return { body: { metadata: { resourceVersion: '3' }, items: siblingPods ? [siblingPod] : [] } };
+    if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/pods') return { body: { metadata: { resourceVersion: '3' }, items: [...(siblingPods ? [siblingPod] : []), ...(ownPods ? [ownPod] : [])] } };
     if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop-home/services/web') return world.copy ? { body: world.copy } : undefined;
     if (r.method === 'GET') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
     if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces/shop-home/services') {
@@ -291,6 +293,17 @@ t.test('a sibling\'s copy whose node has no pods there any more (stopped, or mov
   }, 10_000);
   t.same(writes(), ['PUT /api/v1/namespaces/shop-home/services/web'], 'relabelled in place');
   t.match(world.copy, { metadata: { uid: 'sibling-uid' }, spec: { clusterIP: '10.0.0.7' } }, 'the same Service, its ClusterIP kept');
+  t.same(events, []);
+});
+
+t.test('neither node has pods there (both lingering after their pods went): the sibling\'s copy is left to it, not taken back and forth', async (t) => {
+  const { server, clock, writes, settle, events } = await heldBySibling(t, false, false);
+  await until('the pass looked at the pods', () => {
+    clock.advance(50);
+    return server.requests.some((q) => q.url.pathname === '/api/v1/namespaces/shop-home/pods');
+  }, 10_000);
+  await settle();
+  t.same(writes(), [], 'no relabel: only a node with pods of its own there adopts');
   t.same(events, []);
 });
 
