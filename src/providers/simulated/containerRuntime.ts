@@ -58,7 +58,8 @@ export class ContainerInstance {
   private termSent = false;
   private timer: Timer | undefined;
   private killTimer: Timer | undefined;
-  private readonly abort = new AbortController();
+  /** Only a shell program has something to abort: created when it starts (memory per idle server). */
+  private abort: AbortController | undefined;
 
   constructor(private readonly options: ContainerInstanceOptions) {}
 
@@ -114,12 +115,13 @@ export class ContainerInstance {
   cancel(): void {
     this.ended = true;
     this.clearTimers();
-    this.abort.abort(new Error('container cancelled'));
+    this.abort?.abort(new Error('container cancelled'));
   }
 
   private async runShell(argv: readonly string[]): Promise<void> {
     const { clock, log, view, files, signals } = this.options;
     const runShell = this.options.runShell ?? builtinShellRunner;
+    this.abort = new AbortController();
     const io: RuntimeShellIO = {
       view,
       files,
@@ -153,7 +155,7 @@ export class ContainerInstance {
     if (this.ended) return;
     this.ended = true;
     this.clearTimers();
-    this.abort.abort(new Error('container ended'));
+    this.abort?.abort(new Error('container ended'));
     const { log } = this.options;
     log.close();
     const message = startError ?? this.terminationMessage(exitCode, reason);

@@ -28,6 +28,7 @@ import { containerProgram, type ContainerProgram, type ImageCommands } from './i
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
 import { isSidecar, podRestartPolicy, restartsAfterExit, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
+import { MemoryFileSystem } from './shell/fileSystem.js';
 import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
 
 import type { ContainerEventRef } from '../registration.js';
@@ -54,6 +55,8 @@ export interface PodContainersOptions {
 }
 
 const PULL_BACKOFF_AFTER_MS = 1000;
+/** Only a shell program reads or writes files: the others share one empty set (memory per idle pod). */
+const NO_FILES = new MemoryFileSystem();
 /** PLEG's relist period: the sync after a start failure, which replaces RunContainerError. */
 const START_ERROR_SYNC_MS = 1000;
 
@@ -281,7 +284,7 @@ export class PodContainers {
       ? { kind: 'recorded', log } : { kind: 'synthetic', startedAt: now, endedAt: undefined };
     const instance = new ContainerInstance({
       clock, container, program, log,
-      view, files: this.volumes.fileSystem(this.options.pod(), container, view), signals: new InstanceSignals(),
+      view, files: program.kind === 'shell' ? this.volumes.fileSystem(this.options.pod(), container, view) : NO_FILES, signals: new InstanceSignals(),
       ...definedOnly({ runShell: this.options.runShell }),
       onExit: (exit) => this.batch(() => this.exited(r, instance, now, exit)),
     });
