@@ -93,6 +93,18 @@ t.test('a Tether restart during a deletion without hooks asks the provider at on
   t.ok((again?.graceSeconds ?? 99) <= 20, `what is left of the 30 s (${again?.graceSeconds})`);
 });
 
+t.test('a Tether restart during a 1 s deletion asks the provider with no more than the pod\'s own 1 s', async (t) => {
+  const node = await startInMemoryNode(t);
+  await node.runPod(podFixture('web', { terminationGracePeriodSeconds: 1 }));
+  node.host.requestDelete('ns', 'web', 1);
+  await node.eventually('asked at the provider', () => node.provider.callsOf('deletePod', 'web').length > 0);
+  const asked = node.provider.callsOf('deletePod', 'web').length;
+  await node.restart();
+  await node.eventually('asked again', () => node.provider.callsOf('deletePod', 'web').length > asked);
+  const again = node.provider.callsOf('deletePod', 'web')[asked];
+  t.ok((again?.graceSeconds ?? 99) <= 1, `the kubelet's 2 s minimum never lifts a shorter grace (${again?.graceSeconds})`);
+});
+
 t.test('kubectl debug on a pod whose provider cannot run ephemeral containers ends with a terminated status and one Failed Event', async (t) => {
   const node = await startInMemoryNode(t);
   await node.runPod(podFixture('web'));

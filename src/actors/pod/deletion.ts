@@ -98,12 +98,17 @@ export function terminate(config: PodActorConfig, state: PodState, now: number, 
 function resumeDeletion(config: PodActorConfig, state: PodState, now: number): Next {
   const left = graceLeft(state.host, now);
   if (config.containerDuties.by !== 'tether' || left === 0 || !hasPreStopHooks(state.host)) {
-    return terminate(config, state, now, 'deletion', gracePeriodSeconds(state.host) === 0 ? 0 : Math.max(MINIMUM_GRACE_SECONDS, left));
+    return terminate(config, state, now, 'deletion', resumedGrace(state.host, left));
   }
   const ms = left * 1000 + config.graceMarginMs;
   const wait = awaitPreStop(left, now);
   const next = enter(state, { stage: 'terminating', termination: { cause: 'deletion', graceSeconds: left, deadlineAt: now + ms, escalations: 0, preStop: wait.preStop }, delete: noRetry });
   return withEffects(next, [...wait.effects, { type: 'schedule', ms, msg: { type: 'pod.grace-expired', at: now + ms } }]);
+}
+
+/** What a resumed deletion asks the provider with: the kubelet's minimum over what is left, never more than the pod's own grace. */
+function resumedGrace(host: Parameters<typeof gracePeriodSeconds>[0], left: number): number {
+  return Math.min(gracePeriodSeconds(host), Math.max(MINIMUM_GRACE_SECONDS, left));
 }
 
 /**
@@ -117,7 +122,7 @@ export function resumePreStop(config: PodActorConfig, state: PodState, status: P
   const hooks = beginPreStop(config, state.host, status, { graceSeconds: left, now, sleptFrom: deletionAskedAt(state.host, now) });
   const killing = killingEvents(config, state.host, status);
   if (hooks.preStop) return withEffects({ ...state, termination: { ...state.termination, graceSeconds: left, preStop: hooks.preStop } }, [...killing, ...hooks.effects]);
-  const next: PodState = { ...state, termination: { ...state.termination, graceSeconds: Math.max(MINIMUM_GRACE_SECONDS, left), preStop: null } };
+  const next: PodState = { ...state, termination: { ...state.termination, graceSeconds: resumedGrace(state.host, left), preStop: null } };
   return withEffects(next, [...killing, ...hooks.effects, { type: 'provider.delete', pod: deletionRequest(config, next) }]);
 }
 
