@@ -12,16 +12,9 @@ import { providerKindOf } from '../../../src/providers/errors.js';
 import type { PodNotification } from '../../../src/providers/provider.js';
 import { MockApiServer, type Recorded } from '../../adapters/kubernetes/mockApiServer.js';
 import { until } from '../../support/until.js';
+import { ownedRemotePod } from '../../support/ownedRemotePod.js';
 
-const remotePod = {
-  metadata: {
-    name: 'web-1', namespace: 'shop-home', uid: 'remote-uid', resourceVersion: '7',
-    labels: { 'tether.dev/managed-by': 'tether', 'tether.dev/host-cluster': 'home', 'tether.dev/virtual-node': 'vk-1' },
-    annotations: { 'tether.dev/host-namespace': 'shop', 'tether.dev/host-name': 'web-1', 'tether.dev/host-uid': 'host-uid' },
-  },
-  spec: { containers: [{ name: 'app', image: 'x' }] },
-  status: { phase: 'Running' },
-};
+const remotePod = ownedRemotePod();
 
 const hostPod: Pod = {
   metadata: { name: 'web-2', namespace: 'shop', uid: 'host-uid-2' },

@@ -11,19 +11,12 @@ import t, { type Test } from 'tap';
 import { KubernetesProvider } from '../../../../src/providers/kubernetes/index.js';
 import { MockApiServer, status } from '../../../adapters/kubernetes/mockApiServer.js';
 import { until } from '../../../support/until.js';
+import { ownedRemotePod } from '../../../support/ownedRemotePod.js';
 
 async function remoteWithOnePod(t: Test, options: { deadlines?: { other: number } } = {}) {
   const server = await MockApiServer.start({ tls: true });
   t.teardown(() => server.close());
-  const remotePod = {
-    metadata: {
-      name: 'web-1', namespace: 'shop-home', uid: 'remote-uid', resourceVersion: '7',
-      labels: { 'tether.dev/managed-by': 'tether', 'tether.dev/host-cluster': 'home', 'tether.dev/virtual-node': 'vk-1' },
-      annotations: { 'tether.dev/host-namespace': 'shop', 'tether.dev/host-name': 'web-1', 'tether.dev/host-uid': 'host-uid' },
-    },
-    spec: { containers: [{ name: 'app', image: 'x' }] },
-    status: { phase: 'Running' },
-  };
+  const remotePod = ownedRemotePod();
   let listable = false;
   server.route((r) => {
     if (r.url.searchParams.get('watch') === 'true') return 'hang';
