@@ -55,5 +55,5 @@ t.test('a killed container starts again as its restartPolicy says: a new run und
   await never.killContainer('shop', 'web', 'app', 2);
   await waitFor('ended', async () => (await never.getPodStatus('shop', 'web'))?.containerStatuses?.[0]?.state?.terminated !== undefined, { timeoutMs: 5_000, intervalMs: 10 });
   t.equal((await never.getPodStatus('shop', 'web'))?.containerStatuses?.[0]?.restartCount, 0, 'not started again');
-  await t.rejects(never.killContainer('shop', 'nope', 'app', 2), undefined, 'an unknown pod is refused');
+  await t.rejects(never.killContainer('shop', 'nope', 'app', 2), /not found/, 'an unknown pod is refused');
 });
