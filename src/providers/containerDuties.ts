@@ -21,6 +21,14 @@ export interface LifecycleHookProvider {
    * hook with the grace period through `signal`.
    */
   runLifecycleHook(namespace: string, name: string, container: string, hook: LifecycleHookName, signal?: AbortSignal): Promise<void>;
+  /**
+   * Kills a running container, as the kubelet kills one whose postStart hook failed: stopped
+   * within `gracePeriodSeconds` (TERM, then KILL), then started again or not as the pod's
+   * restartPolicy says, as after any exit; it reports the new run (a new containerID or restart
+   * count) in the pod's status. Resolves once the stop is under way; rejects `notFound` when the
+   * pod or container is not there. May be called for a container that has already stopped.
+   */
+  killContainer(namespace: string, name: string, container: string, gracePeriodSeconds: number, signal?: AbortSignal): Promise<void>;
 }
 
 /**

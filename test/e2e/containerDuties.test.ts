@@ -2,17 +2,23 @@
  * The kubelet's container duties on a real control plane, with the simulated provider (issue 24):
  * `kubectl describe pod` reads like a real node's (Scheduled, then the kubelet's Pulling, Pulled,
  * Created, Started, from the kubelet on the node), and a preStop sleep delays the stop at the
- * provider by the sleep, while a second delete with a 2 s grace cuts it. Times are read from one
- * clock (this process: the Events Tether records and the provider's calls), as lower bounds.
+ * provider by the sleep, while a second delete with a 2 s grace cuts it; a postStart sleep holds
+ * the pod not Ready, and a failing exec postStart is the kubelet's FailedPostStartHook and a
+ * restart. Times are read from one clock (this process: the Events Tether records, the provider's
+ * calls and what this test sees), as lower bounds.
  */
 import t from 'tap';
 import { silentLogger } from '../../src/adapters/logger.js';
-import type { Pod } from '../../src/adapters/kubernetes/model.js';
+import type { Pod, PodStatus } from '../../src/adapters/kubernetes/model.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+
+/** The first container's status of a pod as kubectl prints it. */
+const firstContainer = (pod: KubeObject | undefined): NonNullable<PodStatus['containerStatuses']>[number] | undefined =>
+  (pod?.status?.containerStatuses as PodStatus['containerStatuses'])?.[0];
 
 interface CoreEvent {
   reason?: string;
@@ -95,5 +101,36 @@ t.test('the kubelet\'s container duties on a virtual node', async (t) => {
     t.ok(call.at >= shortenedAt, 'after the second delete');
     t.equal(call.grace, 2, 'with the kubelet\'s minimum of 2 s, not the 300 s');
     await waitFor('cut gone', async () => (await getJson<KubeObject>(host, ['pod', '-n', ns, 'cut'])) === undefined, { timeoutMs: 60_000 });
+  });
+
+  await t.test('a postStart sleep of 5 s holds the running pod not Ready, the container not started, until it ends', async (t) => {
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('warm', ns, nodeName, { containers: [{ name: 'app', image: 'nginx:1.27', lifecycle: { postStart: { sleep: { seconds: 5 } } } }] }) });
+    const held = await waitFor('warm Running', async () => {
+      const pod = await getJson<KubeObject>(host, ['pod', '-n', ns, 'warm']);
+      return pod?.status?.phase === 'Running' ? pod : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    t.match(condition(held, 'Ready'), { status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }, 'not Ready while the hook sleeps');
+    t.match(firstContainer(held), { started: false, ready: false, state: { running: {} } }, 'running, not started');
+    await waitFor('warm Ready', async () => condition(await getJson<KubeObject>(host, ['pod', '-n', ns, 'warm']), 'Ready')?.status === 'True', { timeoutMs: 60_000, intervalMs: 100 });
+    const readyAt = Date.now();
+    const started = (await eventsOf('warm')).find((e) => e.reason === 'Started');
+    t.ok(readyAt - timeOf(started) >= 5_000 - 1, `Ready ${readyAt - timeOf(started)} ms after the container started`);
+  });
+
+  await t.test('a failing exec postStart is the kubelet\'s FailedPostStartHook, the container killed and started again', async (t) => {
+    const hook = { postStart: { exec: { command: ['sh', '-c', 'echo not warm; exit 3'] } } };
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('cold', ns, nodeName, { containers: [{ name: 'app', image: 'nginx:1.27', lifecycle: hook }] }) });
+    const events = await waitFor('FailedPostStartHook and Killing', async () => {
+      const all = await eventsOf('cold');
+      return all.some((e) => e.reason === 'FailedPostStartHook') && all.some((e) => e.reason === 'Killing') ? all : undefined;
+    }, { timeoutMs: 60_000 });
+    t.match(events.find((e) => e.reason === 'FailedPostStartHook'), { message: 'PostStartHook failed', reportingComponent: 'kubelet', involvedObject: { fieldPath: 'spec.containers{app}' } }, 'the kubelet\'s words, never the hook\'s output');
+    t.match(events.find((e) => e.reason === 'Killing'), { message: 'FailedPostStartHook' });
+    const restarted = await waitFor('a restart', async () => {
+      const pod = await getJson<KubeObject>(host, ['pod', '-n', ns, 'cold']);
+      return (firstContainer(pod)?.restartCount ?? 0) >= 1 ? pod : undefined;
+    }, { timeoutMs: 60_000 });
+    t.not(condition(restarted, 'Ready')?.status, 'True', 'never Ready: every run\'s hook fails');
+    await host.kubectl(['delete', 'pod', '-n', ns, 'cold', '--wait=false']);
   });
 });

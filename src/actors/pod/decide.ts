@@ -18,6 +18,8 @@ import { observeGeneration, onHoldExpired, showUnsupported, onStatusWriteFailed,
 import { retryLater, succeeded } from './retries.js';
 import { after, andThen, dutyEvent, enter, event, failedAgain, kubeletEvent, noRetry, plus, retryDelay, withEffects, type Next } from './transitions.js';
 import { containerEvents } from './containerEvents.js';
+import { beginPostStart, onPostStartDue, onPostStartFinished } from './postStart.js';
+import { noPostStart } from './postStartHold.js';
 import { trackAllocation, unsupportedDutyEvents } from './unsupportedDuties.js';
 
 export { retryDelay } from './transitions.js';
@@ -34,6 +36,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     writes: { inFlight: 0, last: null, held: null, holds: 0, confirmed: null, stored: null, storedVersion: null, waitingSince: null },
     retries: { fetch: noRetry, annotate: noRetry, update: noRetry, write: noRetry },
     allocation: null,
+    postStart: noPostStart,
   };
 }
 
@@ -122,7 +125,9 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
     case 'pod.prestop-due':
       return onPreStopDue(config, state, now);
     case 'pod.hook-finished':
-      return onHookFinished(config, state, msg, now);
+      return msg.hook === 'postStart' ? onPostStartFinished(config, state, msg) : onHookFinished(config, state, msg, now);
+    case 'pod.poststart-due':
+      return onPostStartDue(state, msg);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':
@@ -237,7 +242,9 @@ function onProviderStatus(config: PodActorConfig, state: PodState, status: PodSt
   }
   const said = containerEventsOf(config, state, status);
   const next = { ...state, provider: status };
-  return after(said, andThen(resumePreStop(config, next, status, now), (s) => mirrorStatus(config, s, status, now)));
+  // A new run of a container begins its postStart hook before its status is written (held not started).
+  const hooked = state.stage === 'terminating' ? { state: next } : beginPostStart(config, next, status, now);
+  return after(said, andThen(andThen(hooked, (s) => resumePreStop(config, s, status, now)), (s) => mirrorStatus(config, s, status, now)));
 }
 
 /**

@@ -89,13 +89,26 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
         failed: ({ kind, message }) => ({ type: 'pod.delete-failed', kind, message }),
       });
     case 'provider.run-hook': {
-      const hook = effect.hook;
-      const container = effect.container;
+      const { hook, container } = effect;
+      const run = definedOnly({ run: effect.run });
       if (!isLifecycleHookProvider(provider)) return; // never asked of one (containerDuties.hooks)
       return reportTo(ctx)((signal) => provider.runLifecycleHook(namespace, name, container, hook, signal), {
         classify: providerFailure,
-        done: () => ({ type: 'pod.hook-finished', container, hook }),
-        failed: ({ message }) => ({ type: 'pod.hook-finished', container, hook, error: message }),
+        done: () => ({ type: 'pod.hook-finished', container, hook, ...run }),
+        failed: ({ message }) => ({ type: 'pod.hook-finished', container, hook, error: message, ...run }),
+      });
+    }
+    case 'provider.kill-container': {
+      const { container, graceSeconds } = effect;
+      if (!isLifecycleHookProvider(provider)) return; // never asked of one (containerDuties.hooks)
+      // The container's next status says how it ended; a failed kill is logged (the kubelet's is too).
+      return reportTo(ctx)((signal) => provider.killContainer(namespace, name, container, graceSeconds, signal), {
+        classify: providerFailure,
+        done: () => undefined,
+        failed: ({ message }) => {
+          logger.warn('killing a container after its failed postStart hook failed', { pod: `${namespace}/${name}`, container, error: message });
+          return undefined;
+        },
       });
     }
     case 'host.write-status':

@@ -101,6 +101,20 @@ export interface PodCommon {
   readonly retries: Readonly<Record<RetryKind, Retry>>;
   /** The container resources the provider was given, to tell a resize it cannot apply (unsupportedDuties.ts); null: none seen yet. */
   readonly allocation: Allocation | null;
+  /** The postStart hooks of the containers' current runs (postStart.ts); empty for most pods. */
+  readonly postStart: readonly PostStartRun[];
+}
+
+/**
+ * One run of a container's postStart hook (postStart.ts): `run` names the container's instance it
+ * is for (its containerID and restart count), so a restarted container runs its hook again.
+ * `sleeping` and `provider` (the provider runs an exec or httpGet hook) hold the container not
+ * started and not ready; `failed` too, while the provider kills the container; `done` lets it be.
+ */
+export interface PostStartRun {
+  readonly container: string;
+  readonly run: string;
+  readonly phase: 'sleeping' | 'provider' | 'failed' | 'done';
 }
 
 /**
@@ -197,8 +211,10 @@ export type PodMsg =
   | { readonly type: 'pod.active-deadline-reached'; readonly at: number }
   /** A preStop hook's time (the sleep's end, or the grace period's cut) armed for `at` is due. */
   | { readonly type: 'pod.prestop-due'; readonly at: number }
-  /** The provider ran a container's exec or httpGet hook; `error`: it failed, saying why. */
-  | { readonly type: 'pod.hook-finished'; readonly container: string; readonly hook: LifecycleHookName; readonly error?: string }
+  /** The provider ran a container's exec or httpGet hook; `error`: it failed, saying why; `run`: the container's run a postStart was for. */
+  | { readonly type: 'pod.hook-finished'; readonly container: string; readonly hook: LifecycleHookName; readonly error?: string; readonly run?: string }
+  /** A postStart `sleep` of the container's run `run`, armed for `at`, is over. */
+  | { readonly type: 'pod.poststart-due'; readonly container: string; readonly run: string; readonly at: number }
   | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string; readonly storedVersion?: string }
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
   /** A newer status write of this pod took the place of this one in the queue: it was never sent. */
@@ -224,7 +240,10 @@ export type PodEffect =
   | { readonly type: 'provider.create'; readonly pod: Pod }
   | { readonly type: 'provider.update'; readonly pod: Pod }
   | { readonly type: 'provider.delete'; readonly pod: Pod }
-  | { readonly type: 'provider.run-hook'; readonly container: string; readonly hook: LifecycleHookName }
+  /** `run`: the container's run a postStart hook is for, told back in pod.hook-finished. */
+  | { readonly type: 'provider.run-hook'; readonly container: string; readonly hook: LifecycleHookName; readonly run?: string }
+  /** The kubelet's kill of a container whose postStart hook failed (a LifecycleHookProvider's killContainer). */
+  | { readonly type: 'provider.kill-container'; readonly container: string; readonly graceSeconds: number }
   | { readonly type: 'host.write-status'; readonly status: PodStatus }
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   /** `fieldPath` and `source`: a kubelet's Event about one container (containerEvents.ts). */

@@ -12,6 +12,7 @@ import { hostStatusFrom, isNotReadyMark, ownedFingerprint } from './podStatusVie
 import type { PodActorConfig } from './config.js';
 import type { PodEffect, PodMsg, PodState } from './protocol.js';
 import { withReadinessGates } from './readinessGates.js';
+import { withPostStartHeld } from './postStartHold.js';
 import { asksUnsupported, withUnsupportedDuties } from './unsupportedDuties.js';
 import { succeeded } from './retries.js';
 import { failedAgain, retryDelay, withEffects, type Next } from './transitions.js';
@@ -98,7 +99,8 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   if (state.host === undefined) return { state };
   // Ready follows the host pod's readiness gates; the status carries the generation of its spec.
   // What the provider cannot do (ephemeral containers, a resize) is said as the kubelet says it.
-  const status = withObservedGeneration(unsupportedSaid(withReadinessGates(provided, state.host), state), state.host);
+  // A container whose postStart hook still runs has not started (postStart.ts).
+  const status = withObservedGeneration(unsupportedSaid(withReadinessGates(withPostStartHeld(provided, state.postStart), state.host), state), state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must

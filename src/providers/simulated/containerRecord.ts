@@ -31,8 +31,8 @@ export interface ContainerRecord {
   /** An image change ends the instance; it starts again at once, without back-off. */
   replacing: boolean;
   /**
-   * Its current (or, until the next instance runs, its last) instance was stopped for a failed
-   * probe: no second kill meanwhile, and it starts again whatever it exits with (restartsAfterExit).
+   * Its current (or, until the next instance runs, its last) instance was killed by the kubelet (a
+   * failed probe, or a failed postStart hook): no second kill meanwhile, and it starts again whatever it exits with (restartsAfterExit).
    */
   probeKilled: boolean;
 }

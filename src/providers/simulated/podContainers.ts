@@ -4,12 +4,11 @@
  * (init containers with restartPolicy Always) started in their turn and kept running, then the
  * main containers; an exit restarts the container as the restart policy says, paced by the
  * kubelet's back-off (crashLoopBackOff.ts); a graceful stop sends every running instance TERM.
- * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per
- * batch of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. A main
- * container's or a sidecar's probes (probes/podProbes.ts) start with each of its instances: their health goes
- * into the status, and a liveness or startup failure stops the instance (TERM, KILL at the
- * probe's grace), which then takes the same restart path as any exit. A start failure (StartError) shows RunContainerError until
- * the kubelet's next sync, which takes the back-off path.
+ * Each instance (containerRuntime.ts) reports its exit back here; `changed` is told once per batch
+ * of changes. Faults the pod asks for in its spec (dataFaults.ts) happen here too. Probes
+ * (probes/podProbes.ts) start with each main or sidecar instance; their health goes into the status,
+ * and a liveness or startup failure kills the instance as a failed postStart hook does (`kill`). A
+ * start failure (StartError) shows RunContainerError until the next sync, then the back-off path.
  */
 import type { Clock, Timer } from '../../lib/clock.js';
 import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
@@ -30,7 +29,6 @@ import { isSidecar, podRestartPolicy, restartsAfterExit, shouldRestart } from '.
 import { definedOnly } from '../../lib/defaults.js';
 import { MemoryFileSystem } from './shell/fileSystem.js';
 import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
-
 import type { ContainerEventRef } from '../registration.js';
 import { podHasProbes, type PodProbes, type PodProbesDeps } from './probes/podProbes.js';
 import { runtimeProbes } from './probes/runtimeProbes.js';
@@ -83,13 +81,7 @@ export class PodContainers {
         this.advance();
       }),
       running: (name) => !this.stopping && this.probed(name)?.probeKilled === false && this.probed(name)?.instance?.running === true,
-      kill: (name, gracePeriodMs) => this.batch(() => {
-        const m = this.probed(name);
-        if (m?.instance === undefined || m.probeKilled) return;
-        m.probeKilled = true;
-        // As the sidecars' stop: a script without a TERM trap takes TERM's default action at once.
-        m.instance.stop(options.clock.now() + gracePeriodMs, 0);
-      }),
+      kill: (name, gracePeriodMs) => this.kill(name, gracePeriodMs),
     }) : undefined;
     this.inits = (spec?.initContainers ?? []).map((c) => containerRecord(c, isSidecar(c) ? 'sidecar' : 'init'));
     this.mains = (spec?.containers ?? []).map((c) => containerRecord(c, 'main'));
@@ -129,6 +121,14 @@ export class PodContainers {
       r.timer?.cancel();
       r.instance?.cancel();
     }
+  }
+
+  /** The kubelet's kill of a main container or sidecar (a failed probe or postStart hook): TERM, KILL at the grace. */
+  kill(name: string, gracePeriodMs: number): void {
+    const m = this.probed(name);
+    if (m?.instance === undefined || m.probeKilled) return;
+    m.probeKilled = true; // as the sidecars' stop: a script without a TERM trap takes TERM's default action at once
+    this.batch(() => m.instance?.stop(this.options.clock.now() + gracePeriodMs, 0));
   }
 
   /** A changed image: a running container ends (0) and starts again with it at once. */

@@ -257,6 +257,11 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
     return this.sessions.runLifecycleHook(namespace, podName, container, hook, signal);
   }
 
+  /** Stops one container as the kubelet kills it after a failed postStart hook; see simulatedSessions.ts. */
+  killContainer(namespace: string, podName: string, container: string, gracePeriodSeconds: number, signal?: AbortSignal): Promise<void> {
+    return this.sessions.killContainer(namespace, podName, container, gracePeriodSeconds, signal);
+  }
+
   portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
     return this.sessions.portForward(namespace, podName, port, connection, signal);
   }

@@ -192,6 +192,16 @@ export class SimulatedSessions {
   }
 
   /**
+   * The kubelet's kill of a container whose postStart hook failed: stopped within the grace period
+   * (at least the kubelet's 2 s), then restarted as the pod's restartPolicy says for a kill.
+   */
+  async killContainer(namespace: string, podName: string, containerName: string, gracePeriodSeconds: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const record = this.runningContainer(namespace, podName, containerName, 'killContainer');
+    record.containers?.kill(containerName, Math.max(2, gracePeriodSeconds) * 1000);
+  }
+
+  /**
    * An exec probe: the command run as `runInContainer` runs it, its output (stdout and stderr
    * together) kept for the probe's failure message; `signal` ends it at the probe's timeout.
    */

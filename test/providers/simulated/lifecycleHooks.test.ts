@@ -1,4 +1,4 @@
-/** The simulated provider runs a container's exec and httpGet lifecycle hooks (LifecycleHookProvider). */
+/** The simulated provider runs a container's exec and httpGet lifecycle hooks, and kills a container as the kubelet does after a failed postStart (LifecycleHookProvider). */
 import t, { type Test } from 'tap';
 import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { providerKindOf } from '../../../src/providers/errors.js';
@@ -7,12 +7,14 @@ import { waitFor } from '../../harness/waitFor.js';
 
 type Lifecycle = NonNullable<NonNullable<Pod['spec']>['containers'][number]['lifecycle']>;
 
-async function running(t: Test, lifecycle: Lifecycle): Promise<SimulatedProvider> {
+type RestartPolicy = NonNullable<Pod['spec']>['restartPolicy'];
+
+async function running(t: Test, lifecycle: Lifecycle, restartPolicy: RestartPolicy = 'Always'): Promise<SimulatedProvider> {
   const provider = new SimulatedProvider({ startLatencyMs: 0 });
   provider.notifyPods(() => undefined);
   await provider.createPod({
     metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
-    spec: { containers: [{ name: 'app', image: 'x', ports: [{ name: 'http', containerPort: 8080 }], lifecycle }] },
+    spec: { restartPolicy, containers: [{ name: 'app', image: 'x', ports: [{ name: 'http', containerPort: 8080 }], lifecycle }] },
   });
   await waitFor('running', async () => (await provider.getPodStatus('shop', 'web'))?.phase === 'Running', { timeoutMs: 5_000, intervalMs: 10 });
   t.teardown(() => provider.stop());
@@ -39,4 +41,19 @@ t.test('a container without such a hook is invalid input', async (t) => {
   const provider = await running(t, { preStop: { sleep: { seconds: 1 } } });
   const error = await provider.runLifecycleHook('shop', 'web', 'app', 'preStop').then(() => undefined, (e: unknown) => e);
   t.equal(providerKindOf(error), 'invalid-input');
+});
+
+t.test('a killed container starts again as its restartPolicy says: a new run under Always, none under Never', async (t) => {
+  const always = await running(t, { postStart: { exec: { command: ['false'] } } });
+  const before = (await always.getPodStatus('shop', 'web'))?.containerStatuses?.[0];
+  await always.killContainer('shop', 'web', 'app', 2);
+  await waitFor('a new run', async () => (await always.getPodStatus('shop', 'web'))?.containerStatuses?.[0]?.restartCount === 1, { timeoutMs: 5_000, intervalMs: 10 });
+  const after = (await always.getPodStatus('shop', 'web'))?.containerStatuses?.[0];
+  t.not(after?.containerID, before?.containerID, 'another container');
+  t.ok(after?.lastState?.terminated, 'the killed run is its last state');
+  const never = await running(t, { postStart: { exec: { command: ['false'] } } }, 'Never');
+  await never.killContainer('shop', 'web', 'app', 2);
+  await waitFor('ended', async () => (await never.getPodStatus('shop', 'web'))?.containerStatuses?.[0]?.state?.terminated !== undefined, { timeoutMs: 5_000, intervalMs: 10 });
+  t.equal((await never.getPodStatus('shop', 'web'))?.containerStatuses?.[0]?.restartCount, 0, 'not started again');
+  await t.rejects(never.killContainer('shop', 'nope', 'app', 2), /not found/, 'an unknown pod is refused');
 });
