@@ -117,7 +117,7 @@ export class RemotePodCalls {
       held.done();
       token?.done();
     }
-    if (created) this.reportDropped(pod);
+    if (created) this.reportDropped(pod, access !== undefined);
     if (tokens.length > 0) {
       this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', PROJECTED_TOKEN_DROPPED,
         `${tokenWords(tokens)}; dropped (podPolicy.projectedServiceAccountTokens: drop), so the remote pod runs without them`);
@@ -136,10 +136,10 @@ export class RemotePodCalls {
   }
 
   /** Once per pod, when its remote pod is created: the fields it set that the remote pod lacks (droppedFields.ts). */
-  private reportDropped(pod: Pod): void {
+  private reportDropped(pod: Pod, serviceAccountKept: boolean): void {
     const fields = droppedFields(pod.spec, this.o.schedulingConstraints ?? DEFAULT_SCHEDULING_CONSTRAINTS, {
       hostClusterId: this.o.hostClusterId, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-    });
+    }, serviceAccountKept);
     if (fields.length === 0) return;
     this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', FIELDS_DROPPED, droppedWords(fields, this.o.nodeName));
   }

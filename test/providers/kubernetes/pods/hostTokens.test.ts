@@ -219,3 +219,10 @@ void t.test('the ConfigMap/Secret reflection leaves the token Secret alone: not 
   if (secret) t.notOk(isTetherCopy(secret, 'home', rule.remoteNamespaceOf), 'never written, repaired or swept as a copy');
   t.same(referencedObjects(w.remotePodOf(hostPod)), [], 'the remote pod\'s token volume names no host object');
 });
+
+void t.test('with access, the ServiceAccount is not reported dropped: its token is in the remote pod', async (t) => {
+  const { droppedFields } = await import('../../../../src/providers/kubernetes/pods/droppedFields.js');
+  const ns = { hostClusterId: 'home', remoteNamespaceOf: rule.remoteNamespaceOf };
+  t.same(droppedFields(hostPod.spec, 'drop', ns), ['spec.serviceAccountName'], 'without access: named in the Event');
+  t.same(droppedFields(hostPod.spec, 'drop', ns, true), [], 'with access: kept');
+});
