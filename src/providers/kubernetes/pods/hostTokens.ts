@@ -95,7 +95,9 @@ export class HostTokens {
     };
     try {
       const current = await this.readSecret(remoteNamespace, hostTokenSecretName(subject.name));
-      await this.write(subject, remoteNamespace, current);
+      // A retried create (or an adopted pod) reuses a token of this very pod that is not yet due.
+      const refresh = current && isHostTokenSecret(current, this.o.rule) ? tokenRefresh(current) : undefined;
+      if (refresh?.hostUid !== subject.uid || this.o.clock.now() >= refresh.dueAt) await this.write(subject, remoteNamespace, current);
     } catch (err) {
       release();
       throw toProviderError(err, `write the host ServiceAccount token of pod ${subject.namespace}/${subject.name}`);

@@ -226,3 +226,14 @@ void t.test('with access, the ServiceAccount is not reported dropped: its token 
   t.same(droppedFields(hostPod.spec, 'drop', ns), ['spec.serviceAccountName'], 'without access: named in the Event');
   t.same(droppedFields(hostPod.spec, 'drop', ns, true), [], 'with access: kept');
 });
+
+void t.test('a retried create reuses the token of this very pod while it is not due; another incarnation gets its own', async (t) => {
+  const w = world();
+  const calls = podCalls(w, settings);
+  await calls.create(hostPod);
+  await calls.create(hostPod);
+  t.equal(w.asks.length, 1, 'one token for two attempts');
+  await calls.create({ ...hostPod, metadata: { ...hostPod.metadata, uid: 'host-uid-2' } });
+  t.equal(w.asks.length, 2, 'a namesake with a new uid');
+  t.equal(w.asks[1]?.body.spec.boundObjectRef?.uid, 'host-uid-2');
+});
