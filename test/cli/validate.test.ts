@@ -27,6 +27,13 @@ t.test('validate shows each Kubernetes node\'s host cluster id: configured, or d
   t.match(r.stdout, 'vk-home: hostClusterId home (configured)');
 });
 
+t.test('validate says whether each Kubernetes node gives its pods ServiceAccount access to the host API server', async (t) => {
+  const r = await runMain(['validate', 'test/config/fixtures/valid-kubernetes.yaml']);
+  t.equal(r.code, 0);
+  t.match(r.stdout, 'vk-derived: hostServiceAccountAccess off (the default): no host credential reaches the remote cluster');
+  t.match(r.stdout, 'vk-home: hostServiceAccountAccess on: each offloaded pod gets a token of its host ServiceAccount (bound to the pod, readable by whoever reads Secrets in its remote namespace) and reaches the host API server at 192.0.2.10:6443 as kubernetes.default.svc; the agent needs create on serviceaccounts/token in the host (docs/security.md)');
+});
+
 t.test('validate says what each node does with DaemonSet pods, and under reject the node affinity that keeps a DaemonSet\'s rollout from waiting on it', async (t) => {
   const r = await runMain(['validate', 'test/config/fixtures/valid-kubernetes.yaml']);
   t.equal(r.code, 0);

@@ -60,7 +60,7 @@ function ruleKey(where: string, group: string, resources: readonly string[], ver
 }
 
 /** The rules table of docs/deployment.md, with names spelled for the given nodes. */
-function documentedRules(nodes: readonly string[], kubernetesProvider: boolean): string[] {
+function documentedRules(nodes: readonly string[], kubernetesProvider: boolean, hostAccess = false): string[] {
   const doc = readFileSync(join(REPO_ROOT, 'docs', 'deployment.md'), 'utf8');
   const table = doc.slice(doc.indexOf('<!-- rbac-rules:'));
   const rows = table.split('\n').slice(3).filter((l) => l.startsWith('| ') && !l.startsWith('| ---'));
@@ -70,6 +70,7 @@ function documentedRules(nodes: readonly string[], kubernetesProvider: boolean):
     if (cells.length !== 7) break;
     const [where, group, resources, verbs, names, onlyK8s] = cells as [string, string, string, string, string, string];
     if (onlyK8s === 'yes' && !kubernetesProvider) continue;
+    if (onlyK8s === 'with hostServiceAccountAccess' && !hostAccess) continue;
     const list = (v: string) => v.split(',').map((x) => x.trim());
     // Named objects: 'any', the nodes' own names, their locks, or literal names in backquotes.
     const literal = /^`([^`]+)`$/.exec(names)?.[1];
@@ -96,6 +97,10 @@ t.test('the chart grants exactly the rules docs/deployment.md lists, with and wi
   const nodes = [{ name: 'vk-remote', provider: { type: 'kubernetes', remote: { kubeconfig: '/etc/tether-remotes/a/kubeconfig' } } }, { name: 'vk-sim', provider: { type: 'simulated' } }];
   const mixed = documents(await renderChart('tether-system', ['--set-json', `config.nodes=${JSON.stringify(nodes)}`]));
   t.same(renderedRules(mixed, 'tether-system'), documentedRules(['vk-remote', 'vk-sim'], true), 'with a Kubernetes-provider node: configmaps and secrets too');
+  t.notOk(renderedRules(mixed, 'tether-system').some((r) => r.includes('serviceaccounts/token')), 'no token right unless a node gives host access');
+  const access = [{ ...nodes[0], provider: { ...nodes[0]?.provider, hostServiceAccountAccess: { enabled: true, apiServerAddress: '192.0.2.10:6443' } } }, nodes[1]];
+  const withAccess = documents(await renderChart('tether-system', ['--set-json', `config.nodes=${JSON.stringify(access)}`]));
+  t.same(renderedRules(withAccess, 'tether-system'), documentedRules(['vk-remote', 'vk-sim'], true, true), 'with hostServiceAccountAccess: serviceaccounts/token too');
   const noElection = documents(await renderChart('tether-system', ['--set', 'leaderElection.enabled=false']));
   t.notOk(renderedRules(noElection, 'tether-system').some((r) => r.startsWith('Role in the release namespace')), 'no lock Role without leader election');
 });

@@ -67,6 +67,10 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
     io.out(id === undefined
       ? `  ${node.name}: hostClusterId derived at start from the host cluster (the UID of its kube-system namespace)`
       : `  ${node.name}: hostClusterId ${id} (configured)`);
+    const access = node.provider.hostServiceAccountAccess;
+    io.out(access?.enabled === true
+      ? `  ${node.name}: hostServiceAccountAccess on: each offloaded pod gets a token of its host ServiceAccount (bound to the pod, readable by whoever reads Secrets in its remote namespace) and reaches the host API server at ${access.apiServerAddress ?? '?'} as ${access.serverName ?? 'kubernetes.default.svc'}; the agent needs create on serviceaccounts/token in the host (docs/security.md)`
+      : `  ${node.name}: hostServiceAccountAccess off (the default): no host credential reaches the remote cluster`);
   }
   return clusters ? checkClusters(result.config, io, env) : EXIT_OK;
 }

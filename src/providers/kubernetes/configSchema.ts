@@ -10,6 +10,7 @@ import { nonEmptyString, nonNegativeNumber, positiveNumber, rateLimit, stringMap
 import { CREDENTIAL_FIELDS } from './remoteKubeconfigPolicy.js';
 import { SYSTEM_NAMESPACES } from './pods/podPolicy.js';
 import { parseCidr } from './addresses/cidr.js';
+import { parseApiServerAddress } from './pods/hostAccess.js';
 
 const cidrs = z.array(
   z.string('a CIDR such as 10.244.0.0/16 or fd00:10::/64').refine((text) => parseCidr(text).ok, 'a CIDR such as 10.244.0.0/16 or fd00:10::/64'),
@@ -120,6 +121,22 @@ export const kubernetesProviderSchema = z.strictObject({
     z.string('a RuntimeClass name').regex(DNS_SUBDOMAIN, 'a RuntimeClass name (a DNS subdomain)'),
     'a mapping of host RuntimeClass names to remote ones',
   ).optional(),
+  /**
+   * ServiceAccount access to the host API server for offloaded pods (pods/hostAccess.ts; off by
+   * default): a token of the pod's host ServiceAccount in its remote pod, and the host API server's address.
+   */
+  hostServiceAccountAccess: z.strictObject({
+    enabled: z.boolean('true or false'),
+    /** The host API server as the remote pods reach it. */
+    apiServerAddress: z.string('<ip>:<port>, such as 192.0.2.10:6443 or [fd00::10]:6443')
+      .refine((text) => parseApiServerAddress(text) !== undefined, '<ip>:<port>, such as 192.0.2.10:6443 or [fd00::10]:6443').optional(),
+    /** The name the pods use for it, in the host API server's certificate (default kubernetes.default.svc). */
+    serverName: z.string('a DNS name').regex(DNS_SUBDOMAIN, 'a DNS name (lower case letters, digits, - and .)').optional(),
+    /** Asked lifetime of each token, refreshed at 80% of it (default 3600). */
+    expirationSeconds: z.number('an integer of at least 600').int('an integer of at least 600').min(600, 'an integer of at least 600 (the API server\'s minimum)').optional(),
+  }, 'a mapping (enabled, apiServerAddress, serverName, expirationSeconds)')
+    .refine((access) => !access.enabled || access.apiServerAddress !== undefined, { message: 'required when enabled: the host API server as the remote pods reach it, <ip>:<port>', path: ['apiServerAddress'] })
+    .optional(),
   blankPodIPs: z.boolean('true or false').optional(),
   /** Both clusters' pod and Service CIDRs, instead of what they show; and what an unknown one means (addresses/). */
   networks: z.strictObject({

@@ -29,6 +29,7 @@ import { RemoteNamespaces } from './pods/remoteNamespaces.js';
 import { RemotePods } from './pods/remotePods.js';
 import { ServiceReflector } from './serviceReflection/serviceReflector.js';
 import type { AddressSafety } from './addresses/addressSafety.js';
+import { HostTokens } from './pods/hostTokens.js';
 
 export interface DrivingDeps {
   readonly o: KubernetesProviderOptions;
@@ -55,6 +56,8 @@ export class DrivingParts {
   readonly events: RemoteEvents | undefined;
   readonly pods: RemotePods;
   readonly calls: RemotePodCalls;
+  /** The host ServiceAccount tokens of pods with access to the host API server (only when the node gives it). */
+  readonly hostTokens: HostTokens | undefined;
   private started = false;
   private stopped = false;
 
@@ -98,13 +101,20 @@ export class DrivingParts {
         this.reflector.untrack(hostKey);
         this.services.podGone(hostKey, hostKey.slice(0, hostKey.indexOf('/')));
         this.events?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
+        this.hostTokens?.podGone(remote.metadata?.namespace ?? '', remote.metadata?.name ?? '');
       },
     });
+    this.hostTokens = o.hostServiceAccountAccess
+      ? new HostTokens({
+        host: d.host, remote: d.remote, rule: d.rule, settings: o.hostServiceAccountAccess, pods: this.pods, clock: d.clock, log: d.log,
+        ...definedOnly({ resyncMs: o.reflection?.sweepMs, minAgeMs: o.reflection?.minAgeMs }),
+      })
+      : undefined;
     const callback = d.callback();
     if (callback) this.pods.setCallback(callback);
     this.calls = new RemotePodCalls({
       o, remote: d.remote, namespaces: this.namespaces, reflector: this.reflector, pods: this.pods, rule: d.rule,
-      remoteNamespaceOf: d.remoteNamespaceOf,
+      remoteNamespaceOf: d.remoteNamespaceOf, ...definedOnly({ hostTokens: this.hostTokens }),
     });
     this.onSynced = d.onSynced;
     this.addresses = d.addresses;
@@ -140,6 +150,7 @@ export class DrivingParts {
     return [
       ...this.reflector.reconcilers(), ...this.services.reconcilers(),
       this.pods.reconciler(), ...(this.events ? [this.events.reconciler()] : []),
+      ...(this.hostTokens ? [this.hostTokens.reconciler()] : []),
     ];
   }
 

@@ -65,3 +65,14 @@ export function hostClusterIdFromUid(uid: string): string {
   if (hex.length < 12) throw new Error(`cluster uid ${uid} has fewer than 12 hex digits`);
   return hex.slice(0, 12);
 }
+
+/**
+ * The label of a remote Secret holding a host ServiceAccount token (pods/hostTokenSecret.ts):
+ * Tether's own, never a reflected copy, so the ConfigMap/Secret reflection neither writes,
+ * repairs nor sweeps it (reflectedObject.ts `isTetherCopy`); the host-token loop alone does.
+ */
+export const hostTokenLabel = `${markPrefix}host-token`;
+/** On a remote pod with host ServiceAccount access: the host ServiceAccount its token is for. */
+export const hostServiceAccountAnnotation = `${markPrefix}host-service-account`;
+/** The remote pod's volume holding the host token Secret; the reflection never follows it (configReflection/references.ts). */
+export const hostAccessVolume = 'tether-host-api-access';

@@ -19,6 +19,7 @@ import type { RemoteEventCallback } from './pods/remoteEvents.js';
 import type { AddressRemap } from './addresses/addressRemap.js';
 import type { MappingChangeRule } from './pods/mappingChange.js';
 import type { UnknownCidrRule } from './addresses/addressCheck.js';
+import type { HostAccessSettings } from './pods/hostAccess.js';
 
 export interface KubernetesProviderOptions {
   /** The virtual node this instance serves (labels and annotations on remote pods). */
@@ -57,6 +58,11 @@ export interface KubernetesProviderOptions {
   readonly schedulingConstraints?: SchedulingConstraintsRule;
   /** Host RuntimeClass → remote RuntimeClass; a class not in it is refused. Without a map: the same name, if the remote has it. */
   readonly runtimeClassMap?: Readonly<Record<string, string>>;
+  /**
+   * ServiceAccount access to the host API server for the offloaded pods (pods/hostAccess.ts;
+   * docs/security.md): absent (the default), no host credential reaches the remote cluster.
+   */
+  readonly hostServiceAccountAccess?: HostAccessSettings;
   /** Report pods without podIP/podIPs (default false: the remote IPs as reported). */
   readonly blankPodIPs?: boolean;
   /**

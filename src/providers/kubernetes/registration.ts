@@ -14,6 +14,7 @@ import type { KubernetesProviderOptions } from './options.js';
 import { hostClusterIdFromUid } from './marks.js';
 import { refusedCredentials } from './remoteKubeconfigPolicy.js';
 import { definedOnly, ifDefined } from '../../lib/defaults.js';
+import { parseApiServerAddress, type HostAccessSettings } from './pods/hostAccess.js';
 
 export const kubernetesRegistration: ProviderRegistration<typeof kubernetesProviderSchema> = {
   type: 'kubernetes',
@@ -53,6 +54,7 @@ async function optionsOf(config: KubernetesProviderConfig, context: ProviderCrea
       offloadingPatch: config.offloadingPatch,
       schedulingConstraints: config.schedulingConstraints,
       runtimeClassMap: config.runtimeClassMap,
+      hostServiceAccountAccess: hostAccessSettings(config.hostServiceAccountAccess),
       blankPodIPs: config.blankPodIPs,
       networks: config.networks,
       quota: config.quota,
@@ -64,6 +66,13 @@ async function optionsOf(config: KubernetesProviderConfig, context: ProviderCrea
       reflectedKinds: ifDefined(config.reflectedKinds, (kinds) => (kinds === 'none' ? [] : [...new Set(kinds)])),
     }),
   };
+}
+
+/** The node's host ServiceAccount access, when enabled (the schema checked the address). */
+function hostAccessSettings(access: KubernetesProviderConfig['hostServiceAccountAccess']): HostAccessSettings | undefined {
+  const address = access?.enabled === true && access.apiServerAddress !== undefined ? parseApiServerAddress(access.apiServerAddress) : undefined;
+  if (!access || !address) return undefined;
+  return { ...address, ...definedOnly({ serverName: access.serverName, expirationSeconds: access.expirationSeconds }) };
 }
 
 /**

@@ -28,6 +28,15 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if $found }}true{{ end -}}
 {{- end -}}
 
+{{/* "true" when some Kubernetes-provider node gives its pods ServiceAccount access to the host API server (provider.hostServiceAccountAccess.enabled). */}}
+{{- define "tether.hostServiceAccountAccess" -}}
+{{- $found := false -}}
+{{- range .Values.config.nodes -}}
+{{- if and (eq (toString (dig "provider" "type" "" .)) "kubernetes") (eq (toString (dig "provider" "hostServiceAccountAccess" "enabled" false .)) "true") -}}{{- $found = true -}}{{- end -}}
+{{- end -}}
+{{- if $found }}true{{ end -}}
+{{- end -}}
+
 {{/* The virtual nodes' names, as a YAML flow list (resourceNames of their Nodes and Leases). */}}
 {{- define "tether.nodeNames" -}}
 {{- $names := list -}}

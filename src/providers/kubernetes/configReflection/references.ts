@@ -4,9 +4,12 @@
  *
  * Not included: `imagePullSecrets` (they must already exist in the remote namespace, because
  * pulling with the host cluster's registry credentials is the remote cluster's business), and
- * the API server's CA bundle `kube-root-ca.crt`, which every remote namespace has its own of.
+ * the API server's CA bundle `kube-root-ca.crt`, which every remote namespace has its own of,
+ * and the volume of a host ServiceAccount token (`tether-host-api-access`, pods/hostAccess.ts):
+ * that Secret is Tether's own, kept by pods/hostTokens.ts, not a copy of a host object.
  */
 import type { Pod } from '../../../adapters/kubernetes/model.js';
+import { hostAccessVolume } from '../marks.js';
 
 export type ReferencedKind = 'ConfigMap' | 'Secret';
 
@@ -50,6 +53,7 @@ export function referenceKey(kind: ReferencedKind, name: string): string {
 function volumeReferences(pod: Pod): Found[] {
   const out: Found[] = [];
   for (const volume of pod.spec?.volumes ?? []) {
+    if (volume.name === hostAccessVolume) continue;
     const where = `volume "${volume.name}"`;
     if (volume.configMap) out.push({ kind: 'ConfigMap', name: volume.configMap.name, optional: volume.configMap.optional, where });
     if (volume.secret) out.push({ kind: 'Secret', name: volume.secret.secretName, optional: volume.secret.optional, where });

@@ -12,7 +12,7 @@
 import type { ConfigMap, Secret } from '../../../adapters/kubernetes/model.js';
 import { fingerprint } from '../../../lib/fingerprint.js';
 import { withContentMark } from '../contentMark.js';
-import { hostNamespaceAnnotation, isOwned, ownershipLabels, withoutMarks } from '../marks.js';
+import { hostNamespaceAnnotation, hostTokenLabel, isOwned, ownershipLabels, withoutMarks } from '../marks.js';
 import type { ReferencedKind } from './references.js';
 import { definedOnly } from '../../../lib/defaults.js';
 
@@ -64,9 +64,10 @@ export function contentDigest(copy: HostObject): string {
  * Whether a remote ConfigMap or Secret is a copy Tether made for this host cluster: it carries the
  * ownership labels and names a host namespace whose copies live in its very namespace. Copies are
  * shared by the virtual nodes of one host cluster (the sweep keeps what any node's pod
- * references), so no node mark is asked for.
+ * references), so no node mark is asked for. A host token Secret (`tether.dev/host-token`,
+ * pods/hostTokenSecret.ts) is Tether's but no copy: the reflection never writes or sweeps it.
  */
 export function isTetherCopy(object: HostObject, hostClusterId: string, remoteNamespaceOf: (hostNamespace: string) => string): boolean {
   const hostNamespace = object.metadata?.annotations?.[hostNamespaceAnnotation];
-  return isOwned(object.metadata?.labels, hostClusterId) && hostNamespace !== undefined && remoteNamespaceOf(hostNamespace) === object.metadata?.namespace;
+  return isOwned(object.metadata?.labels, hostClusterId) && object.metadata?.labels?.[hostTokenLabel] === undefined && hostNamespace !== undefined && remoteNamespaceOf(hostNamespace) === object.metadata?.namespace;
 }

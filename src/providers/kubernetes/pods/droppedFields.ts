@@ -5,7 +5,8 @@
  * Not named here (docs/kubernetes-provider.md lists them with the reason): what did its work on
  * the host (nodeName, nodeSelector, node affinity, schedulerName, the toleration of Tether's taint),
  * what admission sets (priority, preemptionPolicy, overhead, the `kube-api-access-*` volume) and
- * the automount, and the `default` ServiceAccount.
+ * the automount, and the `default` ServiceAccount; nor the ServiceAccount when the node gives the
+ * pod a token of it for the host API server (hostAccess.ts): it is not lost then.
  */
 import type { PodSpec } from '../../../adapters/kubernetes/model.js';
 import { formatPath } from '../../../lib/fieldProblem.js';
@@ -16,13 +17,13 @@ export const FIELDS_DROPPED = 'OffloadFieldsDropped';
 const DROPPED_LISTS = ['readinessGates', 'schedulingGates', 'resourceClaims', 'ephemeralContainers'] as const satisfies readonly (keyof PodSpec)[];
 const DROPPED_FLAGS = ['hostNetwork', 'hostPID', 'hostIPC'] as const satisfies readonly (keyof PodSpec)[];
 
-export function droppedFields(spec: PodSpec | undefined, rule: SchedulingConstraintsRule, ns: NamespaceTranslation): string[] {
+export function droppedFields(spec: PodSpec | undefined, rule: SchedulingConstraintsRule, ns: NamespaceTranslation, serviceAccountKept = false): string[] {
   if (!spec) return [];
   const out: string[] = [];
   for (const field of DROPPED_FLAGS) if (spec[field] === true) out.push(`spec.${field}`);
   for (const field of DROPPED_LISTS) if ((spec[field]?.length ?? 0) > 0) out.push(`spec.${field}`);
   const account = spec.serviceAccountName ?? spec.serviceAccount;
-  if (account !== undefined && account !== '' && account !== 'default') out.push('spec.serviceAccountName');
+  if (!serviceAccountKept && account !== undefined && account !== '' && account !== 'default') out.push('spec.serviceAccountName');
   if (rule === 'drop') {
     if (spec.priorityClassName) out.push('spec.priorityClassName');
     for (const kind of ['podAffinity', 'podAntiAffinity'] as const) if (spec.affinity?.[kind]) out.push(`spec.affinity.${kind}`);

@@ -35,7 +35,10 @@
  * | serviceAccountName, serviceAccount          | dropped, and automountServiceAccountToken: false: |
  * |                                             | the host's token must not leave the host, and the |
  * |                                             | remote `default` account must not be mounted      |
- * |                                             | silently in its place                             |
+ * |                                             | silently in its place. With the node's            |
+ * |                                             | hostServiceAccountAccess on, a token of the HOST  |
+ * |                                             | account bound to the host pod is mounted instead  |
+ * |                                             | (hostAccess.ts)                                   |
  * | hostNetwork, hostPID, hostIPC               | dropped: they meant the virtual node's host       |
  * | readinessGates                              | dropped: nothing remote sets those conditions     |
  * | schedulingGates                             | dropped: nothing remote would lift them           |
@@ -56,13 +59,14 @@ import type { Pod, PodSpec } from '../../../adapters/kubernetes/model.js';
 import type { V1Container, V1EnvVar, V1Volume } from '@kubernetes/client-node';
 import type { FieldPath } from '../../../lib/fieldProblem.js';
 import {
-  hostClusterLabel, hostNameAnnotation, hostNamespaceAnnotation, hostUidAnnotation, labelValue, managedByLabel,
+  hostClusterLabel, hostNameAnnotation, hostNamespaceAnnotation, hostServiceAccountAnnotation, hostUidAnnotation, labelValue, managedByLabel,
   managedByValue, namespaceStrategyAnnotation, virtualNodeAnnotation, virtualNodeLabel, withoutMarks,
 } from '../marks.js';
 import type { NamespaceStrategy } from '../namespaceMapping.js';
 import { definedOnly } from '../../../lib/defaults.js';
 import { applySchedulingPatch, type OffloadingPatch, type SchedulingFields } from './schedulingPatch.js';
 import { carriedAffinity, DEFAULT_SCHEDULING_CONSTRAINTS, type SchedulingConstraintsRule } from './schedulingConstraints.js';
+import { withHostAccess, type HostAccessPlan } from './hostAccess.js';
 
 export type { OffloadingPatch } from './schedulingPatch.js';
 
@@ -79,6 +83,8 @@ export interface TranslationContext {
   readonly remoteNamespaceOf?: (hostNamespace: string) => string;
   /** The remote RuntimeClass the pod runs under (runtimeClasses.ts resolved it), if it asks for one. */
   readonly runtimeClassName?: string;
+  /** ServiceAccount access to the host API server (hostAccess.ts), when the node gives it and the pod takes it. */
+  readonly hostAccess?: HostAccessPlan;
 }
 
 /** Tether's own taint key on virtual nodes; its toleration means nothing remotely. */
@@ -114,7 +120,7 @@ export function toRemotePod(host: Pod, ctx: TranslationContext): Pod {
         [hostNameAnnotation]: meta.name ?? '',
         [hostUidAnnotation]: hostUid,
         [virtualNodeAnnotation]: ctx.nodeName,
-        ...definedOnly({ [namespaceStrategyAnnotation]: ctx.namespaceStrategy }),
+        ...definedOnly({ [namespaceStrategyAnnotation]: ctx.namespaceStrategy, [hostServiceAccountAnnotation]: ctx.hostAccess?.serviceAccount }),
       },
     },
     spec: remoteSpec(host.spec ?? { containers: [] }, { namespace: hostNamespace, uid: hostUid, nodeName: ctx.nodeName }, ctx),
@@ -143,7 +149,7 @@ function remoteSpec(spec: PodSpec, host: HostValues, ctx: TranslationContext): P
   if ((ctx.schedulingConstraints ?? DEFAULT_SCHEDULING_CONSTRAINTS) === 'carry' && spec.priorityClassName) out.priorityClassName = spec.priorityClassName;
   if (ctx.runtimeClassName !== undefined) out.runtimeClassName = ctx.runtimeClassName;
   out.automountServiceAccountToken = false;
-  return out;
+  return ctx.hostAccess ? withHostAccess(out, ctx.hostAccess) : out;
 }
 
 /** What of the pod's own scheduling goes remote, before the node's patch: tolerations, and pod (anti-)affinity when carried. */

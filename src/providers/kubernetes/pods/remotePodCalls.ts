@@ -26,6 +26,9 @@ import { definedOnly } from '../../../lib/defaults.js';
 import { droppedFields, droppedWords, FIELDS_DROPPED } from './droppedFields.js';
 import { notFoundWords, RUNTIME_CLASS_NOT_FOUND, RUNTIME_CLASS_NOT_MAPPED, runtimeClassPlan, unmappedWords, type RuntimeClassPlan } from './runtimeClasses.js';
 import { DEFAULT_SCHEDULING_CONSTRAINTS } from './schedulingConstraints.js';
+import { hostAccessPlan, type HostAccessPlan } from './hostAccess.js';
+import { subjectOfHostPod, type HostTokens } from './hostTokens.js';
+import { hostServiceAccountAnnotation } from '../marks.js';
 
 export interface RemotePodCallsDeps {
   readonly o: KubernetesProviderOptions;
@@ -35,6 +38,8 @@ export interface RemotePodCallsDeps {
   readonly pods: RemotePods;
   readonly rule: OwnershipRule;
   readonly remoteNamespaceOf: (hostNamespace: string) => string;
+  /** The host ServiceAccount tokens, when the node gives pods access to the host API server (hostTokens.ts). */
+  readonly hostTokens?: HostTokens;
 }
 
 /** Event reasons of the projected ServiceAccount token rule (podTranslation.ts). */
@@ -89,11 +94,17 @@ export class RemotePodCalls {
     }
     if (runtimeClass.kind === 'remote') await this.requireRuntimeClass(runtimeClass);
     const remoteRuntimeClass = runtimeClass.kind === 'remote' ? runtimeClass.remote : undefined;
-    const remotePod = withHostKeys(toRemotePod(pod, { ...this.translation(remoteNamespace), ...definedOnly({ runtimeClassName: remoteRuntimeClass }) }));
+    const access = this.deps.hostTokens ? hostAccessPlan(pod, this.o.hostServiceAccountAccess) : undefined;
+    const remotePod = withHostKeys(toRemotePod(pod, { ...this.translation(remoteNamespace, access), ...definedOnly({ runtimeClassName: remoteRuntimeClass }) }));
     const name = remotePod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace, pod.metadata?.namespace ?? 'default'));
-    const held = await this.reflector.reflectFor(pod, remoteNamespace);
+    // The token's Secret first, so the remote kubelet finds it when it mounts the pod's volumes.
+    const token = access && (await this.deps.hostTokens?.prepare(subjectOfHostPod(pod, access.serviceAccount), remoteNamespace));
+    const held = await this.reflector.reflectFor(pod, remoteNamespace).catch((err: unknown) => {
+      token?.done();
+      throw err;
+    });
     let created = false;
     try {
       await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
@@ -104,8 +115,9 @@ export class RemotePodCalls {
       await this.adoptExisting(remoteNamespace, name, remotePod.metadata?.annotations?.[hostUidAnnotation]);
     } finally {
       held.done();
+      token?.done();
     }
-    if (created) this.reportDropped(pod);
+    if (created) this.reportDropped(pod, access !== undefined);
     if (tokens.length > 0) {
       this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', PROJECTED_TOKEN_DROPPED,
         `${tokenWords(tokens)}; dropped (podPolicy.projectedServiceAccountTokens: drop), so the remote pod runs without them`);
@@ -124,10 +136,10 @@ export class RemotePodCalls {
   }
 
   /** Once per pod, when its remote pod is created: the fields it set that the remote pod lacks (droppedFields.ts). */
-  private reportDropped(pod: Pod): void {
+  private reportDropped(pod: Pod, serviceAccountKept: boolean): void {
     const fields = droppedFields(pod.spec, this.o.schedulingConstraints ?? DEFAULT_SCHEDULING_CONSTRAINTS, {
       hostClusterId: this.o.hostClusterId, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-    });
+    }, serviceAccountKept);
     if (fields.length === 0) return;
     this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', FIELDS_DROPPED, droppedWords(fields, this.o.nodeName));
   }
@@ -152,11 +164,14 @@ export class RemotePodCalls {
    */
   async update(pod: Pod): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
-    const desired = toRemotePod(pod, this.translation(remoteNamespace));
-    const name = desired.metadata?.name ?? '';
+    const name = pod.metadata?.name ?? '';
     const what = `remote pod ${remoteNamespace}/${name}`;
     const current = await this.readRemote(remoteNamespace, name);
     if (!current) throw notFound(`${what} does not exist or is not Tether's; not updating it`);
+    // Access is fixed at create (the volume is immutable); turned off on the node, its mark goes, and with it the token.
+    const hadAccess = current.metadata?.annotations?.[hostServiceAccountAnnotation] !== undefined;
+    const access = hadAccess && this.deps.hostTokens ? hostAccessPlan(pod, this.o.hostServiceAccountAccess) : undefined;
+    const desired = toRemotePod(pod, this.translation(remoteNamespace, access));
     const body = hostKeysPatch(current, desired);
     await asProviderCall(`update ${what}`, () =>
       this.remote.call('other', operation('patch', `${what}`), (core, opts) =>
@@ -205,14 +220,14 @@ export class RemotePodCalls {
     }
   }
 
-  private translation(remoteNamespace: string): TranslationContext {
+  private translation(remoteNamespace: string, hostAccess?: HostAccessPlan): TranslationContext {
     return {
       hostClusterId: this.o.hostClusterId,
       nodeName: this.o.nodeName,
       remoteNamespace,
       namespaceStrategy: this.o.namespaceStrategy ?? 'suffix',
       remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
-      ...definedOnly({ offloadingPatch: this.o.offloadingPatch, schedulingConstraints: this.o.schedulingConstraints }),
+      ...definedOnly({ offloadingPatch: this.o.offloadingPatch, schedulingConstraints: this.o.schedulingConstraints, hostAccess }),
     };
   }
 }
