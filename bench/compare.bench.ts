@@ -7,10 +7,13 @@
  * cached on first use), each on a virtual node of its own and in a process of its own, both with
  * a 50 qps / 100 burst client (virtual-kubelet: 10 pod workers, its default work queues).
  *
- * Workload per run: a Deployment whose pods are bound to the node (spec.nodeName, as
- * virtual-kubelet's e2e suite binds them) scaled 0 → N (until every pod is Ready and the status
- * writes stop), a remote outage (the provider's pings fail: the time until every pod is
- * Ready=False, whoever marks it; then pings heal), and N → 0 (until every pod is gone).
+ * Workload per run: N pods bound to the node (spec.nodeName, as virtual-kubelet's e2e suite binds
+ * them) created (until every pod is Ready and the status writes stop), a remote outage (the
+ * provider's pings fail: the time until every pod is Ready=False, whoever marks it; then pings
+ * heal), and deleted (until every pod is gone). `--bind deployment` (the default): a Deployment
+ * scaled 0 → N → 0, so kube-controller-manager's client (20 qps) paces both agents; `--bind direct`:
+ * the bench creates the pods itself (no client-side limit, 20 in flight) and deletes them with one
+ * delete-collection, so each agent's own budget and cost show (bench/compare/options.ts).
  * Then, once, the API server's own limit: a plain client (no client-side limit, 20 in flight)
  * issuing the same status patches to N pods.
  *
@@ -22,44 +25,41 @@
  *
  *   npm run bench:compare                        # N = 1,000, three runs per side
  *   npm run bench:compare -- --pods 200 --runs 1 # a quick look
+ *   npm run bench:compare -- --bind direct --pods 1000            # each agent's own ceiling
+ *   npm run bench:compare -- --bind direct --pods 1000 --qps 1000 # with both budgets lifted
  *
- * The last line printed is the ratio line: `tether/virtual-kubelet: ready=R cpu=R rss=R writes=R p99=R`.
+ * The last line printed is the ratio line (bench/compare/ratioLine.ts):
+ * `tether/virtual-kubelet: ready=R cpu=R rss=R writes=R p99=R cpu-create=R cpu-delete=R bind=B qps=Q burst=B`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CoreV1Api, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
 import { benchLog, nodeReady, repositoryRoot, runBench } from './clusterBench.js';
 import { total, writeCounts } from './apiServerWrites.js';
 import { cpuSeconds, fmt, median, medianCell, memKiB, RssPeak, sleep, waitFor } from './measure.js';
+import { parseCompareOptions, type Side } from './compare/options.js';
+import { apiLimitLine, ratioLine } from './compare/ratioLine.js';
 
 const root = repositoryRoot;
 
-const { values: flags } = parseArgs({
-  options: {
-    pods: { type: 'string', default: '1000' },
-    runs: { type: 'string', default: '3' },
-    'outage-timeout-s': { type: 'string', default: '90' },
-    only: { type: 'string' },
-  },
-});
-const N = Number(flags.pods);
-const RUNS = Number(flags.runs);
-const OUTAGE_TIMEOUT_MS = Number(flags['outage-timeout-s']) * 1000;
+const options = parseCompareOptions(process.argv.slice(2));
+const N = options.pods;
+const RUNS = options.runs;
+const OUTAGE_TIMEOUT_MS = options.outageTimeoutMs;
 const STEP_TIMEOUT_MS = Math.max(300_000, N * 600);
 const QUIET_MS = 3_000;
 const NAMESPACE = 'bench';
-
-type Side = 'tether' | 'virtual-kubelet';
 
 interface RunResult {
   side: Side;
   run: number;
   idleRssMiB: number;
   peakRssMiB: number;
+  /** Direct bind: until the bench's own creates all returned (the pace the agents were offered). */
+  submitMs: number | null;
   createMs: number;
   createCpuS: number;
   createWrites: number;
@@ -145,6 +145,15 @@ class PodView {
 
 // --- the agents -------------------------------------------------------------------------------
 
+/** The pod both bind modes create: one pause container, bound to the node. */
+function podSpec(node: string): NonNullable<V1Pod['spec']> {
+  return {
+    nodeName: node,
+    containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+    tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
+  };
+}
+
 function deploymentYaml(name: string, node: string, replicas: number): string {
   return JSON.stringify({
     apiVersion: 'apps/v1',
@@ -153,23 +162,52 @@ function deploymentYaml(name: string, node: string, replicas: number): string {
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: {
-          nodeName: node,
-          containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
-          tolerations: [{ key: 'virtual-kubelet.io/provider', operator: 'Exists', effect: 'NoSchedule' }],
-        },
-      },
+      template: { metadata: { labels: { app: name } }, spec: podSpec(node) },
     },
   });
 }
 
+/** `count` calls of `work`, `concurrency` in flight: the bench's own client has no client-side limit. */
+async function inFlight(count: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) await work(next++);
+  }));
+}
+
+/** The workload's two steps, as the bind mode makes them. */
+interface Binder {
+  create(app: string, node: string): Promise<void>;
+  remove(app: string): Promise<void>;
+  cleanUp(app: string): Promise<void>;
+}
+
+function binder(cluster: Cluster): Binder {
+  if (options.bind === 'deployment') {
+    return {
+      create: async (app, node) => void await cluster.kubectl(['apply', '-f', '-'], { input: deploymentYaml(app, node, N) }),
+      remove: async (app) => void await cluster.kubectl(['scale', '-n', NAMESPACE, `deployment/${app}`, '--replicas=0']),
+      cleanUp: async (app) => void await cluster.kubectl(['delete', '-n', NAMESPACE, `deployment/${app}`, '--wait=false']),
+    };
+  }
+  const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
+  return {
+    create: (app, node) => inFlight(N, 20, (i) => core.createNamespacedPod({
+      namespace: NAMESPACE,
+      body: { metadata: { name: `${app}-${i}`, labels: { app } }, spec: podSpec(node) },
+    })),
+    // One request marks every pod deleted (graceful: each agent then finishes its pods' deletion).
+    remove: async (app) => void await core.deleteCollectionNamespacedPod({ namespace: NAMESPACE, labelSelector: `app=${app}` }),
+    cleanUp: async () => undefined,
+  };
+}
+
 function startAgent(side: Side, node: string, kubeconfig: string, eventsFile: string, vkBinary: string): ChildProcess {
   const out = { stdio: ['ignore', 'ignore', 'pipe'] as ['ignore', 'ignore', 'pipe'] };
+  const budget = ['--qps', String(options.qps), '--burst', String(options.burst)];
   const child = side === 'tether'
-    ? spawn(process.execPath, [join(root, 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile], out)
-    : spawn(vkBinary, ['--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, '--qps', '50', '--burst', '100', '--workers', '10'], out);
+    ? spawn(process.execPath, [join(root, 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget], out)
+    : spawn(vkBinary, ['--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget, '--workers', '10'], out);
   const chunks: string[] = [];
   child.stderr?.on('data', (d: Buffer) => {
     chunks.push(d.toString());
@@ -188,6 +226,7 @@ function percentile(values: number[], p: number): number {
 }
 
 async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: string, dir: string): Promise<RunResult> {
+  const bind = binder(cluster);
   const node = `${side === 'tether' ? 'tether' : 'vk'}-${run}`;
   const app = `bench-${node}`;
   const eventsFile = join(dir, `${node}.events`);
@@ -205,14 +244,18 @@ async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: stri
     let cpu = cpuSeconds(pid);
     let writes = await apiWrites(cluster);
     let t = Date.now();
-    await cluster.kubectl(['apply', '-f', '-'], { input: deploymentYaml(app, node, N) });
+    const submitted = bind.create(app, node).then(() => Date.now() - t);
+    // Awaited once every pod is Ready; a failed create is reported there, not as an unhandled rejection.
+    submitted.catch(() => undefined);
     await waitFor(`${N} pods Ready on ${node}`, STEP_TIMEOUT_MS, () => (view.count((s) => s.ready) >= N ? true : undefined));
     const createMs = Date.now() - t;
     const createCpuS = cpuSeconds(pid) - cpu;
+    const submittedMs = await submitted;
+    const submitMs = options.bind === 'direct' ? submittedMs : null;
     const settled = await writesSettled(cluster);
     const createSettleMs = Date.now() - t - QUIET_MS;
     const createWrites = settled.status - writes.status;
-    log(`${side} #${run}: ${N} Ready in ${(createMs / 1000).toFixed(1)} s, ${createCpuS.toFixed(1)} s CPU, ${createWrites} status writes`);
+    log(`${side} #${run}: ${N} Ready in ${(createMs / 1000).toFixed(1)} s${submitMs === null ? '' : ` (created by ${(submitMs / 1000).toFixed(1)} s)`}, ${createCpuS.toFixed(1)} s CPU, ${createWrites} status writes`);
 
     // provider-to-host latency, from the provider's Running notifications and the watch
     const notified = new Map<string, number>();
@@ -226,41 +269,25 @@ async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: stri
       if (at !== undefined && seen.readyAt !== undefined) latencies.push(Math.max(0, seen.readyAt - at));
     }
 
-    // the remote outage
-    writes = await apiWrites(cluster);
-    t = Date.now();
-    child.kill('SIGUSR2');
-    let outageNotReadyMs: number | null = null;
-    try {
-      await waitFor('every pod Ready=False', OUTAGE_TIMEOUT_MS, () => (view.count((s) => s.ready) === 0 ? true : undefined));
-      outageNotReadyMs = Date.now() - t;
-    } catch { /* reported as not marked */ }
-    child.kill('SIGUSR1');
-    t = Date.now();
-    let outageRecoveredMs: number | null = null;
-    try {
-      await waitFor('every pod Ready again', OUTAGE_TIMEOUT_MS, () => (view.count((s) => s.ready) >= N ? true : undefined));
-      outageRecoveredMs = Date.now() - t;
-    } catch { /* reported as not recovered */ }
-    const outageWrites = (await writesSettled(cluster)).status - writes.status;
-    log(`${side} #${run}: outage: all NotReady ${outageNotReadyMs === null ? 'never' : `${(outageNotReadyMs / 1000).toFixed(1)} s`}, recovered ${outageRecoveredMs === null ? 'never' : `${(outageRecoveredMs / 1000).toFixed(1)} s`}`);
+    const outage = options.skipOutage ? { outageNotReadyMs: null, outageRecoveredMs: null, outageWrites: 0 } : await remoteOutage(cluster, child, view);
+    log(`${side} #${run}: outage: ${options.skipOutage ? 'skipped' : `all NotReady ${outage.outageNotReadyMs === null ? 'never' : `${(outage.outageNotReadyMs / 1000).toFixed(1)} s`}, recovered ${outage.outageRecoveredMs === null ? 'never' : `${(outage.outageRecoveredMs / 1000).toFixed(1)} s`}`}`);
 
     // N → 0
     cpu = cpuSeconds(pid);
     writes = await apiWrites(cluster);
     t = Date.now();
-    await cluster.kubectl(['scale', '-n', NAMESPACE, `deployment/${app}`, '--replicas=0']);
+    await bind.remove(app);
     await waitFor(`every pod gone from ${node}`, STEP_TIMEOUT_MS, () => (view.pods.size === 0 ? true : undefined));
     const deleteMs = Date.now() - t;
     const deleteCpuS = cpuSeconds(pid) - cpu;
     const deleteWrites = (await apiWrites(cluster)).status - writes.status;
     log(`${side} #${run}: all gone in ${(deleteMs / 1000).toFixed(1)} s, ${deleteCpuS.toFixed(1)} s CPU, ${deleteWrites} status writes`);
-    await cluster.kubectl(['delete', '-n', NAMESPACE, `deployment/${app}`, '--wait=false']);
+    await bind.cleanUp(app);
 
     return {
       side, run, idleRssMiB, peakRssMiB: rss.peakMiB(),
-      createMs, createCpuS, createWrites, createSettleMs, deleteMs, deleteCpuS, deleteWrites,
-      outageNotReadyMs, outageRecoveredMs, outageWrites,
+      submitMs, createMs, createCpuS, createWrites, createSettleMs, deleteMs, deleteCpuS, deleteWrites,
+      ...outage,
       latencyP50Ms: percentile(latencies, 50), latencyP99Ms: percentile(latencies, 99),
     };
   } finally {
@@ -272,23 +299,42 @@ async function runOnce(cluster: Cluster, side: Side, run: number, vkBinary: stri
   }
 }
 
+/** The remote outage: the provider's pings fail until every pod is Ready=False, then heal. */
+async function remoteOutage(cluster: Cluster, child: ChildProcess, view: PodView): Promise<Pick<RunResult, 'outageNotReadyMs' | 'outageRecoveredMs' | 'outageWrites'>> {
+  const writes = await apiWrites(cluster);
+  let t = Date.now();
+  child.kill('SIGUSR2');
+  let outageNotReadyMs: number | null = null;
+  try {
+    await waitFor('every pod Ready=False', OUTAGE_TIMEOUT_MS, () => (view.count((s) => s.ready) === 0 ? true : undefined));
+    outageNotReadyMs = Date.now() - t;
+  } catch { /* reported as not marked */ }
+  child.kill('SIGUSR1');
+  t = Date.now();
+  let outageRecoveredMs: number | null = null;
+  try {
+    await waitFor('every pod Ready again', OUTAGE_TIMEOUT_MS, () => (view.count((s) => s.ready) >= N ? true : undefined));
+    outageRecoveredMs = Date.now() - t;
+  } catch { /* reported as not recovered */ }
+  const outageWrites = (await writesSettled(cluster)).status - writes.status;
+  return { outageNotReadyMs, outageRecoveredMs, outageWrites };
+}
+
 /** The API server's own write limit: a plain client, no client-side limit, 20 patches in flight. */
 async function plainClientLimit(cluster: Cluster): Promise<{ writesPerSecond: number; concurrency: number }> {
   const namespace = 'bench-plain';
   const kc = cluster.kubeConfig();
   const core = kc.makeApiClient(CoreV1Api);
   await cluster.kubectl(['create', 'namespace', namespace]).catch(() => undefined);
-  const names = Array.from({ length: N }, (_, i) => `plain-${i}`);
+  // A Node object with no agent: kube-controller-manager's pod GC deletes pods bound to a node that
+  // does not exist (after 40 s), which a slow machine's creates outlast (a 500-pod run lost its pods).
+  const node = 'bench-plain';
+  await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } }) });
   const concurrency = 20;
-  const pool = async (work: (name: string) => Promise<unknown>): Promise<void> => {
-    let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < names.length) await work(names[next++]!);
-    }));
-  };
+  const pool = (work: (name: string) => Promise<unknown>): Promise<void> => inFlight(N, concurrency, (i) => work(`plain-${i}`));
   await pool((name) => core.createNamespacedPod({
     namespace,
-    body: { metadata: { name }, spec: { nodeName: 'no-such-node', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
+    body: { metadata: { name }, spec: { nodeName: node, containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
   }));
   const now = new Date();
   const status = {
@@ -300,6 +346,7 @@ async function plainClientLimit(cluster: Cluster): Promise<{ writesPerSecond: nu
   await pool((name) => core.patchNamespacedPodStatus({ name, namespace, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)));
   const writesPerSecond = N / ((Date.now() - t) / 1000);
   await cluster.kubectl(['delete', 'namespace', namespace, '--wait=false']);
+  await cluster.kubectl(['delete', 'node', node, '--wait=false']);
   return { writesPerSecond, concurrency };
 }
 
@@ -308,6 +355,7 @@ async function plainClientLimit(cluster: Cluster): Promise<{ writesPerSecond: nu
 function report(results: RunResult[], plain: { writesPerSecond: number; concurrency: number } | undefined): void {
   const of = (side: Side): RunResult[] => results.filter((r) => r.side === side);
   const rows: [string, (r: RunResult) => number | null, number][] = [
+    ...(options.bind === 'direct' ? [['bench: every pod created (s)', (r: RunResult) => (r.submitMs === null ? null : r.submitMs / 1000), 1] as [string, (r: RunResult) => number | null, number]] : []),
     ['all Ready (s)', (r) => r.createMs / 1000, 1],
     ['status writes stop (s)', (r) => r.createSettleMs / 1000, 1],
     ['all deleted (s)', (r) => r.deleteMs / 1000, 1],
@@ -326,7 +374,7 @@ function report(results: RunResult[], plain: { writesPerSecond: number; concurre
     ['pod status writes, outage and recovery', (r) => r.outageWrites, 0],
   ];
   const out: string[] = [];
-  out.push(`\n${N} pods, ${RUNS} run(s) per side; medians (every run in brackets)\n`);
+  out.push(`\n${N} pods, bind ${options.bind}, both agents at ${options.qps} qps / ${options.burst} burst, ${RUNS} run(s) per side; medians (every run in brackets)\n`);
   out.push('| | Tether | virtual-kubelet | Tether / VK |');
   out.push('|---|---|---|---|');
   for (const [label, pick, digits] of rows) {
@@ -340,14 +388,10 @@ function report(results: RunResult[], plain: { writesPerSecond: number; concurre
   out.push('');
   out.push('Outage: Tether marks every pod Ready=False itself when its node goes NotReady; virtual-kubelet has no such marking,');
   out.push('so a figure in its column is kube-controller-manager marking the pods of a NotReady node (node-monitor-grace-period 20 s here).');
-  if (plain) out.push(`API server's own limit: a plain client (no client-side limit, ${plain.concurrency} in flight) patched ${N} pod statuses at ${fmt(plain.writesPerSecond, 0)} writes/s; both agents' clients are capped at 50 qps (burst 100).`);
-  const r = (pick: (x: RunResult) => number | null): string => {
-    const mt = median(of('tether').map(pick));
-    const mv = median(of('virtual-kubelet').map(pick));
-    return mt !== null && mv !== null && mv !== 0 ? (mt / mv).toFixed(2) : 'n/a';
-  };
+  if (plain) out.push(`API server's own limit: a plain client (no client-side limit, ${plain.concurrency} in flight) patched ${N} pod statuses at ${fmt(plain.writesPerSecond, 0)} writes/s; both agents' clients are capped at ${options.qps} qps (burst ${options.burst}).`);
   out.push('');
-  out.push(`tether/virtual-kubelet: ready=${r((x) => x.createMs)} cpu=${r((x) => x.createCpuS + x.deleteCpuS)} rss=${r((x) => x.peakRssMiB)} writes=${r((x) => x.createWrites + x.deleteWrites)} p99=${r((x) => x.latencyP99Ms)}`);
+  out.push(apiLimitLine(of('tether').map((x) => x.createMs), N, plain?.writesPerSecond));
+  out.push(ratioLine(of('tether'), of('virtual-kubelet'), options));
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -362,7 +406,7 @@ async function main(): Promise<void> {
   try {
     await cluster.kubectl(['create', 'namespace', NAMESPACE]);
     await waitFor('the default service account', 60_000, async () => ((await cluster.kubectl(['get', 'sa', 'default', '-n', NAMESPACE]).catch(() => '')) ? true : undefined), 1_000);
-    const sides: Side[] = flags.only ? [flags.only as Side] : ['tether', 'virtual-kubelet'];
+    const sides = options.sides;
     // Alternate the sides, so that a change in the machine's load falls on both.
     for (let run = 1; run <= RUNS; run++) {
       for (const side of sides) {
