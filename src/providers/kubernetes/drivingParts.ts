@@ -57,6 +57,8 @@ export class DrivingParts {
   readonly calls: RemotePodCalls;
   private started = false;
   private stopped = false;
+  /** Pod calls still running (a create is several requests): the hold is over only once they have settled. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(d: DrivingDeps) {
     const { o } = d;
@@ -143,14 +145,31 @@ export class DrivingParts {
     ];
   }
 
-  /** Stops every watch and timer for good (closing the watches' connections); each part though one throws. */
-  stop(): Promise<void> {
+  /** One pod call of this hold, counted until it settles (`stop()` waits for it). */
+  call<T>(run: (calls: RemotePodCalls) => Promise<T>): Promise<T> {
+    const running = run(this.calls);
+    const settled = running.then(() => undefined, () => undefined);
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
+    return running;
+  }
+
+  /**
+   * Stops every watch and timer for good (closing the watches' connections), each part though one
+   * throws, then waits for the pod calls still running (fenced, each refused at its next write,
+   * a read bounded by its deadline): until then, a step of an old call could still write.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
-    return stopParts({
-      'remote pods': this.pods,
-      ...definedOnly({ 'remote events': this.events }),
-      'config reflection': this.reflector,
-      'service reflection': this.services,
-    }).then(() => undefined);
+    try {
+      await stopParts({
+        'remote pods': this.pods,
+        ...definedOnly({ 'remote events': this.events }),
+        'config reflection': this.reflector,
+        'service reflection': this.services,
+      });
+    } finally {
+      await Promise.all(this.inFlight);
+    }
   }
 }
