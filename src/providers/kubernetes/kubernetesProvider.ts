@@ -88,7 +88,7 @@ export class KubernetesProvider
   private readonly ownsHostEvents: boolean;
   /** What drives the node in this hold (rebuilt at each `openWrites` after a `fenceWrites`). */
   private drive: DrivingParts;
-  /** Parts of earlier holds still stopping (awaited by `stop()`). */
+  /** Parts of earlier holds still stopping (awaited by `stop()` and `openWrites`). */
   private retiring: Promise<void> = Promise.resolve();
   private readonly node: RemoteNode;
   private readonly stats: RemoteStats;
@@ -150,9 +150,9 @@ export class KubernetesProvider
     });
   }
 
-  private drivingParts(): DrivingParts {
+  private drivingParts(relearn = false): DrivingParts {
     return new DrivingParts({
-      o: this.o, remote: this.remote, host: this.host, hostEvents: this.hostEvents, clock: this.clock, log: this.log,
+      o: this.o, relearn, remote: this.remote, host: this.host, hostEvents: this.hostEvents, clock: this.clock, log: this.log,
       rule: this.rule, view: this.view, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
       callback: () => this.callback, onSynced: () => this.life.markReady(), addresses: this.addresses,
     });
@@ -192,7 +192,7 @@ export class KubernetesProvider
     if (!this.writesOpen) return;
     this.writesOpen = false;
     const old = this.drive;
-    this.drive = this.drivingParts();
+    this.drive = this.drivingParts(true);
     this.retiring = Promise.all([this.retiring, old.stop().catch((error: unknown) =>
       this.log.warn('stopping the kubernetes provider\'s driving parts failed', { node: this.o.nodeName, error: errorMessage(error) }))]).then(() => undefined);
   }
