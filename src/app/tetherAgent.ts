@@ -11,8 +11,8 @@
  * once, as before.
  *
  * Write fences: under leader election a node's host clients and its provider (a
- * WriteFencedProvider) are fenced from the agent's start, opened when the lock is taken (before
- * the subtree starts) and fenced when it is lost (before the subtree stops), so a standby writes
+ * WriteFencedProvider) are fenced from the agent's start, opened when the lock is taken (the
+ * provider first, once its parts of an earlier hold have stopped; then the subtree starts) and fenced when it is lost (before the subtree stops), so a standby writes
  * nothing whatever reaches it (a kubelet API call, say). Without it they are opened at start.
  */
 import { sleep, type Clock } from '../lib/clock.js';
@@ -70,6 +70,8 @@ interface NodeSlot {
   readonly provider: Provider;
   readonly launch: () => VirtualNode;
   running?: VirtualNode;
+  /** Bumped each time the node's lock is lost: an open still waiting gives way. */
+  term: number;
 }
 
 /** Closes a node's fences, the host clients' and the provider's (which then stops what drives the node). */
@@ -78,9 +80,17 @@ function fenceWrites(slot: NodeSlot, reason: string): void {
   if (isWriteFencedProvider(slot.provider)) slot.provider.fenceWrites(reason);
 }
 
-function openWrites(slot: NodeSlot): void {
+/**
+ * Opens a node's fences, the provider's first: it may wait for its parts of an earlier hold to
+ * stop (a lock lost and taken back quickly), and the host clients (shared with it) open only
+ * after, so no write of that earlier hold goes out. False when the lock was lost meanwhile.
+ */
+async function openWrites(slot: NodeSlot): Promise<boolean> {
+  const term = slot.term;
+  if (isWriteFencedProvider(slot.provider)) await slot.provider.openWrites();
+  if (term !== slot.term) return false;
   slot.clients.openWrites();
-  if (isWriteFencedProvider(slot.provider)) slot.provider.openWrites();
+  return true;
 }
 
 /** What `stop` takes beyond its deadline. */
@@ -134,12 +144,14 @@ export class TetherAgent implements Lifecycle {
       const clients = createKubeClients(spec.hostClient ?? hostConfig(), { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...definedOnly({ eventRecorder: spec.hostEvents, rateLimit: options.rateLimit }) });
       const onStatusLatency = options.onStatusLatency;
       const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
-      return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe) };
+      return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe), term: 0 };
     });
     if (!election) {
       // One replica holds every node: its writes are open from the start.
       for (const slot of this.slots) {
-        openWrites(slot);
+        // Nothing of an earlier hold can be running yet: open at once.
+        slot.clients.openWrites();
+        if (isWriteFencedProvider(slot.provider)) void slot.provider.openWrites();
         slot.running = slot.launch();
       }
       this.locks = undefined;
@@ -153,10 +165,12 @@ export class TetherAgent implements Lifecycle {
       leaseApi: slot.clients.lockLeases,
       onAcquired: () => {
         if (this.life.stopRequested || slot.running) return;
-        openWrites(slot);
-        slot.running = slot.launch();
+        void openWrites(slot).then((held) => {
+          if (held && !this.life.stopRequested && !slot.running) slot.running = slot.launch();
+        });
       },
       onLost: () => {
+        slot.term += 1;
         // First the fence: writes still queued for this node are dropped, not sent after another
         // replica took over. Not when this agent is stopping and releases the lock itself: its
         // actors are already stopped, and its last Events should still go out.

@@ -181,8 +181,13 @@ function hasMethod(value: object, name: string): boolean {
 export interface WriteFencedProvider {
   /** Drops writes still queued, abandons those in flight, refuses new ones until `openWrites`. */
   fenceWrites(reason: string): void;
-  /** Lets writes through again (this replica holds the lock again). */
-  openWrites(): void;
+  /**
+   * Lets writes through again (this replica holds the lock again). A provider whose parts of an
+   * earlier hold may still be stopping opens only once they have, and returns a promise that
+   * settles then (a `fenceWrites` first: it settles without opening); the agent waits for it
+   * before the node runs.
+   */
+  openWrites(): void | Promise<void>;
 }
 
 /**

@@ -25,7 +25,7 @@ class FencedFake extends FakeProvider {
   fenceWrites(): void {
     this.log.push('fence');
   }
-  openWrites(): void {
+  openWrites(): void | Promise<void> {
     this.log.push('open');
   }
   override listPods(): ReturnType<FakeProvider['listPods']> {
@@ -112,6 +112,34 @@ t.test('a replica that loses its lock fences its provider before anything else; 
   giveBack();
   await until('the lock taken back (once the other\'s record expired) and the node driven again', () => provider.log.length >= 6 && a.nodes.length === 1, 15_000);
   t.same(provider.log, ['fence', 'open', 'list', 'fence', 'open', 'list'], 'opened again only with the lock held again');
+});
+
+/** A fenced fake whose open waits for the test (its parts of an earlier hold still stopping). */
+class SlowToOpen extends FencedFake {
+  release = (): void => undefined;
+  override openWrites(): Promise<void> {
+    this.log.push('opening');
+    return new Promise<void>((resolve) => {
+      this.release = () => {
+        this.log.push('open');
+        resolve();
+      };
+    });
+  }
+}
+
+t.test('a node runs only once its provider has opened: an open that waits for an earlier hold\'s parts holds the node back', async (t) => {
+  const { server, lease } = await hostWithLocks(t);
+  const provider = new SlowToOpen();
+  const a = agent(t, server, provider, 'replica-a');
+  await until('replica-a holds the lock', () => holder(lease()) === 'replica-a', 10_000);
+  const reads = server.matching('GET', LOCK).length + server.matching('PUT', LOCK).length;
+  await until('the lock renewed several times', () => server.matching('GET', LOCK).length + server.matching('PUT', LOCK).length >= reads + 4, 10_000);
+  t.same(provider.log, ['fence', 'opening'], 'not driven while the provider is still opening');
+  t.equal(a.nodes.length, 0, 'the node does not run yet');
+  provider.release();
+  await until('the node runs', () => provider.log.includes('list') && a.nodes.length === 1, 10_000);
+  t.same(provider.log, ['fence', 'opening', 'open', 'list']);
 });
 
 t.test('without leader election the provider is opened at start: one replica holds every node', async (t) => {

@@ -7,7 +7,7 @@
  * and its state is rebuilt from the clusters as the agent's is. What a standby still serves
  * (kubelet sessions, ping, capacity) is outside: reads only.
  */
-import type { Clock } from '../../lib/clock.js';
+import type { Clock, Timer } from '../../lib/clock.js';
 import type { KubeLog } from '../../adapters/kubernetes/log.js';
 import type { ClusterClient } from '../../adapters/kubernetes/clusterClient.js';
 import type { EventRecorderClient } from '../../adapters/kubernetes/eventRecorderClient.js';
@@ -28,7 +28,7 @@ import { RemotePodCalls } from './pods/remotePodCalls.js';
 import { RemoteNamespaces } from './pods/remoteNamespaces.js';
 import { RemotePods } from './pods/remotePods.js';
 import { ServiceReflector } from './serviceReflection/serviceReflector.js';
-import type { AddressSafety } from './addresses/addressSafety.js';
+import { REFRESH_NETWORKS_MS, type AddressSafety } from './addresses/addressSafety.js';
 import { HostTokens } from './pods/hostTokens.js';
 
 export interface DrivingDeps {
@@ -47,6 +47,8 @@ export interface DrivingDeps {
   readonly onSynced: () => void;
   /** Both clusters' CIDRs (addresses/addressSafety.ts): what a remote slice may carry, learnt before any copy. */
   readonly addresses: AddressSafety;
+  /** A later hold of the lock: the CIDRs are read again rather than taken from the start's read. */
+  readonly relearn: boolean;
 }
 
 export class DrivingParts {
@@ -60,6 +62,11 @@ export class DrivingParts {
   readonly hostTokens: HostTokens | undefined;
   private started = false;
   private stopped = false;
+  private readonly relearn: boolean;
+  private readonly clock: Clock;
+  private refresh: Timer | undefined;
+  /** Pod calls still running (a create is several requests): the hold is over only once they have settled. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(d: DrivingDeps) {
     const { o } = d;
@@ -118,6 +125,8 @@ export class DrivingParts {
     });
     this.onSynced = d.onSynced;
     this.addresses = d.addresses;
+    this.relearn = d.relearn;
+    this.clock = d.clock;
   }
 
   private readonly addresses: AddressSafety;
@@ -130,8 +139,10 @@ export class DrivingParts {
     this.started = true;
     this.pods.start();
     // No copy of a host slice before the remote's own CIDRs are known (learn() never rejects).
-    void this.addresses.learn().then(() => {
-      if (!this.stopped) this.services.start();
+    void (this.relearn ? this.addresses.relearn() : this.addresses.learn()).then(() => {
+      if (this.stopped) return;
+      this.services.start();
+      this.refreshNetworks();
     });
     void this.pods.waitForSync().then(() => {
       if (this.stopped) return;
@@ -139,6 +150,15 @@ export class DrivingParts {
       this.services.podsSynced();
       this.reflector.requestSweep();
     }, () => undefined);
+  }
+
+  /** Reads both clusters' CIDRs again every REFRESH_NETWORKS_MS while this hold lasts. */
+  private refreshNetworks(): void {
+    this.refresh = this.clock.setTimer(REFRESH_NETWORKS_MS, () => {
+      void this.addresses.relearn().then(() => {
+        if (!this.stopped) this.refreshNetworks();
+      });
+    });
   }
 
   get isStarted(): boolean {
@@ -154,14 +174,32 @@ export class DrivingParts {
     ];
   }
 
-  /** Stops every watch and timer for good (closing the watches' connections); each part though one throws. */
-  stop(): Promise<void> {
+  /** One pod call of this hold, counted until it settles (`stop()` waits for it). */
+  call<T>(run: (calls: RemotePodCalls) => Promise<T>): Promise<T> {
+    const running = run(this.calls);
+    const settled = running.then(() => undefined, () => undefined);
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
+    return running;
+  }
+
+  /**
+   * Stops every watch and timer for good (closing the watches' connections), each part though one
+   * throws, then waits for the pod calls still running (fenced, each refused at its next write,
+   * a read bounded by its deadline): until then, a step of an old call could still write.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
-    return stopParts({
-      'remote pods': this.pods,
-      ...definedOnly({ 'remote events': this.events }),
-      'config reflection': this.reflector,
-      'service reflection': this.services,
-    }).then(() => undefined);
+    this.refresh?.cancel();
+    try {
+      await stopParts({
+        'remote pods': this.pods,
+        ...definedOnly({ 'remote events': this.events }),
+        'config reflection': this.reflector,
+        'service reflection': this.services,
+      });
+    } finally {
+      await Promise.all(this.inFlight);
+    }
   }
 }

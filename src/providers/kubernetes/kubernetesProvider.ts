@@ -25,8 +25,8 @@
  * informer, sweep or reflection pass; drivingParts.ts), whatever calls it, until `openWrites`
  * (the node's lock is held). A standby still answers kubelet sessions (logs, exec, attach,
  * port-forward) with reads of the remote pod. `fenceWrites` (the lock is lost) closes the fences
- * first, then stops those parts for good, closing their watches; the next `openWrites` builds
- * them again from the clusters. Without `fenced` (a single replica) writes are open from the start.
+ * first, then stops those parts for good, closing their watches; the next `openWrites` waits
+ * for them to have stopped (their pod calls settled) and builds them again from the clusters. Without `fenced` (a single replica) writes are open from the start.
  */
 import type { Clock } from '../../lib/clock.js';
 import { systemClock } from '../../adapters/clock.js';
@@ -88,7 +88,7 @@ export class KubernetesProvider
   private readonly ownsHostEvents: boolean;
   /** What drives the node in this hold (rebuilt at each `openWrites` after a `fenceWrites`). */
   private drive: DrivingParts;
-  /** Parts of earlier holds still stopping (awaited by `stop()`). */
+  /** Parts of earlier holds still stopping (awaited by `stop()` and `openWrites`). */
   private retiring: Promise<void> = Promise.resolve();
   private readonly node: RemoteNode;
   private readonly stats: RemoteStats;
@@ -98,6 +98,8 @@ export class KubernetesProvider
   private callback: PodNotificationCallback | undefined;
   /** The writes' fence is open: this replica may drive the node (holds its lock, or needs none). */
   private writesOpen: boolean;
+  /** Bumped by every fence and open: an open still waiting for retiring parts gives way to a later one. */
+  private term = 0;
   private readonly addresses: AddressSafety;
   private readonly life: LifecycleControl;
   /** Ready once the remote pod informer has listed (after `start()`). */
@@ -148,9 +150,9 @@ export class KubernetesProvider
     });
   }
 
-  private drivingParts(): DrivingParts {
+  private drivingParts(relearn = false): DrivingParts {
     return new DrivingParts({
-      o: this.o, remote: this.remote, host: this.host, hostEvents: this.hostEvents, clock: this.clock, log: this.log,
+      o: this.o, relearn, remote: this.remote, host: this.host, hostEvents: this.hostEvents, clock: this.clock, log: this.log,
       rule: this.rule, view: this.view, remoteNamespaceOf: (ns) => this.remoteNamespaceOf(ns),
       callback: () => this.callback, onSynced: () => this.life.markReady(), addresses: this.addresses,
     });
@@ -184,21 +186,29 @@ export class KubernetesProvider
    * The next `openWrites` starts them again, fresh.
    */
   fenceWrites(reason: string): void {
+    this.term += 1;
     this.remote.fenceWrites(reason);
     this.host.fenceWrites(reason);
     if (!this.writesOpen) return;
     this.writesOpen = false;
     const old = this.drive;
-    this.drive = this.drivingParts();
+    this.drive = this.drivingParts(true);
     this.retiring = Promise.all([this.retiring, old.stop().catch((error: unknown) =>
       this.log.warn('stopping the kubernetes provider\'s driving parts failed', { node: this.o.nodeName, error: errorMessage(error) }))]).then(() => undefined);
   }
 
-  /** The node's lock is held: writes go out, and the parts that drive the node start (at once if they had). */
-  openWrites(): void {
-    this.remote.openWrites();
-    this.host.openWrites();
+  /**
+   * The node's lock is held: once earlier holds' parts have stopped (their pod calls settled), so
+   * two holds never write at once, writes go out and the driving parts start (at once if
+   * `notifyPods` had asked). Resolves then, or without opening if `fenceWrites`/`stop` came first.
+   */
+  async openWrites(): Promise<void> {
+    const term = (this.term += 1);
+    await this.retiring;
+    if (term !== this.term || this.life.stopRequested) return;
+    for (const cluster of [this.remote, this.host]) cluster.openWrites();
     this.writesOpen = true;
+    if (this.callback) this.start();
   }
 
   /** Stops every watch and timer and closes the connections. The remote pods keep running. */
@@ -273,17 +283,17 @@ export class KubernetesProvider
 
   createPod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.drive.calls.create(pod), signal);
+    return untilAborted(this.drive.call((calls) => calls.create(pod)), signal);
   }
 
   updatePod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.drive.calls.update(pod), signal);
+    return untilAborted(this.drive.call((calls) => calls.update(pod)), signal);
   }
 
   deletePod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.drive.calls.delete(pod), signal);
+    return untilAborted(this.drive.call((calls) => calls.delete(pod)), signal);
   }
 
   /**

@@ -37,8 +37,8 @@ export interface WatchStream {
   end(): void;
 }
 
-/** `'hang'`: accept the request and never answer (a frozen API server). */
-export type Route = (req: Recorded) => Reply | 'watch' | 'hang' | undefined;
+/** `'hang'`: accept the request and never answer (a frozen API server). A promise: answer when it settles (a slow server the test releases). */
+export type Route = (req: Recorded) => Reply | Promise<Reply> | 'watch' | 'hang' | undefined;
 
 export class MockApiServer {
   readonly requests: Recorded[] = [];
@@ -134,12 +134,21 @@ export class MockApiServer {
         res.once('close', () => this.abandoned.push(rec));
         return;
       }
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-      res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
+      if (reply instanceof Promise) {
+        void reply.then((later) => this.answer(res, later));
+        return;
+      }
+      this.answer(res, reply);
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(status(404, 'NotFound', `the server could not find the requested resource ${rec.url.pathname}`)));
+  }
+
+  private answer(res: http.ServerResponse, reply: Reply): void {
+    if (res.destroyed) return;
+    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+    res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
   }
 
   private openWatch(rec: Recorded, res: http.ServerResponse): void {

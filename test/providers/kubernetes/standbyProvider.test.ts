@@ -82,7 +82,7 @@ t.test('a provider built fenced is a standby: a kubelet session reads the pod, a
 t.test('openWrites drives the node; fenceWrites closes every watch, fenced first; openWrites starts them again, fresh', async (t) => {
   const { host, remote, provider } = await world(t);
   const notified: PodNotification[] = [];
-  provider.openWrites();
+  await provider.openWrites();
   provider.notifyPods((n) => notified.push(n));
   const firstLoops = provider.reconcilers();
   await until('the remote pods listed and watched', () => provider.hasSynced() && remote.openWatches().some((w) => w.url.pathname === '/api/v1/pods'), 10_000);
@@ -102,9 +102,35 @@ t.test('openWrites drives the node; fenceWrites closes every watch, fenced first
   t.equal(writes(host).length, hostWritesAtFence, 'no host write after the fence');
 
   const watchesBefore = remote.watches.length;
-  provider.openWrites();
+  await provider.openWrites();
   provider.notifyPods((n) => notified.push(n));
   t.not(provider.reconcilers()[0], firstLoops[0], 'the next hold has loops of its own');
   await until('the remote pods watched again', () => remote.openWatches().some((w) => w.url.pathname === '/api/v1/pods') && remote.watches.length > watchesBefore, 10_000);
   t.ok(provider.driving);
+});
+
+t.test('a lock lost and taken back at once: writes reopen only once the last hold\'s parts have stopped, so its pod call still running writes nothing', async (t) => {
+  const { host, remote, provider } = await world(t);
+  remote.route((r) => (r.method === 'POST' ? { status: 201, body: JSON.parse(r.body) as unknown } : undefined));
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const configMap = '/api/v1/namespaces/shop/configmaps/app-config';
+  host.route((r) => (r.method === 'GET' && r.url.pathname === configMap
+    ? released.then(() => ({ body: { metadata: { name: 'app-config', namespace: 'shop', uid: 'cm', resourceVersion: '3' }, data: { a: 'b' } } }))
+    : undefined));
+  await provider.openWrites();
+  provider.notifyPods(() => undefined);
+  await until('the remote pods listed', () => provider.hasSynced(), 10_000);
+  const call = provider.createPod(hostPod).then(() => 'created', (e: unknown) => e);
+  await until('the first hold\'s create is reading the ConfigMap from the host', () => host.matching('GET', configMap).length > 0, 10_000);
+
+  provider.fenceWrites('the lock of node vk-1 was lost');
+  const reopened = provider.openWrites();
+  release();
+  t.equal(providerKindOf(await call), 'transient', 'the first hold\'s call, still running, is refused by the fence');
+  t.same(remote.matching('POST', '/api/v1/namespaces/shop-home/pods'), [], 'its pod never reached the remote');
+  t.same(remote.matching('POST', '/api/v1/namespaces/shop-home/configmaps'), [], 'nor its ConfigMap copy');
+  await reopened;
+  t.ok(provider.driving, 'the next hold drives the node once the first one\'s parts stopped');
+  t.equal(await provider.createPod(hostPod).then(() => 'created', (e: unknown) => e), 'created', 'and its own calls write');
 });
