@@ -8,6 +8,7 @@ import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 import type { LifecycleHookName } from '../../providers/containerDuties.js';
 import type { OwnerWarning } from '../admission/daemonSets.js';
+import type { InPlaceDuties } from './config.js';
 
 /** The virtual node's readiness, as its node actor last announced it. */
 export interface NodeReadiness {
@@ -101,6 +102,8 @@ export interface PodCommon {
   readonly retries: Readonly<Record<RetryKind, Retry>>;
   /** The container resources the provider was given, to tell a resize it cannot apply (unsupportedDuties.ts); null: none seen yet. */
   readonly allocation: Allocation | null;
+  /** What the provider changes in a running pod itself (its status is the answer), set at the actor's start. */
+  readonly inPlace: InPlaceDuties;
 }
 
 /**
