@@ -23,6 +23,7 @@ import type { InPlaceDuties } from './config.js';
 export const cannotRunEphemeral = 'the provider of this virtual node cannot run ephemeral containers';
 export const cannotResize = 'the provider of this virtual node cannot resize containers in place';
 export const resizePending = 'PodResizePending';
+export const resizeInProgress = 'PodResizeInProgress';
 const startError = { exitCode: 128, reason: 'StartError', message: cannotRunEphemeral } as const;
 
 
@@ -61,7 +62,8 @@ export function trackAllocation<S extends Tracked>(state: S, host: Pod | undefin
 /** Whether the host pod asks for what the provider cannot do, or shows a resize condition to keep up to date. */
 export function asksUnsupported(host: Pod | undefined, allocation: Allocation | null, inPlace: InPlaceDuties): boolean {
   const ephemeral = !inPlace.ephemeralContainers && (host?.spec?.ephemeralContainers?.length ?? 0) > 0;
-  if (ephemeral || inPlace.resize) return ephemeral;
+  if (ephemeral) return true;
+  if (inPlace.resize) return host?.status?.conditions?.some((c) => resizeConditions.has(c.type) && c.status === 'True') ?? false;
   return (allocation?.pending ?? false) || (host?.status?.conditions?.some((c) => c.type === resizePending) ?? false);
 }
 
@@ -69,7 +71,23 @@ export function asksUnsupported(host: Pod | undefined, allocation: Allocation | 
 export function withUnsupportedDuties(status: PodStatus, host: Pod | undefined, allocation: Allocation | null, inPlace: InPlaceDuties): PodStatus {
   const ephemeral = inPlace.ephemeralContainers ? status.ephemeralContainerStatuses : ephemeralStatuses(host, status.ephemeralContainerStatuses);
   const withEphemeral = ephemeral === status.ephemeralContainerStatuses ? status : { ...status, ephemeralContainerStatuses: ephemeral };
-  return inPlace.resize ? withEphemeral : withResizeCondition(withEphemeral, host, allocation);
+  return inPlace.resize ? withoutStaleResizeConditions(withEphemeral, host) : withResizeCondition(withEphemeral, host, allocation);
+}
+
+const resizeConditions: ReadonlySet<string> = new Set([resizePending, resizeInProgress]);
+
+/**
+ * A provider that resizes reports its kubelet's conditions, and a kubelet removes one when it no
+ * longer holds; a strategic merge would keep it on the host, so one shown True that the provider
+ * left out is turned False (dated as it was shown: a status write is decided without a clock, and
+ * the same status must fingerprint the same).
+ */
+function withoutStaleResizeConditions(status: PodStatus, host: Pod | undefined): PodStatus {
+  const reported = new Set((status.conditions ?? []).map((c) => c.type));
+  const stale = (host?.status?.conditions ?? []).filter((c) => resizeConditions.has(c.type) && c.status === 'True' && !reported.has(c.type));
+  if (stale.length === 0) return status;
+  const cleared = stale.map((c): PodCondition => ({ type: c.type, status: 'False', reason: '', message: '', ...definedOnly({ lastTransitionTime: c.lastTransitionTime }) }));
+  return { ...status, conditions: [...(status.conditions ?? []), ...cleared] };
 }
 
 function ephemeralStatuses(host: Pod | undefined, reported: ContainerStatus[] | undefined): ContainerStatus[] | undefined {

@@ -139,3 +139,14 @@ t.test('a provider that resizes in place: no Infeasible of Tether\'s; its resize
   t.same(resizeCondition(writes(pending).at(-1)), deferred.conditions?.at(-1), 'the provider\'s Deferred, as it says');
   t.same(events(pending), [], 'the provider\'s kubelet says its own Events');
 });
+
+t.test('a provider that resizes in place: a resize condition it stops reporting (the kubelet removes it) is turned False on the host, which a merge would keep', async (t) => {
+  const s = runningAtCapable(host(1, '100m'));
+  const inProgress = { type: 'PodResizeInProgress', status: 'True', reason: '', message: '', lastTransitionTime: new Date(NOW) };
+  const shown = { ...host(2, '200m'), status: { phase: 'Running', conditions: [inProgress] } };
+  const changed = stepCapable(s, { type: 'pod.host-changed', pod: shown }, NOW + 1_000);
+  const done = stepCapable(changed.state, { type: 'pod.provider-status', status: running }, NOW + 2_000);
+  const written = writes(done).at(-1) ?? writes(changed).at(-1);
+  const condition = written?.conditions?.find((c) => c.type === 'PodResizeInProgress');
+  t.same(condition && { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message }, { type: 'PodResizeInProgress', status: 'False', reason: '', message: '' });
+});
