@@ -24,7 +24,8 @@ import type { PodApi } from '../adapters/kubernetes/podApi.js';
 import type { NodeWatch, PodWatch } from '../adapters/kubernetes/watch.js';
 import type { Logger } from '../adapters/logger.js';
 import { LazyChildLogger } from '../adapters/lazyChildLogger.js';
-import { isInspectableProvider, isKubeletBackedProvider, isLifecycleHookProvider, isReconcilingProvider, supportedPodFeatures, type Provider } from '../providers/provider.js';
+import { inPlaceUpdatesOf, isInspectableProvider, isKubeletBackedProvider, isLifecycleHookProvider, isReconcilingProvider, supportedPodFeatures, type Provider } from '../providers/provider.js';
+import { NO_IN_PLACE, type ContainerDuties } from './pod/config.js';
 import { partView } from '../runtime/partView.js';
 import type { ActorRef } from '../runtime/behavior.js';
 import { nodeRestartPolicy, podRestartPolicy } from '../supervisors/restartPolicy.js';
@@ -116,7 +117,7 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       });
       const podDeps: PodActorDeps = {
         // Who runs hooks and says the container Events is the provider's nature, not a setting.
-        config: { ...config.pod, containerDuties: { by: isKubeletBackedProvider(deps.provider) ? 'provider' : 'tether', hooks: isLifecycleHookProvider(deps.provider) } },
+        config: { ...config.pod, containerDuties: containerDutiesOf(deps.provider) },
         admission,
         provider: deps.provider,
         pods: deps.podApi,
@@ -237,4 +238,14 @@ function reportPoisonPod(deps: VirtualNodeDeps, key: { namespace: string; name: 
   deps.podApi.patchPodAnnotations(key.namespace, key.name, key.uid, { [actorFailedAnnotation]: message }).catch((err: unknown) => {
     deps.logger.warn('could not annotate a pod Tether gave up on', { pod: `${key.namespace}/${key.name}`, error: String(err) });
   });
+}
+
+/** Who runs hooks, says the container Events and applies resizes and ephemeral containers: the provider's nature, not a setting. */
+function containerDutiesOf(provider: Provider): ContainerDuties {
+  const inPlace = inPlaceUpdatesOf(provider);
+  return {
+    by: isKubeletBackedProvider(provider) ? 'provider' : 'tether',
+    hooks: isLifecycleHookProvider(provider),
+    inPlace: inPlace.length === 0 ? NO_IN_PLACE : { resize: inPlace.includes('resize'), ephemeralContainers: inPlace.includes('ephemeralContainers') },
+  };
 }

@@ -40,6 +40,29 @@ export interface KubeletBackedProvider {
   readonly runsPodsUnderKubelet: true;
 }
 
+/** What a provider can change in a running pod beyond labels, annotations, images and the deadline. */
+export type InPlaceUpdate = 'resize' | 'ephemeralContainers';
+
+/**
+ * Optional: the provider applies these changes of a running pod's spec itself (through
+ * `updatePod`), and its status says how they went, as a kubelet writes it:
+ * - `resize`: changed container resources are resized in place; the status carries
+ *   `containerStatuses[].resources` and `allocatedResources` and the `PodResizePending`
+ *   (`Infeasible`, `Deferred`) and `PodResizeInProgress` conditions. Tether mirrors them as given.
+ * - `ephemeralContainers`: a new entry of `spec.ephemeralContainers` is started and reported in
+ *   `ephemeralContainerStatuses`; exec and attach reach it by its name.
+ * Without one, Tether answers that change as a kubelet that cannot (docs/kubelet-api.md,
+ * "Ephemeral containers and in-place resize").
+ */
+export interface InPlaceUpdateProvider {
+  inPlaceUpdates(): readonly InPlaceUpdate[];
+}
+
+export function inPlaceUpdatesOf(provider: object): readonly InPlaceUpdate[] {
+  const p = provider as Partial<InPlaceUpdateProvider>;
+  return typeof p.inPlaceUpdates === 'function' ? p.inPlaceUpdates() : [];
+}
+
 export function isLifecycleHookProvider<P extends object>(provider: P): provider is P & LifecycleHookProvider {
   return typeof (provider as Record<string, unknown>).runLifecycleHook === 'function';
 }

@@ -15,6 +15,7 @@ import { TetherAgent, type AgentNodeSpec } from '../../src/app/tetherAgent.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { KubernetesProvider, type KubernetesProviderOptions } from '../../src/providers/kubernetes/index.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
+import type { InPlaceUpdate } from '../../src/providers/provider.js';
 import type { ReportingHost, TeardownHost } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, type KubeObject } from './kubectlJson.js';
@@ -32,6 +33,8 @@ export interface RemoteWorkerOptions {
   readonly taints?: readonly Taint[];
   /** Delete the worker's Node when the test ends (default: leave it NotReady). */
   readonly deleteNodeOnStop?: boolean;
+  /** The running-pod changes the worker applies in place, as a kubelet (default none). */
+  readonly inPlaceUpdates?: readonly InPlaceUpdate[];
 }
 
 export interface RemoteWorker {
@@ -49,6 +52,7 @@ export function startRemoteWorker(t: TeardownHost, remote: ClusterAccess, option
     startLatencyMs: options.startLatencyMs ?? 200,
     ...(options.stopLatencyMs !== undefined ? { stopLatencyMs: options.stopLatencyMs } : {}),
     podCIDR: options.podCIDR,
+    ...(options.inPlaceUpdates !== undefined ? { inPlaceUpdates: options.inPlaceUpdates } : {}),
   });
   const agent = TetherAgent.start({
     host: { kind: 'file', path: remote.kubeconfigPath },

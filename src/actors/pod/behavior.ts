@@ -42,7 +42,7 @@ class PodBehavior implements ActorBehavior<PodState, PodMsg, PodEffect> {
   initialState(): PodState {
     const host = this.deps.readHostPod(this.identity.namespace, this.identity.name);
     // A cached pod with another UID is a namesake, not this actor's pod.
-    return initialPodState(host?.metadata?.uid === this.identity.uid ? host : undefined, this.identity, this.deps.nodeReadiness());
+    return initialPodState(host?.metadata?.uid === this.identity.uid ? host : undefined, this.identity, this.deps.nodeReadiness(), this.deps.config.containerDuties.inPlace);
   }
 
   onStart(state: PodState, now: number): Next {

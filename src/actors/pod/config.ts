@@ -23,11 +23,24 @@ export interface PodActorConfig {
   readonly containerDuties: ContainerDuties;
 }
 
-/** `tether`, or `provider` (a `KubeletBackedProvider`); `hooks`: it can run exec and httpGet hooks (a `LifecycleHookProvider`). */
+/**
+ * `tether`, or `provider` (a `KubeletBackedProvider`); `hooks`: it can run exec and httpGet hooks
+ * (a `LifecycleHookProvider`); `inPlace`: the running-pod changes it applies itself (an `InPlaceUpdateProvider`).
+ */
 export interface ContainerDuties {
   readonly by: 'tether' | 'provider';
   readonly hooks: boolean;
+  readonly inPlace?: InPlaceDuties;
 }
+
+/** Whether the provider resizes containers in place and runs ephemeral containers (else Tether says it cannot). */
+export interface InPlaceDuties {
+  readonly resize: boolean;
+  readonly ephemeralContainers: boolean;
+}
+
+/** Shared by every pod of a provider that does neither (one object, not one per pod). */
+export const NO_IN_PLACE: InPlaceDuties = Object.freeze({ resize: false, ephemeralContainers: false });
 
 export type PodActorConfigInput = Pick<PodActorConfig, 'nodeName'> &
   Partial<Omit<PodActorConfig, 'nodeName' | 'retry'>> & { readonly retry?: Partial<BackoffPolicy> };

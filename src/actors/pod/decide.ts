@@ -12,7 +12,7 @@ import { create, onAnnotationWritten, onCreateDeadline, onCreateFailed, onCreate
 import { endTermination, finish, isDeleting, onDeleteFailed, onGraceExpired, onHookFinished, onHostDeleted, onHostDeleteFailed, onPreStopDue, orphaned, resumePreStop, retryDelete, startDeletion } from './deletion.js';
 import { markNotReady, onNodeReadiness } from './notReadyMarking.js';
 import { hostStatusFrom, isTerminal, lostStatus, podForProvider, specFingerprint } from './podStatusView.js';
-import type { PodActorConfig } from './config.js';
+import { NO_IN_PLACE, type InPlaceDuties, type PodActorConfig } from './config.js';
 import type { NodeReadiness, PodEffect, PodMsg, PodState } from './protocol.js';
 import { observeGeneration, onHoldExpired, showUnsupported, onStatusWriteFailed, onStatusWriteSuperseded, onStatusWritten, repairDrift, requestWrite, retryWrite } from './statusWrites.js';
 import { retryLater, succeeded } from './retries.js';
@@ -24,7 +24,7 @@ import { trackAllocation, unsupportedDutyEvents } from './unsupportedDuties.js';
 
 export { retryDelay } from './transitions.js';
 
-export function initialPodState(host: Pod | undefined, identity: { namespace: string; name: string; uid: string }, node: NodeReadiness): PodState {
+export function initialPodState(host: Pod | undefined, identity: { namespace: string; name: string; uid: string }, node: NodeReadiness, inPlace: InPlaceDuties = NO_IN_PLACE): PodState {
   return {
     ...identity,
     host,
@@ -37,6 +37,7 @@ export function initialPodState(host: Pod | undefined, identity: { namespace: st
     retries: { fetch: noRetry, annotate: noRetry, update: noRetry, write: noRetry },
     allocation: null,
     postStart: noPostStart,
+    inPlace,
   };
 }
 
@@ -64,7 +65,7 @@ export function decidePod(config: PodActorConfig, state: PodState, msg: PodMsg, 
 function withDutyEvents(config: PodActorConfig, before: PodState, next: Next): Next {
   const written = next.state.writes.last;
   if (next.stop || !written || written === before.writes.last) return next;
-  const said = unsupportedDutyEvents(next.state.host, before.writes.last ?? before.host?.status, written);
+  const said = unsupportedDutyEvents(next.state.host, before.writes.last ?? before.host?.status, written, next.state.inPlace);
   return plus(next, ...said.map((e) => dutyEvent(config, e)));
 }
 

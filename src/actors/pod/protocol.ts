@@ -8,6 +8,7 @@ import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { ProviderErrorKind as ErrorKind } from '../../providers/errors.js';
 import type { LifecycleHookName } from '../../providers/containerDuties.js';
 import type { OwnerWarning } from '../admission/daemonSets.js';
+import type { InPlaceDuties } from './config.js';
 
 /** The virtual node's readiness, as its node actor last announced it. */
 export interface NodeReadiness {
@@ -103,6 +104,8 @@ export interface PodCommon {
   readonly allocation: Allocation | null;
   /** The postStart hooks of the containers' current runs (postStart.ts); empty for most pods. */
   readonly postStart: readonly PostStartRun[];
+  /** What the provider changes in a running pod itself (its status is the answer), set at the actor's start. */
+  readonly inPlace: InPlaceDuties;
 }
 
 /**

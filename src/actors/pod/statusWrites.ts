@@ -74,7 +74,7 @@ export function observeGeneration(state: PodState): Next {
  */
 export function showUnsupported(state: PodState): Next {
   const last = state.writes.last;
-  if (state.stage !== 'running' || !last || !state.node.ready || !state.provider || isNotReadyMark(last) || !asksUnsupported(state.host, state.allocation)) return { state };
+  if (state.stage !== 'running' || !last || !state.node.ready || !state.provider || isNotReadyMark(last) || !asksUnsupported(state.host, state.allocation, state.inPlace)) return { state };
   return requestWrite(state, hostStatusFrom(state.provider));
 }
 
@@ -86,7 +86,7 @@ export const PENDING_HOLD_MS = 1_000;
 
 /** Only a pod that asks for what the provider cannot do pays for saying so (most never do). */
 function unsupportedSaid(status: PodStatus, state: PodState): PodStatus {
-  return asksUnsupported(state.host, state.allocation) ? withUnsupportedDuties(status, state.host, state.allocation) : status;
+  return asksUnsupported(state.host, state.allocation, state.inPlace) ? withUnsupportedDuties(status, state.host, state.allocation, state.inPlace) : status;
 }
 
 /**

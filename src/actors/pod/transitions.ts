@@ -36,8 +36,8 @@ export function andThen(next: Next, then: (state: PodState) => Next): Next {
 
 /** The fields valid in every stage, and nothing of the stage's own. */
 export function common(state: PodState): PodCommon {
-  const { namespace, name, uid, host, node, provider, createError, annotation, writes, retries, allocation, postStart } = state;
-  return { namespace, name, uid, host, node, provider, createError, annotation, writes, retries, allocation, postStart };
+  const { namespace, name, uid, host, node, provider, createError, annotation, writes, retries, allocation, postStart, inPlace } = state;
+  return { namespace, name, uid, host, node, provider, createError, annotation, writes, retries, allocation, postStart, inPlace };
 }
 
 /** `state` in another stage: what every stage has is carried, the old stage's own fields are not. */

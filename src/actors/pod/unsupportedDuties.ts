@@ -9,16 +9,21 @@
  *   resize) get the kubelet's `PodResizePending` condition, reason `Infeasible`
  *   (allocation_manager.go), and its `ResizeInfeasible` Event, in the kubelet's words
  *   (events/resize.go); the condition turns False once spec and allocation agree again.
+ *
+ * A provider that does either itself (an InPlaceUpdateProvider, `state.inPlace`) is not answered
+ * for: its status (the remote kubelet's conditions, its ephemeral container statuses) is the answer.
  */
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { fingerprint } from '../../lib/fingerprint.js';
 import { isTerminalPhase } from '../../providers/podStatus.js';
 import type { Allocation, PodCommon, PodStage } from './protocol.js';
+import type { InPlaceDuties } from './config.js';
 
 export const cannotRunEphemeral = 'the provider of this virtual node cannot run ephemeral containers';
 export const cannotResize = 'the provider of this virtual node cannot resize containers in place';
 export const resizePending = 'PodResizePending';
+export const resizeInProgress = 'PodResizeInProgress';
 const startError = { exitCode: 128, reason: 'StartError', message: cannotRunEphemeral } as const;
 
 
@@ -45,7 +50,7 @@ function resourcesOf(host: Pod): string {
  * it has them, a different spec is a resize the provider cannot apply.
  */
 export function trackAllocation<S extends Tracked>(state: S, host: Pod | undefined, now: number): S {
-  if (!host) return state;
+  if (!host || state.inPlace.resize) return state;
   const resources = resourcesOf(host);
   const atProvider = state.stage === 'creating' || state.stage === 'running' || state.stage === 'terminating';
   const base = atProvider && state.allocation ? state.allocation.resources : resources;
@@ -55,16 +60,34 @@ export function trackAllocation<S extends Tracked>(state: S, host: Pod | undefin
 }
 
 /** Whether the host pod asks for what the provider cannot do, or shows a resize condition to keep up to date. */
-export function asksUnsupported(host: Pod | undefined, allocation: Allocation | null): boolean {
-  const ephemeral = (host?.spec?.ephemeralContainers?.length ?? 0) > 0;
-  return ephemeral || (allocation?.pending ?? false) || (host?.status?.conditions?.some((c) => c.type === resizePending) ?? false);
+export function asksUnsupported(host: Pod | undefined, allocation: Allocation | null, inPlace: InPlaceDuties): boolean {
+  const ephemeral = !inPlace.ephemeralContainers && (host?.spec?.ephemeralContainers?.length ?? 0) > 0;
+  if (ephemeral) return true;
+  if (inPlace.resize) return host?.status?.conditions?.some((c) => resizeConditions.has(c.type) && c.status === 'True') ?? false;
+  return (allocation?.pending ?? false) || (host?.status?.conditions?.some((c) => c.type === resizePending) ?? false);
 }
 
 /** `status` (as written to the host) with what the provider cannot do said: ephemeral containers and a pending resize. */
-export function withUnsupportedDuties(status: PodStatus, host: Pod | undefined, allocation: Allocation | null): PodStatus {
-  const ephemeral = ephemeralStatuses(host, status.ephemeralContainerStatuses);
+export function withUnsupportedDuties(status: PodStatus, host: Pod | undefined, allocation: Allocation | null, inPlace: InPlaceDuties): PodStatus {
+  const ephemeral = inPlace.ephemeralContainers ? status.ephemeralContainerStatuses : ephemeralStatuses(host, status.ephemeralContainerStatuses);
   const withEphemeral = ephemeral === status.ephemeralContainerStatuses ? status : { ...status, ephemeralContainerStatuses: ephemeral };
-  return withResizeCondition(withEphemeral, host, allocation);
+  return inPlace.resize ? withoutStaleResizeConditions(withEphemeral, host) : withResizeCondition(withEphemeral, host, allocation);
+}
+
+const resizeConditions: ReadonlySet<string> = new Set([resizePending, resizeInProgress]);
+
+/**
+ * A provider that resizes reports its kubelet's conditions, and a kubelet removes one when it no
+ * longer holds; a strategic merge would keep it on the host, so one shown True that the provider
+ * left out is turned False (dated as it was shown: a status write is decided without a clock, and
+ * the same status must fingerprint the same).
+ */
+function withoutStaleResizeConditions(status: PodStatus, host: Pod | undefined): PodStatus {
+  const reported = new Set((status.conditions ?? []).map((c) => c.type));
+  const stale = (host?.status?.conditions ?? []).filter((c) => resizeConditions.has(c.type) && c.status === 'True' && !reported.has(c.type));
+  if (stale.length === 0) return status;
+  const cleared = stale.map((c): PodCondition => ({ type: c.type, status: 'False', reason: '', message: '', ...definedOnly({ lastTransitionTime: c.lastTransitionTime }) }));
+  return { ...status, conditions: [...(status.conditions ?? []), ...cleared] };
 }
 
 function ephemeralStatuses(host: Pod | undefined, reported: ContainerStatus[] | undefined): ContainerStatus[] | undefined {
@@ -95,14 +118,15 @@ export interface DutyEvent {
   readonly fieldPath?: string;
 }
 
-export function unsupportedDutyEvents(host: Pod | undefined, previous: PodStatus | null | undefined, next: PodStatus): DutyEvent[] {
+export function unsupportedDutyEvents(host: Pod | undefined, previous: PodStatus | null | undefined, next: PodStatus, inPlace: InPlaceDuties): DutyEvent[] {
   const before = new Set((previous?.ephemeralContainerStatuses ?? []).map((s) => s.name));
   const failed = (next.ephemeralContainerStatuses ?? [])
     .filter((s) => s.state?.terminated?.message === cannotRunEphemeral && !before.has(s.name))
     .map((s): DutyEvent => ({ reason: 'Failed', note: `Error: ${cannotRunEphemeral}`, fieldPath: `spec.ephemeralContainers{${s.name}}` }));
   const now = next.conditions?.find((c) => c.type === resizePending && c.status === 'True');
   const was = previous?.conditions?.find((c) => c.type === resizePending && c.status === 'True');
-  const resized = now && (!was || was.observedGeneration !== now.observedGeneration) ? [{ reason: 'ResizeInfeasible' as const, note: resizeNote(host, now.observedGeneration) }] : [];
+  // A provider that resizes says its own Events (the remote kubelet's, forwarded).
+  const resized = now && !inPlace.resize && (!was || was.observedGeneration !== now.observedGeneration) ? [{ reason: 'ResizeInfeasible' as const, note: resizeNote(host, now.observedGeneration) }] : [];
   return [...failed, ...resized];
 }
 

@@ -41,6 +41,8 @@ import type {
   ContainerStreams,
   ExecProvider,
   InspectableProvider,
+  InPlaceUpdate,
+  InPlaceUpdateProvider,
   ReconcilingProvider,
   MetricsProvider,
   KubeletBackedProvider,
@@ -75,10 +77,15 @@ import type { StartFinding } from './startFindings.js';
 import { checkMappingChange } from './pods/mappingChange.js';
 
 export class KubernetesProvider
-  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, Lifecycle {
+  implements Provider, LogsProvider, ExecProvider, AttachProvider, PortForwardProvider, StatsProvider, WriteFencedProvider, InspectableProvider, MetricsProvider, ReconcilingProvider, KubeletBackedProvider, InPlaceUpdateProvider, Lifecycle {
   readonly name = 'kubernetes';
   /** The remote cluster's kubelet runs the hooks and records the container Events (forwarded by remoteEvents.ts). */
   readonly runsPodsUnderKubelet = true;
+
+  /** Resizes go to the remote pod's `resize` subresource, ephemeral containers to its `ephemeralcontainers` one; the remote kubelet's answer is the status. */
+  inPlaceUpdates(): readonly InPlaceUpdate[] {
+    return ['resize', 'ephemeralContainers'];
+  }
   private readonly clock: Clock;
   private readonly ownsHost: boolean;
   private readonly log: KubeLog;

@@ -155,7 +155,8 @@ function hostnameOf(pod: Pod): string {
 /** The container's environment and files now. Throws MissingReference for a missing mandatory object or key. */
 export async function containerView(pod: Pod, containerName: string, source: ConfigSource, signal?: AbortSignal): Promise<ContainerView> {
   const spec = pod.spec;
-  const container = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].find((c) => c.name === containerName);
+  // An ephemeral container has the fields a view reads (env, envFrom, volumeMounts).
+  const container = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...((spec?.ephemeralContainers ?? []) as Container[])].find((c) => c.name === containerName);
   if (!container) throw new MissingReference(`container ${containerName} is not valid for pod ${pod.metadata?.name ?? ''}`);
   const resolver = new Resolver(source, pod.metadata?.namespace ?? 'default', signal);
   const env = await resolveEnv(pod, container, resolver);

@@ -39,6 +39,8 @@ export const simulatedProviderSchema = z.strictObject({
   hostIP: nonEmptyString.optional(),
   /** Capacity (= allocatable). */
   resources: resources.optional(),
+  /** The running-pod changes the node applies in place (inPlaceUpdates.ts); default none. */
+  inPlaceUpdates: z.array(z.enum(['resize', 'ephemeralContainers'], 'resize or ephemeralContainers'), 'a list of resize and/or ephemeralContainers').optional(),
   faults: z.strictObject({
     createErrorRate: z.number('a fraction from 0 to 1').min(0, 'a fraction from 0 to 1').max(1, 'a fraction from 0 to 1').optional(),
     pingFailing: z.boolean('true or false').optional(),
@@ -70,6 +72,7 @@ export const simulatedRegistration: ProviderRegistration<typeof simulatedProvide
         imageCommands: config.imageCommands,
         faults: config.faults ? { ...config.faults } : undefined,
         podEvents: context.podEvents,
+        inPlaceUpdates: config.inPlaceUpdates,
       }),
       // exec sees the ConfigMaps and Secrets of the cluster whose pods this node runs.
       configSource: createConfigObjectReader(loadKubeConfig(context.host)),

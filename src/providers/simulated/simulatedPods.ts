@@ -19,9 +19,11 @@ import type { ShellRunner } from './containerRuntime.js';
 import type { ConfigSource } from './configSource.js';
 import { startLatencyOf } from './dataFaults.js';
 import { DEFAULT_IMAGE_COMMANDS, type ImageCommands } from './imageCommands.js';
-import { definedOnly } from '../../lib/defaults.js';
+import { definedOnly, when } from '../../lib/defaults.js';
 import type { PodEventSink } from '../registration.js';
 import type { ExecResult } from './probes/containerProbes.js';
+import type { InPlaceUpdate, ResourceList } from '../provider.js';
+import { actuated, afterVerdict, allocatedOf, initialInPlace, inPlaceStatus, resizeVerdict, resourcesOf, withdrawn, withEphemeral, type InPlaceState } from './inPlaceUpdates.js';
 
 type Stage = 'starting' | 'running' | 'stopping' | 'ended';
 
@@ -38,6 +40,9 @@ export interface SimPod {
   /** Once running: its containers. */
   containers: PodContainers | undefined;
   endedAt: number | undefined;
+  /** With in-place updates on (inPlaceUpdates.ts): the allocation, resize conditions and ephemeral containers; its actuation timer. */
+  inPlace?: InPlaceState;
+  resizeTimer?: Timer;
 }
 
 export interface SimulatedPodsOptions {
@@ -59,6 +64,12 @@ export interface SimulatedPodsOptions {
   readonly podEvents?: PodEventSink;
   /** Told of every change, synchronously: the caller delivers it later. */
   readonly notify: (notification: PodNotification) => void;
+  /** The changes of a running pod applied in place (inPlaceUpdates.ts); default none. */
+  readonly inPlaceUpdates?: ReadonlySet<InPlaceUpdate>;
+  /** The node's allocatable, which a resize is checked against. */
+  readonly allocatable?: () => ResourceList;
+  /** A resize that fits is actuated this long after it was allocated. Default 100 ms. */
+  readonly resizeLatencyMs?: number;
 }
 
 const DEFAULT_GRACE_SECONDS = 30;
@@ -73,11 +84,13 @@ export class SimulatedPods {
   private readonly ips: IpAllocator;
   private readonly clock: Clock;
   private readonly imageCommands: ImageCommands;
+  private readonly inPlaceUpdates: ReadonlySet<InPlaceUpdate>;
 
   constructor(private readonly options: SimulatedPodsOptions) {
     this.clock = options.clock;
     this.ips = new IpAllocator(options.podCIDR);
     this.imageCommands = { ...DEFAULT_IMAGE_COMMANDS, ...options.imageCommands };
+    this.inPlaceUpdates = options.inPlaceUpdates ?? new Set();
   }
 
   get size(): number {
@@ -96,6 +109,7 @@ export class SimulatedPods {
     for (const record of this.records.values()) {
       record.timer?.cancel();
       record.containers?.cancel();
+      record.resizeTimer?.cancel();
     }
   }
 
@@ -106,16 +120,20 @@ export class SimulatedPods {
     const placement: Placement = { hostIP: this.options.hostIP, podIP: this.ips.allocate(), startTime: new Date(now) };
     const record: SimPod = {
       key, pod, stage: 'starting', placement, timer: undefined, killAt: 0, containers: undefined, endedAt: undefined,
+      ...when(this.inPlaceUpdates.size > 0, () => ({ inPlace: initialInPlace(pod) })),
     };
     record.pod.metadata = { ...pod.metadata, namespace };
-    record.pod.status = pendingStatus(pod, { hostIP: placement.hostIP, startTime: placement.startTime }, pod.status, new Date(now));
+    record.pod.status = this.withInPlace(record, pendingStatus(pod, { hostIP: placement.hostIP, startTime: placement.startTime }, pod.status, new Date(now)));
     this.records.set(key, record);
     this.emit(record);
     const startIn = startLatencyOf(pod) ?? latency(this.options.startLatencyMs, pod, 500);
     record.timer = this.clock.setTimer(startIn, () => this.started(record));
   }
 
-  /** A changed spec: a running container whose image changed restarts with the new one. */
+  /**
+   * A changed spec: a running container whose image changed restarts with the new one; with
+   * in-place updates, changed resources are resized and new ephemeral containers start.
+   */
   update(record: SimPod, pod: Pod): void {
     const before = record.pod.spec?.containers ?? [];
     record.pod = { ...pod, metadata: { ...pod.metadata, namespace: podIdentity(pod).namespace }, status: record.pod.status };
@@ -123,6 +141,45 @@ export class SimulatedPods {
     for (const c of pod.spec?.containers ?? []) {
       if (before.find((b) => b.name === c.name)?.image !== c.image) record.containers?.replaceImage(c.name, c.image ?? '');
     }
+    if (record.inPlace) this.updateInPlace(record, record.inPlace);
+  }
+
+  private updateInPlace(record: SimPod, state: InPlaceState): void {
+    const now = new Date(this.clock.now());
+    let next = this.inPlaceUpdates.has('ephemeralContainers') ? withEphemeral(state, record.pod.spec, now) : state;
+    if (this.inPlaceUpdates.has('resize')) {
+      const desired = resourcesOf(record.pod.spec);
+      const others = (resource: string): number => this.values().reduce((sum, r) => (r === record || !r.inPlace || r.stage === 'ended' ? sum : sum + allocatedOf(r.inPlace, resource)), 0);
+      const verdict = resizeVerdict(next, desired, this.options.allocatable?.() ?? {}, others);
+      next = withdrawn(afterVerdict(next, verdict, now, record.pod.metadata?.generation), desired, now);
+      if (verdict.kind === 'fits') this.scheduleActuation(record);
+      if (verdict.kind === 'Infeasible' || verdict.kind === 'Deferred') {
+        const note = `Pod resize ${verdict.kind}: ${verdict.message}`;
+        this.options.podEvents?.(podIdentity(record.pod), verdict.kind === 'Infeasible' ? 'Warning' : 'Normal', `Resize${verdict.kind}`, note);
+      }
+    }
+    if (next === state) return;
+    record.inPlace = next;
+    record.pod.status = this.withInPlace(record, record.pod.status ?? {});
+    this.emit(record);
+  }
+
+  /** The allocation reaches the containers after the resize latency (ResizeStarted, then ResizeCompleted). */
+  private scheduleActuation(record: SimPod): void {
+    record.resizeTimer?.cancel();
+    this.options.podEvents?.(podIdentity(record.pod), 'Normal', 'ResizeStarted', 'Pod resize started');
+    record.resizeTimer = this.clock.setTimer(this.options.resizeLatencyMs ?? 100, () => {
+      record.resizeTimer = undefined;
+      if (!record.inPlace || this.records.get(record.key) !== record || record.stage === 'ended') return;
+      record.inPlace = actuated(record.inPlace, new Date(this.clock.now()));
+      record.pod.status = this.withInPlace(record, record.pod.status ?? {});
+      this.options.podEvents?.(podIdentity(record.pod), 'Normal', 'ResizeCompleted', 'Pod resize completed');
+      this.emit(record);
+    });
+  }
+
+  private withInPlace(record: SimPod, status: NonNullable<Pod['status']>): NonNullable<Pod['status']> {
+    return record.inPlace ? inPlaceStatus(status, record.inPlace, record.pod, this.inPlaceUpdates) : status;
   }
 
   /** Graceful stop; a shorter grace period shortens a stop under way, a longer one never lengthens it. */
@@ -165,6 +222,7 @@ export class SimulatedPods {
     if (record === undefined) return undefined;
     record.timer?.cancel();
     record.containers?.cancel();
+    record.resizeTimer?.cancel();
     this.remove(record);
     return record;
   }
@@ -197,7 +255,7 @@ export class SimulatedPods {
     if (record.containers !== containers || this.records.get(record.key) !== record || record.stage === 'ended') return;
     const now = this.clock.now();
     const stopped = record.stage === 'stopping' && !containers.running;
-    record.pod.status = { ...record.pod.status, ...containers.status(record.placement, record.pod.status, stopped) };
+    record.pod.status = this.withInPlace(record, { ...record.pod.status, ...containers.status(record.placement, record.pod.status, stopped) });
     if (stopped || isTerminalPhase(record.pod.status.phase)) {
       containers.cancel();
       record.stage = 'ended';
@@ -213,7 +271,7 @@ export class SimulatedPods {
     const now = this.clock.now();
     record.stage = 'ended';
     record.endedAt = now;
-    record.pod.status = terminatedStatus(record.pod, record.pod.status, { now: new Date(now), exitCode, reason });
+    record.pod.status = this.withInPlace(record, terminatedStatus(record.pod, record.pod.status, { now: new Date(now), exitCode, reason }));
     this.ips.release(record.placement.podIP ?? '');
     this.emit(record);
   }

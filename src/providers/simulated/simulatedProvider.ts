@@ -22,6 +22,8 @@ import type {
   ContainerRef,
   ContainerStreams,
   ExecProvider,
+  InPlaceUpdate,
+  InPlaceUpdateProvider,
   LifecycleHookName,
   LifecycleHookProvider,
   LogsProvider,
@@ -79,6 +81,14 @@ export interface SimulatedProviderOptions {
   readonly runShell?: ShellRunner;
   /** Where the kubelet's Events about the pods' containers go (probes' `Unhealthy`, `Killing`): the node's host EventRecorder. */
   readonly podEvents?: PodEventSink;
+  /**
+   * The changes of a running pod this node applies in place, as a kubelet (inPlaceUpdates.ts):
+   * `resize`, `ephemeralContainers`. Default none: the node's Tether answers them as a kubelet
+   * that cannot (docs/kubelet-api.md).
+   */
+  readonly inPlaceUpdates?: readonly InPlaceUpdate[];
+  /** A resize that fits is actuated this long after it was allocated. Default 100 ms. */
+  readonly resizeLatencyMs?: number;
 }
 
 export const DEFAULT_RESOURCES: NodeResources = {
@@ -86,7 +96,7 @@ export const DEFAULT_RESOURCES: NodeResources = {
   allocatable: { cpu: '20', memory: '100Gi', pods: '10000' },
 };
 
-export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider, PortForwardProvider, LifecycleHookProvider, Lifecycle {
+export class SimulatedProvider implements Provider, LogsProvider, StatsProvider, ExecProvider, AttachProvider, PortForwardProvider, LifecycleHookProvider, InPlaceUpdateProvider, Lifecycle {
   readonly name = 'simulated';
   /** Failure injection; change it at any time. */
   readonly faults: SimulatedFaults;
@@ -115,7 +125,10 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
       ...definedOnly({
         startLatencyMs: options.startLatencyMs, stopLatencyMs: options.stopLatencyMs, exitAfterMs: options.exitAfterMs,
         imageCommands: options.imageCommands, configSource: options.configSource, runShell: options.runShell, podEvents: options.podEvents,
+        resizeLatencyMs: options.resizeLatencyMs,
       }),
+      inPlaceUpdates: new Set(options.inPlaceUpdates ?? []),
+      allocatable: () => this.resources.allocatable,
       // Exec probes take the path `kubectl exec` takes: the container's env and files, now.
       runExec: (record, container, command, signal) => this.sessions.runProbe(record, container, command, signal),
       notify: (notification) => this.deliver(notification),
@@ -137,6 +150,11 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
   /** Cancels every pod's timers; pods stay where they are. */
   stop(options?: StopOptions): Promise<StopOutcome> {
     return this.life.stop(options);
+  }
+
+  /** The running-pod changes this node applies itself (InPlaceUpdateProvider), as it was built. */
+  inPlaceUpdates(): readonly InPlaceUpdate[] {
+    return [...(this.options.inPlaceUpdates ?? [])];
   }
 
   setResources(resources: NodeResources): void {

@@ -235,8 +235,8 @@ export class SimulatedSessions {
     if (operation !== undefined) this.faults.takeCrash(key, operation);
     const record = this.deps.pods.get(key);
     if (record === undefined) throw notFound(`pod ${key} not found`);
-    // A sidecar runs beside the main containers, and exec reaches it as on a node.
-    if (!longRunningContainers(record.pod.spec).some((c) => c.name === containerName)) {
+    // A sidecar runs beside the main containers, and exec reaches it as on a node; so does a started ephemeral container.
+    if (!longRunningContainers(record.pod.spec).some((c) => c.name === containerName) && !record.inPlace?.ephemeral.some((e) => e.name === containerName)) {
       throw invalidInput(`container ${containerName} is not valid for pod ${podName}`);
     }
     if (record.stage !== 'running' && !(whileStopping && record.stage === 'stopping')) {

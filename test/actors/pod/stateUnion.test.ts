@@ -17,7 +17,7 @@ const identity = { namespace: 'shop', name: 'web-1', uid: 'uid-1' };
 const ready = { ready: true, reason: 'KubeletReady', message: 'ok' };
 const notReady = { ready: false, reason: 'ProviderUnreachable', message: 'down' };
 
-const COMMON = ['namespace', 'name', 'uid', 'host', 'node', 'provider', 'createError', 'annotation', 'writes', 'retries', 'allocation', 'postStart'];
+const COMMON = ['namespace', 'name', 'uid', 'host', 'node', 'provider', 'createError', 'annotation', 'writes', 'retries', 'allocation', 'postStart', 'inPlace'];
 const OWN: Record<Stage, string[]> = {
   starting: [],
   creating: ['create', 'sentSpec'],

@@ -96,3 +96,57 @@ t.test('a resize before the provider has the pod is no resize: the provider is g
   const fetched = step(changed, { type: 'pod.provider-fetched', pod: { ...host(2, '200m'), status: running } });
   t.equal(resizeCondition(writes(fetched)[0]), undefined);
 });
+
+/** A provider that resizes in place and runs ephemeral containers (an InPlaceUpdateProvider): its word is the status. */
+const capable = { ...config, containerDuties: { ...config.containerDuties, inPlace: { resize: true, ephemeralContainers: true } } };
+const stepCapable = (state: PodState, msg: PodMsg, now = NOW): Next => decidePod(capable, state, msg, now);
+function runningAtCapable(pod: Pod): PodState {
+  const fetched = stepCapable(initialPodState(pod, identity, ready, capable.containerDuties.inPlace), { type: 'pod.provider-fetched', pod: { ...pod, status: running } });
+  const status = writes(fetched).at(-1);
+  return status ? stepCapable(fetched.state, { type: 'pod.status-written', written: fingerprint(status), stored: ownedFingerprint(status) }).state : fetched.state;
+}
+
+t.test('a provider that runs ephemeral containers: one it has not reported yet is not shown failed, and no Failed Event is said', async (t) => {
+  const s = runningAtCapable(host(1, '100m'));
+  const debugged = host(2, '100m', { ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] });
+  const next = stepCapable(s, { type: 'pod.host-changed', pod: debugged });
+  t.equal(writes(next).at(-1)?.ephemeralContainerStatuses, undefined, 'nothing invented');
+  t.same(events(next), []);
+  t.same(effects(next).filter((e) => e.type === 'provider.update').length, 1, 'the provider is given the spec with the container');
+  const reported = { ...running, ephemeralContainerStatuses: [{ name: 'dbg', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { running: {} } }] };
+  const later = stepCapable(next.state, { type: 'pod.provider-status', status: reported });
+  t.same(writes(later).at(-1)?.ephemeralContainerStatuses, reported.ephemeralContainerStatuses, 'shown as the provider says');
+});
+
+t.test('a provider that resizes in place: no Infeasible of Tether\'s; its resize conditions and container resources are mirrored as it reports them', async (t) => {
+  const s = runningAtCapable(host(1, '100m'));
+  const resized = stepCapable(s, { type: 'pod.host-changed', pod: host(2, '200m') }, NOW + 1_000);
+  t.equal(resizeCondition(writes(resized).at(-1)), undefined, 'no condition until the provider says');
+  t.same(events(resized), [], 'no ResizeInfeasible');
+  t.same(effects(resized).filter((e) => e.type === 'provider.update').length, 1, 'the provider is given the new resources');
+  const inProgress: PodStatus = {
+    ...running,
+    conditions: [...(running.conditions ?? []), { type: 'PodResizeInProgress', status: 'True', reason: '', message: '', observedGeneration: 2 }],
+    containerStatuses: [{ ...running.containerStatuses![0]!, allocatedResources: { cpu: '200m' }, resources: { requests: { cpu: '100m' } } }],
+  };
+  const progressing = stepCapable(resized.state, { type: 'pod.provider-status', status: inProgress }, NOW + 2_000);
+  const shown = writes(progressing).at(-1);
+  t.same(shown?.conditions?.find((c) => c.type === 'PodResizeInProgress')?.status, 'True');
+  t.equal(resizeCondition(shown), undefined);
+  t.same(shown?.containerStatuses?.[0]?.allocatedResources, { cpu: '200m' });
+  const deferred: PodStatus = { ...running, conditions: [...(running.conditions ?? []), { type: 'PodResizePending', status: 'True', reason: 'Deferred', message: 'Node didn\'t have enough resource: cpu', observedGeneration: 2 }] };
+  const pending = stepCapable(progressing.state, { type: 'pod.provider-status', status: deferred }, NOW + 3_000);
+  t.same(resizeCondition(writes(pending).at(-1)), deferred.conditions?.at(-1), 'the provider\'s Deferred, as it says');
+  t.same(events(pending), [], 'the provider\'s kubelet says its own Events');
+});
+
+t.test('a provider that resizes in place: a resize condition it stops reporting (the kubelet removes it) is turned False on the host, which a merge would keep', async (t) => {
+  const s = runningAtCapable(host(1, '100m'));
+  const inProgress = { type: 'PodResizeInProgress', status: 'True', reason: '', message: '', lastTransitionTime: new Date(NOW) };
+  const shown = { ...host(2, '200m'), status: { phase: 'Running', conditions: [inProgress] } };
+  const changed = stepCapable(s, { type: 'pod.host-changed', pod: shown }, NOW + 1_000);
+  const done = stepCapable(changed.state, { type: 'pod.provider-status', status: running }, NOW + 2_000);
+  const written = writes(done).at(-1) ?? writes(changed).at(-1);
+  const condition = written?.conditions?.find((c) => c.type === 'PodResizeInProgress');
+  t.same(condition && { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message }, { type: 'PodResizeInProgress', status: 'False', reason: '', message: '' });
+});

@@ -14,7 +14,7 @@ import { carriedAffinity, type NamespaceTranslation, type SchedulingConstraintsR
 
 export const FIELDS_DROPPED = 'OffloadFieldsDropped';
 
-const DROPPED_LISTS = ['readinessGates', 'schedulingGates', 'resourceClaims', 'ephemeralContainers'] as const satisfies readonly (keyof PodSpec)[];
+const DROPPED_LISTS = ['readinessGates', 'schedulingGates', 'resourceClaims'] as const satisfies readonly (keyof PodSpec)[];
 const DROPPED_FLAGS = ['hostNetwork', 'hostPID', 'hostIPC'] as const satisfies readonly (keyof PodSpec)[];
 
 export function droppedFields(spec: PodSpec | undefined, rule: SchedulingConstraintsRule, ns: NamespaceTranslation, serviceAccountKept = false): string[] {

@@ -46,7 +46,11 @@
  * |                                             | the same name; a pod whose class has no remote    |
  * |                                             | one is refused, never sent without it             |
  * | overhead                                    | dropped: the remote RuntimeClass admission sets it|
- * | ephemeralContainers, resourceClaims,        | dropped                                           |
+ * | ephemeralContainers                         | not at create (the API refuses them there); added |
+ * |                                             | later through the remote `ephemeralcontainers`    |
+ * |                                             | subresource, translated as containers are         |
+ * |                                             | (inPlaceUpdates.ts, remoteEphemeralContainers)    |
+ * | resourceClaims                              | dropped                                           |
  * | resources (pod-level)                       | kept                                              |
  *
  * Metadata: name as on the host; namespace mapped (namespaceMapping.ts); labels and annotations
@@ -159,6 +163,16 @@ function ownScheduling(spec: PodSpec, hostNamespace: string, ctx: TranslationCon
   const remoteNamespaceOf = ctx.remoteNamespaceOf ?? ((ns: string): string => (ns === hostNamespace ? ctx.remoteNamespace : ns));
   const affinity = carry ? carriedAffinity(spec.affinity, { hostClusterId: ctx.hostClusterId, remoteNamespaceOf }).affinity : undefined;
   return definedOnly({ tolerations: tolerations.length > 0 ? tolerations : undefined, affinity });
+}
+
+/** The host pod's ephemeral containers as the remote pod gets them (through its `ephemeralcontainers` subresource): translated as containers are. */
+export function remoteEphemeralContainers(host: Pod, ctx: Pick<TranslationContext, 'nodeName'>): NonNullable<PodSpec['ephemeralContainers']> {
+  const spec = host.spec ?? { containers: [] };
+  const meta = host.metadata ?? {};
+  const values = { namespace: meta.namespace ?? 'default', uid: meta.annotations?.[hostUidAnnotation] ?? meta.uid ?? '', nodeName: ctx.nodeName };
+  const kept = new Set((spec.volumes ?? []).filter((v) => !isServiceAccountVolume(v) && withoutTokenSources(v) !== undefined).map((v) => v.name));
+  const dropped = new Set((spec.volumes ?? []).map((v) => v.name).filter((name) => !kept.has(name)));
+  return (spec.ephemeralContainers ?? []).map((c) => remoteContainer(c as V1Container, values, dropped));
 }
 
 /** The projected volume the ServiceAccount admission plugin adds for the host's token. */

@@ -19,7 +19,8 @@ import { hostKeysPatch, withHostKeys } from './hostKeys.js';
 import { ownershipOf, type OwnershipRule } from './ownership.js';
 import { DEFAULT_PROJECTED_TOKEN_RULE, namespaceRefusal, policyViolations } from './podPolicy.js';
 import { formatViolation } from './podSecurityChecks.js';
-import { projectedTokens, toRemotePod, type ProjectedToken, type TranslationContext } from './podTranslation.js';
+import { projectedTokens, remoteEphemeralContainers, toRemotePod, type ProjectedToken, type TranslationContext } from './podTranslation.js';
+import { ephemeralContainersPatch, RESIZE_REFUSED, resizePatch, resizeRefusal } from './inPlaceUpdates.js';
 import type { RemoteNamespaces } from './remoteNamespaces.js';
 import type { RemotePods } from './remotePods.js';
 import { definedOnly } from '../../../lib/defaults.js';
@@ -178,6 +179,47 @@ export class RemotePodCalls {
         core.patchNamespacedPod({ name, namespace: remoteNamespace, body }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, opts)),
       ),
     );
+    await this.resize(pod, current, desired);
+    await this.addEphemeralContainers(pod, current);
+  }
+
+  /**
+   * Changed container resources go to the remote pod's `resize` subresource; the remote kubelet's
+   * answer comes back on the pod's status. A refusal by the remote API server (an invalid or
+   * forbidden resize) is the host's answer too: PodResizePending Infeasible and a Warning Event.
+   */
+  private async resize(pod: Pod, current: Pod, desired: Pod): Promise<void> {
+    const remoteNamespace = current.metadata?.namespace ?? '';
+    const name = current.metadata?.name ?? '';
+    const body = resizePatch(current, desired);
+    if (body === undefined) {
+      this.pods.setResizeRefusal(remoteNamespace, name, undefined);
+      return;
+    }
+    const what = `resize of remote pod ${remoteNamespace}/${name}`;
+    try {
+      await this.remote.call('other', operation('patch', what), (core, opts) =>
+        core.patchNamespacedPodResize({ name, namespace: remoteNamespace, body }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, opts)));
+      this.pods.setResizeRefusal(remoteNamespace, name, undefined);
+    } catch (err) {
+      const refused = toProviderError(err, what);
+      if (!isKind(err, 'invalid-input') && !isKind(err, 'forbidden')) throw refused;
+      const message = refused instanceof Error ? refused.message : String(refused);
+      this.pods.setResizeRefusal(remoteNamespace, name, resizeRefusal(message, pod.metadata?.generation, new Date()));
+      this.o.onRemoteEvent?.({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', RESIZE_REFUSED, `Pod resize Infeasible: the remote cluster refused the resize: ${message}`);
+    }
+  }
+
+  /** The host's new ephemeral containers (kubectl debug) go to the remote pod's `ephemeralcontainers` subresource. */
+  private async addEphemeralContainers(pod: Pod, current: Pod): Promise<void> {
+    const body = ephemeralContainersPatch(current, remoteEphemeralContainers(pod, { nodeName: this.o.nodeName }));
+    if (body === undefined) return;
+    const remoteNamespace = current.metadata?.namespace ?? '';
+    const name = current.metadata?.name ?? '';
+    const what = `ephemeral containers of remote pod ${remoteNamespace}/${name}`;
+    await asProviderCall(`add ${what}`, () =>
+      this.remote.call('other', operation('patch', what), (core, opts) =>
+        core.patchNamespacedPodEphemeralcontainers({ name, namespace: remoteNamespace, body }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, opts))));
   }
 
   async delete(pod: Pod): Promise<void> {

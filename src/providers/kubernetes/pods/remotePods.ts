@@ -29,7 +29,7 @@ import type { Subscription } from 'rxjs';
 import type { Clock } from '../../../lib/clock.js';
 import { CachedListWatch, type CachedListWatchOptions, type EngineEvent, type ListWatchSource, type WatchTiming } from '../../../adapters/kubernetes/cachedListWatch.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
-import type { Pod, PodStatus } from '../../../adapters/kubernetes/model.js';
+import type { Pod, PodCondition, PodStatus } from '../../../adapters/kubernetes/model.js';
 import { PodApiClient } from '../../../adapters/kubernetes/podApiClient.js';
 import { withoutManagedFields } from '../../../adapters/kubernetes/withoutManagedFields.js';
 import { done, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
@@ -75,6 +75,8 @@ export class RemotePods {
   /** Remote uids of pods that carry the marks but fail the rule, logged once each (forgotten when they go). */
   private readonly ignoredUids = new Set<string>();
   private ignoredTotal = 0;
+  /** Per remote key, a resize the remote API server refused (inPlaceUpdates.ts), shown on the host status until cleared. */
+  private readonly refusals = new Map<string, PodCondition>();
 
   constructor(private readonly o: RemotePodsOptions) {
     const labelSelector = ownedPodSelector(o.rule);
@@ -180,6 +182,21 @@ export class RemotePods {
     this.trigger.enqueue(`${remoteNamespace}/${name}`);
   }
 
+  /**
+   * A resize the remote API server refused (a condition), or none any more (undefined): the host
+   * is told again at once, with the condition on the pod's status while it holds.
+   */
+  setResizeRefusal(remoteNamespace: string, name: string, condition: PodCondition | undefined): void {
+    const key = `${remoteNamespace}/${name}`;
+    if (condition === undefined ? !this.refusals.has(key) : this.refusals.get(key)?.message === condition.message) return;
+    if (condition === undefined) this.refusals.delete(key);
+    else this.refusals.set(key, condition);
+    // Told again: the remote pod itself did not change.
+    const told = this.told.get(key);
+    if (told) this.told.set(key, { ...told, metadata: { ...told.metadata, resourceVersion: '' } });
+    this.trigger.enqueue(key);
+  }
+
   /** How many asked deletions are remembered (bounded by the pods present). */
   pendingDeletions(): number {
     return this.deleting.size;
@@ -252,9 +269,12 @@ export class RemotePods {
     const askedUid = this.deleting.get(key);
     if (this.deleting.has(key) && !(present && (askedUid === undefined || askedUid === present.metadata?.uid))) this.deleting.delete(key);
     const current = present && ownershipOf(present, this.o.rule).owned ? present : undefined;
+    if (!current) this.refusals.delete(key);
     if (!current || sameVersion(this.told.get(key), current)) return done;
     this.told.set(key, current);
     const pod = toHostPod(current, this.o.view);
+    const refusal = this.refusals.get(key);
+    if (pod && refusal) pod.status = { ...pod.status, conditions: [...(pod.status?.conditions ?? []).filter((c) => c.type !== refusal.type), refusal] };
     if (pod) this.notify({ type: 'status', pod });
     return done;
   }

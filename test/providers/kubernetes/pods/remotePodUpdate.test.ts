@@ -42,9 +42,27 @@ function remoteWorld(created: Pod) {
       return stored;
     },
   };
-  const remote = { call: (_p: string, op: Operation, fn: (c: typeof core, o: unknown) => Promise<unknown>) => asCalled(op, () => fn(core, {})) } as unknown as ClusterClient;
-  const calls = new RemotePodCalls({ o: { nodeName: 'vk-1', hostClusterId: 'home' }, remote, rule, remoteNamespaceOf: rule.remoteNamespaceOf } as unknown as RemotePodCallsDeps);
-  return { calls, sent, remotePod: (): Pod => stored, setRemote: (f: (p: Pod) => Pod) => void (stored = f(stored)) };
+  const refuseResize: { error?: unknown } = {};
+  const inPlace = {
+    patchNamespacedPodResize: async ({ body }: { body: unknown }) => {
+      sent.push({ verb: 'resize', body });
+      if (refuseResize.error) throw refuseResize.error;
+      return stored;
+    },
+    patchNamespacedPodEphemeralcontainers: async ({ body }: { body: { spec: { ephemeralContainers: NonNullable<NonNullable<Pod['spec']>['ephemeralContainers']> } } }) => {
+      sent.push({ verb: 'ephemeralcontainers', body });
+      stored = { ...stored, spec: { ...stored.spec!, ephemeralContainers: [...(stored.spec?.ephemeralContainers ?? []), ...body.spec.ephemeralContainers] } };
+      return stored;
+    },
+  };
+  const all = { ...core, ...inPlace };
+  const remote = { call: (_p: string, op: Operation, fn: (c: typeof all, o: unknown) => Promise<unknown>) => asCalled(op, () => fn(all, {})) } as unknown as ClusterClient;
+  const refusals: { key: string; condition: unknown }[] = [];
+  const events: string[] = [];
+  const pods = { setResizeRefusal: (ns: string, name: string, condition: unknown) => refusals.push({ key: `${ns}/${name}`, condition }) };
+  const o = { nodeName: 'vk-1', hostClusterId: 'home', onRemoteEvent: (_p: unknown, type: string, reason: string, note: string) => events.push(`${type} ${reason}: ${note}`) };
+  const calls = new RemotePodCalls({ o, remote, rule, pods, remoteNamespaceOf: rule.remoteNamespaceOf } as unknown as RemotePodCallsDeps);
+  return { calls, sent, refusals, events, refuseResize, remotePod: (): Pod => stored, setRemote: (f: (p: Pod) => Pod) => void (stored = f(stored)) };
 }
 
 const created = (pod: Pod): Pod => withHostKeys(toRemotePod(pod, { hostClusterId: 'home', nodeName: 'vk-1', remoteNamespace: 'shop-home' }));
@@ -87,4 +105,34 @@ void t.test('a remote pod that lost its marks is not updated', async (t) => {
   world.setRemote((p) => ({ ...p, metadata: { ...p.metadata, labels: { app: 'web' } } }));
   await t.rejects(world.calls.update(hostPod({ app: 'web', tier: 'front' })), /not Tether's/);
   t.same(world.sent, [], 'nothing written');
+});
+
+const withResources = (pod: Pod, cpu: string): Pod => ({ ...pod, spec: { ...pod.spec!, containers: [{ name: 'app', image: 'app:1', resources: { requests: { cpu } } }] } });
+
+void t.test('changed container resources go to the remote pod\'s resize subresource, only the containers that changed; the same resources send nothing', async (t) => {
+  const world = remoteWorld(created(withResources(hostPod({ app: 'web' }), '100m')));
+  await world.calls.update(withResources(hostPod({ app: 'web' }), '0.1'));
+  t.same(world.sent.map((s) => s.verb), ['patch'], '0.1 is 100m: no resize');
+  await world.calls.update(withResources(hostPod({ app: 'web' }), '250m'));
+  t.same(world.sent.map((s) => s.verb), ['patch', 'patch', 'resize']);
+  t.same(world.sent.at(-1)?.body, { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '250m' } } }] } });
+  t.same(world.refusals.at(-1)?.condition, undefined, 'no refusal shown');
+});
+
+void t.test('a resize the remote API server refuses is the host\'s answer: PodResizePending Infeasible with its words, and a Warning ResizeInfeasible Event', async (t) => {
+  const world = remoteWorld(created(withResources(hostPod({ app: 'web' }), '100m')));
+  world.refuseResize.error = Object.assign(new Error('Pod "web" is invalid: spec: Forbidden: Pod QOS Class may not change as a result of resizing'), { code: 422, body: { reason: 'Invalid', code: 422, message: 'Pod QOS Class may not change as a result of resizing' } });
+  const pod = withResources(hostPod({ app: 'web' }), '250m');
+  await world.calls.update({ ...pod, metadata: { ...pod.metadata, generation: 3 } });
+  t.match(world.refusals.at(-1), { key: 'shop-home/web', condition: { type: 'PodResizePending', status: 'True', reason: 'Infeasible', observedGeneration: 3, message: /^the remote cluster refused the resize: .*QOS Class may not change/ } });
+  t.match(world.events, [/^Warning ResizeInfeasible: Pod resize Infeasible: the remote cluster refused the resize: .*QOS/]);
+});
+
+void t.test('a host pod\'s new ephemeral container (kubectl debug) goes to the remote pod\'s ephemeralcontainers subresource, once', async (t) => {
+  const world = remoteWorld(created(hostPod({ app: 'web' })));
+  const debugged: Pod = { ...hostPod({ app: 'web' }), spec: { ...hostPod({}).spec!, ephemeralContainers: [{ name: 'debugger-1', image: 'busybox', targetContainerName: 'app', stdin: true, tty: true }] } };
+  await world.calls.update(debugged);
+  t.same(world.sent.at(-1), { verb: 'ephemeralcontainers', body: { spec: { ephemeralContainers: [{ name: 'debugger-1', image: 'busybox', targetContainerName: 'app', stdin: true, tty: true }] } } });
+  await world.calls.update(debugged);
+  t.equal(world.sent.filter((s) => s.verb === 'ephemeralcontainers').length, 1, 'the remote pod has it now');
 });
