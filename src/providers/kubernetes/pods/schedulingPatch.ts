@@ -67,7 +67,7 @@ function mergeAffinity(own: V1Affinity | undefined, patch: V1Affinity | undefine
 /** Each of the pod's terms ANDed with each patch term, unless it holds one already. */
 function mergeRequiredTerms(own: readonly V1NodeSelectorTerm[] | undefined, patch: readonly V1NodeSelectorTerm[] | undefined): V1NodeSelectorTerm[] | undefined {
   if (!patch || patch.length === 0) return own && own.length > 0 ? own.map((t) => structuredClone(t)) : undefined;
-  if (!own || own.length === 0) return patch.map((t) => structuredClone(t));
+  if (!own || own.length === 0) return union(patch, []);
   const terms = own.flatMap((o) => (patch.some((p) => holds(o, p)) ? [structuredClone(o)] : patch.map((p) => andTerms(o, p))));
   return union(terms, []);
 }

@@ -57,6 +57,14 @@ t.test('the scheduling patch never loses the pod\'s own terms, and applying it t
   t.pass('held for 300 pairs');
 });
 
+t.test('a patch that repeats a node affinity term applies once to a pod with none: the property\'s counterexample', async (t) => {
+  const zoneB = { matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] };
+  const patch: OffloadingPatch = { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [zoneB, zoneB] } } } };
+  const once = applySchedulingPatch({}, patch);
+  t.same(once.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms, [zoneB], 'the repeated term once');
+  t.same(applySchedulingPatch(once, patch), once, 'applying it again changes nothing');
+});
+
 const ctx = { hostClusterId: 'home', nodeName: 'vk-1', remoteNamespace: 'shop-home', remoteNamespaceOf: (ns: string) => `${ns}-home` };
 const antiAffinity = {
   requiredDuringSchedulingIgnoredDuringExecution: [
