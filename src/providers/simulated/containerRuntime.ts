@@ -1,6 +1,6 @@
 /**
  * One run (instance) of a container: its program (imageCommands.ts) started, its output into its
- * log, its exit reported once through `onExit`. A server runs until stopped and costs nothing (no
+ * log, its exit reported once to its owner. A server runs until stopped and costs nothing (no
  * timer, no promise); a shell program runs in the built-in shell, which sleeps on the clock. A
  * graceful stop sends TERM: a script that traps it exits in its own time, within the grace
  * period; one that does not takes TERM's default action (143) after the stop latency; whatever
@@ -14,7 +14,7 @@ import { sleep, type Clock, type Timer } from '../../lib/clock.js';
 import type { PodSpec } from '../../adapters/kubernetes/model.js';
 import { BuiltinShell, Unsupported, type ShellIO } from './builtinShell.js';
 import type { ContainerLog } from './containerLog.js';
-import { terminationFile, type ContainerFiles, type InstanceSignals } from './containerFiles.js';
+import { InstanceSignals, terminationFile, type ContainerFiles } from './containerFiles.js';
 import type { ContainerView } from './containerView.js';
 import type { ContainerProgram } from './imageCommands.js';
 import { definedOnly } from '../../lib/defaults.js';
@@ -35,17 +35,27 @@ export type ShellRunner = (argv: readonly string[], io: RuntimeShellIO) => Promi
 
 export const builtinShellRunner: ShellRunner = (argv, io) => new BuiltinShell(io).run(argv, 'reject');
 
+/** Where an instance reports its exit (the pod's containers): one object, not a closure per instance. */
+export interface InstanceOwner {
+  instanceExited(instance: ContainerInstance, exit: InstanceExit): void;
+}
+
 export interface ContainerInstanceOptions {
   readonly clock: Clock;
   readonly container: Pick<Container, 'name' | 'terminationMessagePath' | 'terminationMessagePolicy'>;
   readonly program: ContainerProgram;
-  /** The instance's log; a server without a note writes synthetic lines instead (syntheticLogs.ts). */
-  readonly log: ContainerLog;
+  /**
+   * The instance's log, for a program that writes one (a shell program, a server with a note);
+   * without one (a server without a note, an instant init) its log is the synthetic lines
+   * (syntheticLogs.ts), and an idle pod holds no log object.
+   */
+  readonly log?: ContainerLog;
   readonly view: ContainerView;
   readonly files: ContainerFiles;
-  readonly signals: InstanceSignals;
   readonly runShell?: ShellRunner;
-  readonly onExit: (exit: InstanceExit) => void;
+  /** When the runtime started it (the status's `startedAt`). */
+  readonly startedAt: number;
+  readonly owner: InstanceOwner;
 }
 
 const TERM_EXIT = 143;
@@ -58,13 +68,18 @@ export class ContainerInstance {
   private termSent = false;
   private timer: Timer | undefined;
   private killTimer: Timer | undefined;
-  /** Only a shell program has something to abort: created when it starts (memory per idle server). */
+  /** Only a shell program has something to abort, or signals to take: both made when it starts (memory per idle server). */
   private abort: AbortController | undefined;
+  private signals: InstanceSignals | undefined;
 
   constructor(private readonly options: ContainerInstanceOptions) {}
 
   get running(): boolean {
     return !this.ended;
+  }
+
+  get startedAt(): number {
+    return this.options.startedAt;
   }
 
   /** The env and volume view it was launched with. */
@@ -79,7 +94,7 @@ export class ContainerInstance {
       return;
     }
     if (program.kind === 'server') {
-      if (program.note !== undefined) log.write('stderr', program.note);
+      if (program.note !== undefined) log?.write('stderr', program.note);
       return;
     }
     void this.runShell(program.argv);
@@ -96,13 +111,14 @@ export class ContainerInstance {
    */
   stop(deadline: number, latencyMs: number): void {
     if (this.ended) return;
-    const { clock, program, signals } = this.options;
+    const { clock, program } = this.options;
+    const signals = this.signals;
     const now = clock.now();
     this.killTimer?.cancel();
     this.killTimer = clock.setTimer(Math.max(0, deadline - now), () => this.finish(KILL_EXIT, 'Error'));
     if (this.termSent) return;
     this.termSent = true;
-    if (program.kind === 'shell' && signals.handled) {
+    if (signals?.handled === true) {
       signals.deliver('TERM');
       return;
     }
@@ -119,15 +135,17 @@ export class ContainerInstance {
   }
 
   private async runShell(argv: readonly string[]): Promise<void> {
-    const { clock, log, view, files, signals } = this.options;
+    const { clock, log, view, files } = this.options;
     const runShell = this.options.runShell ?? builtinShellRunner;
     this.abort = new AbortController();
+    const signals = new InstanceSignals();
+    this.signals = signals;
     const io: RuntimeShellIO = {
       view,
       files,
       signals,
-      stdout: async (chunk) => log.write('stdout', chunk),
-      stderr: async (chunk) => log.write('stderr', chunk),
+      stdout: async (chunk) => log?.write('stdout', chunk),
+      stderr: async (chunk) => log?.write('stderr', chunk),
       tty: false,
       sleep: (ms, signal) => sleep(clock, ms, signal),
       now: () => clock.now(),
@@ -140,11 +158,11 @@ export class ContainerInstance {
       if (this.ended) return;
       if (error instanceof Unsupported) {
         const message = `the simulated node cannot run this command: ${error.message}`;
-        log.write('stderr', `${message}\n`);
+        log?.write('stderr', `${message}\n`);
         this.finish(START_ERROR_EXIT, 'StartError', message);
         return;
       }
-      log.write('stderr', `simulated node: the command failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      log?.write('stderr', `simulated node: the command failed: ${error instanceof Error ? error.message : String(error)}\n`);
       code = 126;
     }
     this.finish(code, code === 0 ? 'Completed' : 'Error');
@@ -156,10 +174,9 @@ export class ContainerInstance {
     this.ended = true;
     this.clearTimers();
     this.abort?.abort(new Error('container ended'));
-    const { log } = this.options;
-    log.close();
+    this.options.log?.close();
     const message = startError ?? this.terminationMessage(exitCode, reason);
-    this.options.onExit({ exitCode, reason, ...definedOnly({ message: message === '' ? undefined : message }) });
+    this.options.owner.instanceExited(this, { exitCode, reason, ...definedOnly({ message: message === '' ? undefined : message }) });
   }
 
   /** The file the command wrote, else (FallbackToLogsOnError, on a failure) the log's tail. */
@@ -169,7 +186,7 @@ export class ContainerInstance {
     const written = terminationFile(files, container.terminationMessagePath ?? '/dev/termination-log');
     if (written !== '') return written;
     const fallback = container.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0 && reason !== 'ContainerCannotRun';
-    return fallback ? log.tailMessage() : '';
+    return fallback ? log?.tailMessage() ?? '' : '';
   }
 
   private clearTimers(): void {

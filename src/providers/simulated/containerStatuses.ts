@@ -59,10 +59,15 @@ function terminatedState(t: Terminated): NonNullable<ContainerStatus['state']>['
   };
 }
 
-export function containerStatus(c: ContainerFacts): ContainerStatus {
+/**
+ * `now` is the status's own instant: a container that started then shares its Date with the
+ * conditions' transition times (an idle pod keeps its status for its life; a Date is 96 bytes).
+ */
+export function containerStatus(c: ContainerFacts, now: Date): ContainerStatus {
+  const startedAt = (at: number): Date => (now.getTime() === at ? now : new Date(at));
   const state: ContainerStatus['state'] = c.stage.kind === 'waiting'
     ? { waiting: { reason: c.stage.reason, ...definedOnly({ message: c.stage.message }) } }
-    : c.stage.kind === 'running' ? { running: { startedAt: new Date(c.stage.startedAt) } }
+    : c.stage.kind === 'running' ? { running: { startedAt: startedAt(c.stage.startedAt) } }
     : { terminated: terminatedState(c.stage.terminated) };
   const running = c.stage.kind === 'running';
   const completedInit = c.role === 'init' && c.stage.kind === 'terminated' && c.stage.terminated.exitCode === 0;
@@ -89,8 +94,8 @@ export interface PodFacts {
 
 /** The pod's status over its containers' facts; `previous` keeps unchanged conditions' times. */
 export function podStatusOf(pod: Pod, placement: Placement, previous: PodStatus | undefined, facts: PodFacts, now: Date): PodStatus {
-  const inits = facts.inits.map(containerStatus);
-  const mains = facts.mains.map(containerStatus);
+  const inits = facts.inits.map((c) => containerStatus(c, now));
+  const mains = facts.mains.map((c) => containerStatus(c, now));
   const phase = podPhase(pod.spec, inits, mains, facts.terminal, new Set(facts.mains.filter((c) => c.restarting).map((c) => c.name)));
   const ended = phase === 'Succeeded' || phase === 'Failed';
   // A sidecar counts as a container does: running and ready (its readiness probe, if any).

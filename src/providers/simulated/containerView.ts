@@ -24,6 +24,12 @@ export interface ContainerView {
   readonly hostname: string;
 }
 
+/**
+ * What a program that is not a shell program sees (a server, an instant init): nothing, one
+ * object for all of them, so an idle pod holds no view of its own. Frozen; its maps are read-only by type.
+ */
+export const EMPTY_VIEW: ContainerView = Object.freeze({ env: new Map<string, string>(), files: new Map<string, string>(), hostname: '' });
+
 type Data = Readonly<Record<string, string>>;
 
 function podField(pod: Pod, path: string): string | undefined {

@@ -44,6 +44,10 @@ export function shellRuns(program: string): boolean {
   return SHELLS.has(program) || BUILTINS.has(program);
 }
 
+/** The programs without a part of their own, one object each for every container (memory per idle pod). */
+const SERVER: ContainerProgram = Object.freeze({ kind: 'server' });
+const INSTANT: ContainerProgram = Object.freeze({ kind: 'instant' });
+
 /** `command` and `args` already expanded (commandExpansion.ts). */
 export function containerProgram(
   container: Pick<Container, 'image'>,
@@ -53,7 +57,7 @@ export function containerProgram(
 ): ContainerProgram {
   const argv = words.command !== undefined ? [...words.command, ...(words.args ?? [])]
     : words.args ?? table[imageRepository(container.image ?? '')];
-  if (argv === undefined || argv.length === 0) return regularInit ? { kind: 'instant' } : { kind: 'server' };
+  if (argv === undefined || argv.length === 0) return regularInit ? INSTANT : SERVER;
   const program = argv[0] as string;
   if (shellRuns(program)) return { kind: 'shell', argv };
   return { kind: 'server', note: `simulated node: "${program}" is not a program the built-in shell runs; it runs as a long-running server until stopped\n` };

@@ -10,71 +10,60 @@
  * and a liveness or startup failure kills the instance as a failed postStart hook does (`kill`). A
  * start failure (StartError) shows RunContainerError until the next sync, then the back-off path.
  */
-import type { Clock, Timer } from '../../lib/clock.js';
-import type { Pod, PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
+import type { Timer } from '../../lib/clock.js';
+import type { PodSpec, PodStatus } from '../../adapters/kubernetes/model.js';
 import { deepCopyPod } from '../deepCopy.js';
 import { podIdentity } from '../provider.js';
 import { expandedCommand } from './commandExpansion.js';
 import { CONTAINER_BACKOFF, crashLoopMessage, nextEntry, restartDecision } from './crashLoopBackOff.js';
 import { ContainerLog } from './containerLog.js';
-import { InstanceSignals, PodVolumes } from './containerFiles.js';
-import { ContainerInstance, type InstanceExit, type ShellRunner } from './containerRuntime.js';
+import { PodVolumes } from './containerFiles.js';
+import { ContainerInstance, type InstanceExit, type InstanceOwner } from './containerRuntime.js';
 import { finalStage, podStatusOf, type ContainerFacts, type Terminated } from './containerStatuses.js';
-import { containerView, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
-import { emptyConfigSource, type ConfigSource } from './configSource.js';
+import { containerView, EMPTY_VIEW, MissingReference, withoutObjectReferences, type ContainerView } from './containerView.js';
+import { emptyConfigSource } from './configSource.js';
 import { imageFault } from './dataFaults.js';
-import { containerProgram, type ContainerProgram, type ImageCommands } from './imageCommands.js';
+import { containerProgram, type ContainerProgram } from './imageCommands.js';
 import { simulatedContainerID, type Placement } from './podLifecycle.js';
 import { isSidecar, podRestartPolicy, restartsAfterExit, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { MemoryFileSystem } from './shell/fileSystem.js';
 import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
-import type { ContainerEventRef } from '../registration.js';
-import { podHasProbes, type PodProbes, type PodProbesDeps } from './probes/podProbes.js';
+import type { ContainersOwner, PodContainersOptions } from './podContainersOptions.js';
+import { podHasProbes, type PodProbes } from './probes/podProbes.js';
 import { runtimeProbes } from './probes/runtimeProbes.js';
 
 type Container = PodSpec['containers'][number];
-
-export interface PodContainersOptions {
-  readonly clock: Clock;
-  /** The pod as it is now (spec and status). */
-  readonly pod: () => Pod;
-  readonly imageCommands: ImageCommands;
-  /** Where a command's ConfigMaps and Secrets come from; without one they are left out. */
-  readonly configSource?: ConfigSource;
-  readonly runShell?: ShellRunner;
-  /** Servers of a Never/OnFailure pod exit 0 this long after they start (benchmarks). */
-  readonly exitAfterMs?: number;
-  /** An exec probe's command in a running container (the path exec sessions take); without it exec probes fail. */
-  readonly runExec?: PodProbesDeps['runExec'];
-  /** A kubelet Event about one of the containers (its probes' `Unhealthy`, `Killing`). */
-  readonly event?: (type: 'Normal' | 'Warning', reason: string, note: string, container: ContainerEventRef) => void;
-  readonly changed: () => void;
-}
 
 const PULL_BACKOFF_AFTER_MS = 1000;
 /** Only a shell program reads or writes files: the others share one empty set (memory per idle pod). */
 const NO_FILES = new MemoryFileSystem();
 /** PLEG's relist period: the sync after a start failure, which replaces RunContainerError. */
 const START_ERROR_SYNC_MS = 1000;
+/** For a pod without init containers (most), one empty list for all. */
+const NO_RECORDS: readonly ContainerRecord[] = Object.freeze([]);
 
-export class PodContainers {
-  private readonly inits: ContainerRecord[];
-  private readonly mains: ContainerRecord[];
-  /** The pod's emptyDir volumes, kept across its containers' restarts. */
-  readonly volumes = new PodVolumes();
+export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
+  private readonly inits: readonly ContainerRecord[];
+  private readonly mains: readonly ContainerRecord[];
+  /** Made at the first emptyDir mount (most pods never mount one): `volumes`. */
+  private podVolumes: PodVolumes | undefined;
   private initialized = false;
   private stopping = false;
   private batching = 0;
   private dirty = false;
   private exitAfter: Timer | undefined;
+  private readonly exitAfterMs: number | undefined;
   /** Only for a pod with probes: the others cost nothing. */
   private readonly probes: PodProbes | undefined;
 
-  constructor(private readonly options: PodContainersOptions) {
-    const spec = options.pod().spec;
-    this.probes = podHasProbes(options.pod()) ? runtimeProbes({
-      ...options,
+  constructor(private readonly options: PodContainersOptions<O>, private readonly owner: O) {
+    this.exitAfterMs = options.exitAfterMs?.(owner.pod);
+    this.probes = podHasProbes(owner.pod) ? runtimeProbes({
+      clock: options.clock,
+      pod: () => owner.pod,
+      runExec: (...exec) => options.runExec?.(owner, ...exec) ?? Promise.reject(new Error('exec probes are not run on this node')),
+      event: (...args) => options.event?.(owner, ...args),
       // A sidecar's startup probe passing lets the containers after it start.
       changed: () => this.batch(() => {
         this.dirty = true;
@@ -83,9 +72,13 @@ export class PodContainers {
       running: (name) => !this.stopping && this.probed(name)?.probeKilled === false && this.probed(name)?.instance?.running === true,
       kill: (name, gracePeriodMs) => this.kill(name, gracePeriodMs),
     }) : undefined;
-    this.inits = (spec?.initContainers ?? []).map((c) => containerRecord(c, isSidecar(c) ? 'sidecar' : 'init'));
+    const spec = owner.pod.spec;
+    this.inits = spec?.initContainers?.length ? spec.initContainers.map((c) => containerRecord(c, isSidecar(c) ? 'sidecar' : 'init')) : NO_RECORDS;
     this.mains = (spec?.containers ?? []).map((c) => containerRecord(c, 'main'));
   }
+
+  /** The pod's emptyDir volumes, kept across its containers' restarts. */
+  get volumes(): PodVolumes { return (this.podVolumes ??= new PodVolumes()); }
 
   /** The sandbox is up: start the first containers. */
   start(): void {
@@ -152,7 +145,7 @@ export class PodContainers {
       const restarting = stage.kind === 'waiting' && r.probeKilled ? true : undefined;
       return { name: r.name, image: r.image, role: r.role, stage, restartCount: r.restartCount, ...definedOnly({ containerID: r.containerID, last: stage === r.stage ? r.last : undefined, health, restarting }) };
     };
-    return podStatusOf(this.options.pod(), placement, previous, {
+    return podStatusOf(this.owner.pod, placement, previous, {
       inits: this.inits.map(facts), mains: this.mains.map(facts), initialized: this.initialized, terminal,
     }, new Date(this.options.clock.now()));
   }
@@ -186,7 +179,7 @@ export class PodContainers {
       this.batching--;
       if (this.batching === 0 && this.dirty) {
         this.dirty = false;
-        this.options.changed();
+        this.options.changed(this.owner, this);
       }
     }
   }
@@ -220,14 +213,14 @@ export class PodContainers {
   }
 
   private spec(name: string): Container | undefined {
-    return [...(this.options.pod().spec?.initContainers ?? []), ...(this.options.pod().spec?.containers ?? [])].find((c) => c.name === name);
+    return [...(this.owner.pod.spec?.initContainers ?? []), ...(this.owner.pod.spec?.containers ?? [])].find((c) => c.name === name);
   }
 
   /** Pulls the image (or fails to), then creates and starts an instance. */
   private launch(r: ContainerRecord): void {
     const container = this.spec(r.name);
     if (container === undefined) return;
-    const pod = this.options.pod();
+    const pod = this.owner.pod;
     const fault = imageFault(pod, r.image);
     if (fault.kind === 'pullFails') {
       this.pullFailed(r, fault.message);
@@ -235,7 +228,7 @@ export class PodContainers {
     }
     const program = containerProgram(container, definedOnly({ command: container.command, args: container.args }), r.role === 'init', this.options.imageCommands);
     if (program.kind !== 'shell') {
-      this.run(r, container, program, { env: new Map(), files: new Map(), hostname: '' });
+      this.run(r, container, program, EMPTY_VIEW);
       return;
     }
     // A command needs the container's env and files first (it may be $(VAR)-expanded).
@@ -276,26 +269,32 @@ export class PodContainers {
       r.previous = r.current;
       r.restartCount++;
     }
-    const { uid } = podIdentity(this.options.pod());
+    const { uid } = podIdentity(this.owner.pod);
     r.containerID = simulatedContainerID(uid ?? '', r.name, r.restartCount);
     this.leaveTerminated(r);
-    const log = new ContainerLog(() => clock.now());
-    r.current = program.kind === 'shell' || (program.kind === 'server' && program.note !== undefined)
-      ? { kind: 'recorded', log } : { kind: 'synthetic', startedAt: now, endedAt: undefined };
+    // Only a program that writes has a log of its own; the others' is the synthetic lines.
+    const log = program.kind === 'shell' || (program.kind === 'server' && program.note !== undefined) ? new ContainerLog(() => clock.now()) : undefined;
+    r.current = log !== undefined ? { kind: 'recorded', log } : { kind: 'synthetic', startedAt: now, endedAt: undefined };
     const instance = new ContainerInstance({
-      clock, container, program, log,
-      view, files: program.kind === 'shell' ? this.volumes.fileSystem(this.options.pod(), container, view) : NO_FILES, signals: new InstanceSignals(),
-      ...definedOnly({ runShell: this.options.runShell }),
-      onExit: (exit) => this.batch(() => this.exited(r, instance, now, exit)),
+      clock, container, program,
+      view, files: program.kind === 'shell' ? this.volumes.fileSystem(this.owner.pod, container, view) : NO_FILES,
+      ...definedOnly({ log, runShell: this.options.runShell }),
+      startedAt: now, owner: this,
     });
     r.instance = instance;
     r.probeKilled = false;
     r.stage = { kind: 'running', startedAt: now };
     this.dirty = true;
-    const fault = imageFault(this.options.pod(), r.image);
+    const fault = imageFault(this.owner.pod, r.image);
     if (fault.kind === 'oom') r.timer = clock.setTimer(fault.afterMs, () => instance.exit(137, 'OOMKilled'));
     if (r.role !== 'init') this.probes?.startContainer(r.name, now);
     instance.start();
+  }
+
+  /** An instance's exit, reported once: the container it runs for (if it is still the current one) moves on. */
+  instanceExited(instance: ContainerInstance, exit: InstanceExit): void {
+    const r = this.all().find((c) => c.instance === instance);
+    if (r !== undefined) this.batch(() => this.exited(r, instance, instance.startedAt, exit));
   }
 
   private exited(r: ContainerRecord, instance: ContainerInstance, startedAt: number, exit: InstanceExit): void {
@@ -315,7 +314,7 @@ export class PodContainers {
       this.launch(r);
       return;
     }
-    const restarts = restartsAfterExit(r.role, podRestartPolicy(this.options.pod().spec), exit.exitCode, r.probeKilled ? 'probeKilled' : 'exited');
+    const restarts = restartsAfterExit(r.role, podRestartPolicy(this.owner.pod.spec), exit.exitCode, r.probeKilled ? 'probeKilled' : 'exited');
     if (exit.reason === 'StartError') this.startFailed(r, exit.message ?? '', restarts ? now : undefined);
     else if (restarts) this.restart(r, now);
     this.advance();
@@ -323,7 +322,7 @@ export class PodContainers {
 
   /** kuberuntime's startContainer: a Failed Event; while it will restart, RunContainerError until the next sync. */
   private startFailed(r: ContainerRecord, message: string, restartAfter: number | undefined): void {
-    this.options.event?.('Warning', 'Failed', `Error: ${message}`, { fieldPath: `spec.${r.role === 'main' ? 'containers' : 'initContainers'}{${r.name}}`, action: 'Start' });
+    this.options.event?.(this.owner, 'Warning', 'Failed', `Error: ${message}`, { fieldPath: `spec.${r.role === 'main' ? 'containers' : 'initContainers'}{${r.name}}`, action: 'Start' });
     if (restartAfter === undefined) return;
     this.leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'RunContainerError', message };
@@ -341,7 +340,7 @@ export class PodContainers {
       this.launch(r);
       return;
     }
-    const { name, namespace, uid } = podIdentity(this.options.pod());
+    const { name, namespace, uid } = podIdentity(this.owner.pod);
     this.leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'CrashLoopBackOff', message: crashLoopMessage(decision.delayMs, r.name, { name, namespace, uid: uid ?? '' }) };
     this.dirty = true;
@@ -372,12 +371,12 @@ export class PodContainers {
 
   /** A pod whose main containers are all done for good stops its sidecars, as the kubelet does. */
   private stopSidecarsWhenDone(): void {
-    const policy = podRestartPolicy(this.options.pod().spec);
+    const policy = podRestartPolicy(this.owner.pod.spec);
     const done = this.mains.every((m) => m.stage.kind === 'terminated' && !shouldRestart(policy, m.stage.terminated.exitCode));
     if (!done) return;
     this.stopping = true;
     const now = this.options.clock.now();
-    const grace = (this.options.pod().spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    const grace = (this.owner.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
     for (const s of this.inits) {
       s.timer?.cancel();
       s.timer = undefined;
@@ -391,8 +390,8 @@ export class PodContainers {
   }
 
   private armExitAfter(): void {
-    const after = this.options.exitAfterMs;
-    if (after === undefined || this.exitAfter !== undefined || podRestartPolicy(this.options.pod().spec) === 'Always') return;
+    const after = this.exitAfterMs;
+    if (after === undefined || this.exitAfter !== undefined || podRestartPolicy(this.owner.pod.spec) === 'Always') return;
     this.exitAfter = this.options.clock.setTimer(after, () => this.batch(() => {
       for (const r of this.mains) if (r.current?.kind === 'synthetic') r.instance?.exit(0, 'Completed');
     }));

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ContainerStatus, Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import { mergeConditions, podCondition } from '../podStatus.js';
 import { definedOnly, ifDefined } from '../../lib/defaults.js';
+import { KeptValues } from './keptValues.js';
 
 export interface Placement {
   readonly hostIP: string;
@@ -20,10 +21,18 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** A stable image ID, `<repository>@sha256:<digest of the image reference>`. */
-export function simulatedImageID(image: string): string {
+/**
+ * Image IDs of the images run lately: a node runs few images, so its pods of one image hold one
+ * ID string (about 180 bytes each otherwise, kept in every container status).
+ */
+const imageIDs = new KeptValues(256, (image) => {
   const repository = image.includes('@') ? image.slice(0, image.indexOf('@')) : image.replace(/:[^/:]*$/, '');
   return `${repository}@sha256:${digest(image)}`;
+});
+
+/** A stable image ID, `<repository>@sha256:<digest of the image reference>`. */
+export function simulatedImageID(image: string): string {
+  return imageIDs.get(image);
 }
 
 /** A stable container ID for one instance (restart) of a container in a pod. */
