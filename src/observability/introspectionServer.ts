@@ -2,7 +2,8 @@
  * The operator's HTTP ports (plain HTTP). With `routes: 'all'` (the introspection port, 127.0.0.1
  * by default: reach it with kubectl port-forward):
  *   GET /          live page of the actor tree (actorTreePage.ts)
- *   GET /actors    the tree as JSON or NDJSON, selectable and paginated (actorsRoute.ts)
+ *   GET /actors    the tree as JSON or NDJSON, selectable, filtered and paginated (actorsRoute.ts)
+ *   GET /actors/summary   the same selection counted node → role → state (actorSummary.ts)
  * and on every port, including `routes: 'probes'` (the metrics port, for the kubelet's probes and a
  * Prometheus scraper on the pod network):
  *   GET /healthz   liveness;  GET /readyz  readiness (health.ts; `?verbose` lists the checks)
@@ -22,6 +23,7 @@ import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
+import { serveSummary } from './actorSummary.js';
 import type { AgentView } from './agentView.js';
 import { livenessChecks, readinessChecks, renderChecks, type Check } from './health.js';
 import type { TetherMetrics } from './metrics.js';
@@ -110,6 +112,10 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
     }
     case '/actors': {
       await serveActors(options.agent.system.registry, req, res, url);
+      return;
+    }
+    case '/actors/summary': {
+      await serveSummary(options.agent.system.registry, req, res, url);
       return;
     }
     case '/healthz':
