@@ -4,6 +4,7 @@
  *   GET /          live page of the actor tree (actorTreePage.ts)
  *   GET /actors    the tree as JSON or NDJSON, selectable, filtered and paginated (actorsRoute.ts)
  *   GET /actors/summary   the same selection counted node → role → state (actorSummary.ts)
+ *   GET /actors/<path>    one actor in depth: history, budgets, last messages, kubectl (actorDetail.ts)
  * and on every port, including `routes: 'probes'` (the metrics port, for the kubelet's probes and a
  * Prometheus scraper on the pod network):
  *   GET /healthz   liveness;  GET /readyz  readiness (health.ts; `?verbose` lists the checks)
@@ -24,6 +25,7 @@ import type { Lifecycle } from '../lib/lifecycle.js';
 import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
 import { serveSummary } from './actorSummary.js';
+import { serveActorDetail } from './actorDetail.js';
 import type { AgentView } from './agentView.js';
 import { livenessChecks, readinessChecks, renderChecks, type Check } from './health.js';
 import type { TetherMetrics } from './metrics.js';
@@ -135,6 +137,7 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
       return;
     }
     default:
+      if (url.pathname.startsWith('/actors/')) return serveActorDetail(options.agent.system.registry, res, decodeURIComponent(url.pathname.slice('/actors/'.length)));
       return text(res, 404, `no such endpoint: ${url.pathname}\n`);
   }
 }
