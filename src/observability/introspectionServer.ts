@@ -4,6 +4,7 @@
  *   GET /          live page of the actor tree (actorTreePage.ts)
  *   GET /actors    the tree as JSON or NDJSON, selectable, filtered and paginated (actorsRoute.ts)
  *   GET /actors/summary   the same selection counted node → role → state (actorSummary.ts)
+ *   GET /actors/events    the tree's changes as Server-Sent Events, coalesced, with backpressure (actorEvents.ts)
  *   GET /actors/<path>    one actor in depth: history, budgets, last messages, kubectl (actorDetail.ts)
  * and on every port, including `routes: 'probes'` (the metrics port, for the kubelet's probes and a
  * Prometheus scraper on the pod network):
@@ -26,6 +27,7 @@ import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
 import { serveSummary } from './actorSummary.js';
 import { serveActorDetail } from './actorDetail.js';
+import { ActorEventHub, type ActorEventOptions, type ActorEventStats } from './actorEvents.js';
 import type { AgentView } from './agentView.js';
 import { livenessChecks, readinessChecks, renderChecks, type Check } from './health.js';
 import type { TetherMetrics } from './metrics.js';
@@ -46,6 +48,8 @@ export interface IntrospectionOptions {
   readonly allowedHosts?: readonly string[];
   /** Decides each request to the actor tree (/ and /actors) before it is served. */
   readonly guard?: (req: IncomingMessage) => Promise<GuardDecision>;
+  /** The event stream's interval and bounds (tests make them small). */
+  readonly events?: ActorEventOptions;
 }
 
 export type GuardDecision = { readonly allowed: true } | { readonly allowed: false; readonly code: number; readonly message: string };
@@ -75,6 +79,8 @@ export function hostAllowed(header: string | undefined, allowed: readonly string
 export interface IntrospectionServer extends Lifecycle {
   readonly url: string;
   readonly port: number;
+  /** The event stream's clients and what backpressure did to them. */
+  eventStats(): ActorEventStats;
 }
 
 const PAGE_HEADERS = {
@@ -92,7 +98,7 @@ function text(res: ServerResponse, code: number, body: string): void {
 
 const PROBE_ROUTES = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
 
-async function route(options: IntrospectionOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(options: IntrospectionOptions, hub: ActorEventHub, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://introspection');
   if (isLoopbackAddress(options.host ?? '127.0.0.1') && !hostAllowed(req.headers.host, options.allowedHosts)) {
     return text(res, 421, 'this server answers only requests addressed to localhost\n');
@@ -114,6 +120,10 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
     }
     case '/actors': {
       await serveActors(options.agent.system.registry, req, res, url);
+      return;
+    }
+    case '/actors/events': {
+      hub.serve(req, res, url);
       return;
     }
     case '/actors/summary': {
@@ -143,8 +153,9 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
 }
 
 export async function startIntrospectionServer(options: IntrospectionOptions): Promise<IntrospectionServer> {
+  const hub = new ActorEventHub(options.agent.system.registry, options.events);
   const server: Server = createServer((req, res) => {
-    route(options, req, res).catch((error: unknown) => {
+    route(options, hub, req, res).catch((error: unknown) => {
       const bad = error instanceof BadRequest || error instanceof RangeError;
       if (!bad) options.logger?.error('introspection request failed', { url: req.url, error: String(error) });
       if (res.headersSent) res.destroy();
@@ -152,7 +163,7 @@ export async function startIntrospectionServer(options: IntrospectionOptions): P
     });
   });
   const host = options.host ?? '127.0.0.1';
-  const life = await listening(server, options.port ?? 10256, host);
+  const life = await listening(server, options.port ?? 10256, host, { beforeClose: async () => hub.stop() });
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { ...life, url: `http://${urlHost}:${life.port}` };
+  return { ...life, url: `http://${urlHost}:${life.port}`, eventStats: () => hub.stats() };
 }
