@@ -161,7 +161,8 @@ t.test('GET / is a self-contained page: no external URL, data inserted as text o
   const html = await res.text();
   t.notMatch(html, /https?:\/\//, 'no CDN, no external request');
   t.notMatch(html, /innerHTML/, 'actor data never becomes markup');
-  t.match(html, /actors\?format=ndjson/);
+  t.match(html, /actors\/summary/);
+  t.match(html, /actors\/events/);
 });
 
 t.test('the server binds to 127.0.0.1 unless told otherwise', async (t) => {
