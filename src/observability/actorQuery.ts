@@ -6,6 +6,7 @@
  * O(n log k) time and O(depth × k) memory, k being the widest supervisor.
  */
 import { shownBelow, type ActorRegistry, type ActorSnapshot, type Inspectable } from '../runtime/actorRegistry.js';
+import { matchesFilter, type ActorFilter } from './actorFilter.js';
 
 export interface ActorSelection {
   /** Path of the subtree's root; the whole tree when absent. */
@@ -20,6 +21,8 @@ export interface ActorSelection {
   readonly depth?: number;
   /** Resume after this path (the previous page's last item). */
   readonly after?: string;
+  /** Content filters (state, role, text, restarted, error), applied to every actor walked. */
+  readonly filter?: ActorFilter;
 }
 
 /** The path of the registry's root actor, or undefined before the system has started. */
@@ -107,7 +110,7 @@ export function* walkActors(registry: ActorRegistry, selection: ActorSelection):
   while (stack.length > 0) {
     const { cell, depth } = stack.pop() as Frame;
     const snapshot = cell.snapshot();
-    if (matchesPodFilter(snapshot, selection)) yield snapshot;
+    if (matchesPodFilter(snapshot, selection) && (selection.filter === undefined || matchesFilter(snapshot, selection.filter))) yield snapshot;
     pushChildren(stack, cell, depth, maxDepth);
   }
 }

@@ -19,6 +19,8 @@ export interface AgentView {
     readonly registry: ActorRegistry;
     /** Since start: escalations and children given up (the live tree shows only the current state). */
     readonly supervisionEvents?: Readonly<{ escalations: number; givenUp: number }>;
+    /** Since start: restarts decided by a supervisor, by the restarted actor's kind. */
+    readonly restartsByKind?: ReadonlyMap<string, number>;
   };
   readonly nodes: readonly NodeView[];
   /** With leader election a replica may drive no node (a standby): it is still ready to serve. */

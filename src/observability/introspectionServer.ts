@@ -2,7 +2,10 @@
  * The operator's HTTP ports (plain HTTP). With `routes: 'all'` (the introspection port, 127.0.0.1
  * by default: reach it with kubectl port-forward):
  *   GET /          live page of the actor tree (actorTreePage.ts)
- *   GET /actors    the tree as JSON or NDJSON, selectable and paginated (actorsRoute.ts)
+ *   GET /actors    the tree as JSON or NDJSON, selectable, filtered and paginated (actorsRoute.ts)
+ *   GET /actors/summary   the same selection counted node → role → state (actorSummary.ts)
+ *   GET /actors/events    the tree's changes as Server-Sent Events, coalesced, with backpressure (actorEvents.ts)
+ *   GET /actors/<path>    one actor in depth: history, budgets, last messages, kubectl (actorDetail.ts)
  * and on every port, including `routes: 'probes'` (the metrics port, for the kubelet's probes and a
  * Prometheus scraper on the pod network):
  *   GET /healthz   liveness;  GET /readyz  readiness (health.ts; `?verbose` lists the checks)
@@ -22,6 +25,9 @@ import type { Logger } from '../adapters/logger.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import { actorTreePage } from './actorTreePage.js';
 import { BadRequest, serveActors } from './actorsRoute.js';
+import { serveSummary } from './actorSummary.js';
+import { serveActorDetail } from './actorDetail.js';
+import { ActorEventHub, type ActorEventOptions, type ActorEventStats } from './actorEvents.js';
 import type { AgentView } from './agentView.js';
 import { livenessChecks, readinessChecks, renderChecks, type Check } from './health.js';
 import type { TetherMetrics } from './metrics.js';
@@ -42,6 +48,8 @@ export interface IntrospectionOptions {
   readonly allowedHosts?: readonly string[];
   /** Decides each request to the actor tree (/ and /actors) before it is served. */
   readonly guard?: (req: IncomingMessage) => Promise<GuardDecision>;
+  /** The event stream's interval and bounds (tests make them small). */
+  readonly events?: ActorEventOptions;
 }
 
 export type GuardDecision = { readonly allowed: true } | { readonly allowed: false; readonly code: number; readonly message: string };
@@ -71,6 +79,8 @@ export function hostAllowed(header: string | undefined, allowed: readonly string
 export interface IntrospectionServer extends Lifecycle {
   readonly url: string;
   readonly port: number;
+  /** The event stream's clients and what backpressure did to them. */
+  eventStats(): ActorEventStats;
 }
 
 const PAGE_HEADERS = {
@@ -88,7 +98,7 @@ function text(res: ServerResponse, code: number, body: string): void {
 
 const PROBE_ROUTES = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
 
-async function route(options: IntrospectionOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(options: IntrospectionOptions, hub: ActorEventHub, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://introspection');
   if (isLoopbackAddress(options.host ?? '127.0.0.1') && !hostAllowed(req.headers.host, options.allowedHosts)) {
     return text(res, 421, 'this server answers only requests addressed to localhost\n');
@@ -112,6 +122,14 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
       await serveActors(options.agent.system.registry, req, res, url);
       return;
     }
+    case '/actors/events': {
+      hub.serve(req, res, url);
+      return;
+    }
+    case '/actors/summary': {
+      await serveSummary(options.agent.system.registry, req, res, url);
+      return;
+    }
     case '/healthz':
     case '/livez': {
       const { code, body } = renderChecks(livenessChecks(options.agent), verbose);
@@ -129,13 +147,15 @@ async function route(options: IntrospectionOptions, req: IncomingMessage, res: S
       return;
     }
     default:
+      if (url.pathname.startsWith('/actors/')) return serveActorDetail(options.agent.system.registry, res, decodeURIComponent(url.pathname.slice('/actors/'.length)));
       return text(res, 404, `no such endpoint: ${url.pathname}\n`);
   }
 }
 
 export async function startIntrospectionServer(options: IntrospectionOptions): Promise<IntrospectionServer> {
+  const hub = new ActorEventHub(options.agent.system.registry, options.events);
   const server: Server = createServer((req, res) => {
-    route(options, req, res).catch((error: unknown) => {
+    route(options, hub, req, res).catch((error: unknown) => {
       const bad = error instanceof BadRequest || error instanceof RangeError;
       if (!bad) options.logger?.error('introspection request failed', { url: req.url, error: String(error) });
       if (res.headersSent) res.destroy();
@@ -143,7 +163,7 @@ export async function startIntrospectionServer(options: IntrospectionOptions): P
     });
   });
   const host = options.host ?? '127.0.0.1';
-  const life = await listening(server, options.port ?? 10256, host);
+  const life = await listening(server, options.port ?? 10256, host, { beforeClose: async () => hub.stop() });
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { ...life, url: `http://${urlHost}:${life.port}` };
+  return { ...life, url: `http://${urlHost}:${life.port}`, eventStats: () => hub.stats() };
 }

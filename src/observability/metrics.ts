@@ -165,6 +165,10 @@ export class TetherMetrics {
       this.set({ outcome: 'escalation' }, counts.escalations);
       this.set({ outcome: 'give-up' }, counts.givenUp);
     } });
+    new Gauge({ name: 'tether_actor_restarts_total', help: 'Since start: restarts decided by a supervisor, by the restarted actor\'s kind (role); unlike tether_actor_restarts it keeps the restarts of actors since gone.', labelNames: ['kind'], registers, collect() {
+      this.reset();
+      for (const [kind, value] of agent()?.system.restartsByKind ?? []) this.set({ kind }, value);
+    } });
     perPriority('tether_api_rate_limiter_wait_seconds_total', 'Cumulative time requests waited for the client-side rate limiter.', (s) => s.waitMs / 1000);
     perPriority('tether_api_rate_limiter_started_total', 'Requests let through by the rate limiter.', (s) => s.started);
     perPriority('tether_api_rate_limiter_queued', 'Requests waiting for the rate limiter now.', (s) => s.queued);

@@ -1,4 +1,7 @@
 import type { StateSummary } from './behavior.js';
+import { ChangeFeed } from './changeFeed.js';
+import { MessageTrace } from './messageTrace.js';
+import type { SupervisionEvent } from './supervisionHistory.js';
 
 export type ActorStatus = 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped' | 'failed';
 
@@ -16,6 +19,24 @@ export interface ActorSnapshot {
   readonly summary: StateSummary | null;
 }
 
+/** How many more crashes a supervisor absorbs before it escalates, or a child before it is given up. */
+export interface RestartBudget {
+  /** Crashes left within the window; null when no budget applies. */
+  readonly crashesLeft: number | null;
+  readonly withinMs: number | null;
+}
+
+/** One actor in depth, computed only when asked for (`/actors/<path>`). */
+export interface ActorDetail {
+  readonly history: readonly SupervisionEvent[];
+  /** Events recorded in all, including those the ring no longer holds. */
+  readonly historyTotal: number;
+  /** A supervisor's own budget: crashes of its children before it escalates. */
+  readonly escalation?: RestartBudget;
+  /** This child's budget with its supervisor: crashes before it is given up. */
+  readonly giveUp?: RestartBudget;
+}
+
 /** What the registry needs from a live actor or supervisor. */
 export interface Inspectable {
   readonly path: string;
@@ -23,6 +44,8 @@ export interface Inspectable {
   childCells(): Iterable<Inspectable>;
   /** Read-only parts shown after the children that are not actors (a provider's reflectors). */
   views?(): Iterable<Inspectable>;
+  /** History and restart budgets; absent for what is not supervised (a view). */
+  detail?(): ActorDetail;
 }
 
 /** What the tree shows below `cell`: its children, then its views. */
@@ -45,14 +68,21 @@ export interface SnapshotQuery {
 export class ActorRegistry {
   private readonly byPath = new Map<string, Inspectable>();
   private rootPath: string | undefined;
+  /** Which actors changed, for the live page's event stream (recorded only while it listens). */
+  readonly changes = new ChangeFeed();
+  /** The last messages and effects, process-wide, for an actor's detail. */
+  readonly trace = new MessageTrace();
 
   register(cell: Inspectable, isRoot = false): void {
     this.byPath.set(cell.path, cell);
     if (isRoot) this.rootPath = cell.path;
+    this.changes.touched(cell.path);
   }
 
   deregister(cell: Inspectable): void {
-    if (this.byPath.get(cell.path) === cell) this.byPath.delete(cell.path);
+    if (this.byPath.get(cell.path) !== cell) return;
+    this.byPath.delete(cell.path);
+    this.changes.gone(cell.path);
   }
 
   get size(): number {

@@ -1,10 +1,12 @@
 import { sleep, type Clock } from '../lib/clock.js';
 import type { Logger } from '../adapters/logger.js';
 import type { CrashDecision, RestartType } from './supervision.js';
-import type { ActorRegistry, ActorSnapshot, ActorStatus, Inspectable } from './actorRegistry.js';
+import type { ActorDetail, ActorRegistry, ActorSnapshot, ActorStatus, Inspectable, RestartBudget } from './actorRegistry.js';
 import type { StateSummary } from './behavior.js';
 import { dispatchTo, spawnActor, stopActor, type EngineDecision, type EngineRef } from './nactEngine.js';
 import { errorMessage } from '../lib/errorMessage.js';
+import { definedOnly } from '../lib/defaults.js';
+import { SupervisionHistory, WORKER_HISTORY, type SupervisionEvent } from './supervisionHistory.js';
 
 /** What every cell shares with the rest of its actor system. */
 export interface CellEnvironment {
@@ -16,8 +18,8 @@ export interface CellEnvironment {
   readonly onFatal: (error: unknown) => void;
   /** Counts messages sent to actors that had already stopped. */
   countDeadLetter(): void;
-  /** Counts supervision outcomes beyond a restart: a child given up, a supervisor escalating. */
-  countSupervision(outcome: 'give-up' | 'escalation'): void;
+  /** Counts supervision outcomes (a restart, a child given up, a supervisor escalating) by the crashed actor's kind. */
+  countSupervision(outcome: 'restart' | 'give-up' | 'escalation', kind: string): void;
 }
 
 /** The parent's side of supervision, as a cell sees it. */
@@ -27,6 +29,8 @@ export interface ParentSupervisor {
   childExited(child: Cell): void;
   childGaveUp(child: Cell, reason: string, error: unknown): void;
   childStopped(child: Cell): void;
+  /** How many more crashes `child` may have before it is given up. */
+  childBudget(child: Cell): RestartBudget | undefined;
 }
 
 /**
@@ -68,6 +72,8 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
    * restart waits: an AbortController costs ~0.7 KiB, and most cells never need one.
    */
   private lifetime: AbortController | undefined;
+  /** Made at the first supervision event (supervisionHistory.ts): most pod actors never have one. */
+  private history: SupervisionHistory | undefined;
 
   constructor(
     protected readonly env: CellEnvironment,
@@ -104,7 +110,23 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
   handle(incarnation: I, envelope: Envelope<M>): I {
     this.mailboxDepth = Math.max(0, this.mailboxDepth - 1);
     this.processed++;
+    this.env.registry.changes.touched(this.path);
     return this.handleEnvelope(incarnation, envelope);
+  }
+
+  /** How many events this cell's history keeps. */
+  protected historyCapacity(): number {
+    return WORKER_HISTORY;
+  }
+
+  /** Records what happened to this cell (its supervisor's decisions, its restarts). */
+  recordSupervision(event: SupervisionEvent): void {
+    (this.history ??= new SupervisionHistory(this.historyCapacity())).record(event);
+    this.env.registry.changes.touched(this.path);
+  }
+
+  detail(): ActorDetail {
+    return { history: this.history?.list() ?? [], historyTotal: this.history?.total ?? 0, ...definedOnly({ giveUp: this.parent?.childBudget(this) }) };
   }
 
   initialState(): I {
@@ -163,6 +185,7 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
 
   async onCrash(error: unknown): Promise<EngineDecision> {
     this.endIncarnation();
+    this.env.registry.changes.touched(this.path);
     if (this.stopped) return 'stop';
     if (error instanceof SiblingRestart) {
       this.status = 'restarting';
@@ -202,6 +225,7 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
         return 'stop'; // stopped while waiting to restart
       }
     }
+    this.recordSupervision({ type: 'restarted', at: this.env.clock.now(), incarnation: this.restarts + 1 });
     this.deliver({ k: 'start' });
     return 'reset';
   }

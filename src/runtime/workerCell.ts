@@ -67,6 +67,7 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
       case 'msg':
         // An effect's report is for the incarnation that ran the effect (it may have been queued before a crash).
         if (envelope.from !== undefined && envelope.from !== inc) break;
+        this.env.registry.trace.record(this.env.clock.now(), this.path, 'message', envelope.msg);
         if (!inc.controller.signal.aborted) this.apply(inc, this.behavior.decide(inc.state, envelope.msg, this.env.clock.now()));
         break;
       case 'crash':
@@ -92,6 +93,7 @@ export class WorkerCell<S, M, E> extends Cell<M, Incarnation<S>> implements Acto
   }
 
   private run(inc: Incarnation<S>, effect: E): void {
+    this.env.registry.trace.record(this.env.clock.now(), this.path, 'effect', effect);
     const ctx = this.effectContext(inc);
     const fail = (error: unknown): void => {
       if (!inc.controller.signal.aborted) this.crash(error);

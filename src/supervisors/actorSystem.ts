@@ -29,6 +29,7 @@ export class ActorSystem {
   readonly logger: Logger;
   private deadLetterCount = 0;
   private readonly supervision = { escalations: 0, givenUp: 0 };
+  private readonly restarts = new Map<string, number>();
   private readonly engine: EngineRef;
   private stopped = false;
 
@@ -52,8 +53,9 @@ export class ActorSystem {
       countDeadLetter: () => {
         this.deadLetterCount++;
       },
-      countSupervision: (outcome) => {
-        if (outcome === 'escalation') this.supervision.escalations++;
+      countSupervision: (outcome, kind) => {
+        if (outcome === 'restart') this.restarts.set(kind, (this.restarts.get(kind) ?? 0) + 1);
+        else if (outcome === 'escalation') this.supervision.escalations++;
         else this.supervision.givenUp++;
       },
     };
@@ -71,6 +73,11 @@ export class ActorSystem {
   /** Since start: supervisors that escalated, and children given up after their restart budget. */
   get supervisionEvents(): Readonly<{ escalations: number; givenUp: number }> {
     return { ...this.supervision };
+  }
+
+  /** Since start: restarts decided by a supervisor, by the restarted actor's kind (role). */
+  get restartsByKind(): ReadonlyMap<string, number> {
+    return new Map(this.restarts);
   }
 
   snapshot(query?: SnapshotQuery): ActorSnapshot[] {

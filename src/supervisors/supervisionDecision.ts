@@ -82,3 +82,9 @@ export function decideOnCrash(input: CrashInput): CrashOutcome {
 
 /** Whether a child that finished normally (not a crash) is started again. */
 export const restartsAfterNormalExit = (restartType: RestartType): boolean => restartType === 'permanent';
+
+/** Crashes left before `budget` is exceeded, given the restarts recorded in its window (null: no budget). */
+export function crashesLeft(times: readonly number[], budget: Intensity | undefined, now: number): number | null {
+  if (!budget) return null;
+  return Math.max(0, budget.maxRestarts - within(times, budget, now).length);
+}

@@ -1,10 +1,11 @@
-import type { Inspectable } from '../runtime/actorRegistry.js';
+import type { ActorDetail, Inspectable, RestartBudget } from '../runtime/actorRegistry.js';
 import type { ActorBehavior, ActorRef, StateSummary } from '../runtime/behavior.js';
 import { Cell, SiblingRestart, describeError, type CellEnvironment, type Envelope, type ParentSupervisor } from '../runtime/cell.js';
 import type { EngineRef } from '../runtime/nactEngine.js';
 import { WorkerCell } from '../runtime/workerCell.js';
 import type { RestartPolicy, RestartType } from './restartPolicy.js';
-import { decideOnCrash, newLedger, restartsAfterNormalExit, type ChildLedger, type CrashDecision } from './supervisionDecision.js';
+import { classify, SUPERVISOR_HISTORY, type SupervisionEvent } from '../runtime/supervisionHistory.js';
+import { crashesLeft, decideOnCrash, newLedger, restartsAfterNormalExit, type ChildLedger, type CrashDecision } from './supervisionDecision.js';
 
 export interface SupervisorSpec {
   readonly policy: RestartPolicy;
@@ -120,11 +121,12 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
     this.supervisorRestarts = outcome.supervisorRestarts;
     const decision = outcome.decision;
     this.env.logger.warn('child crashed', { path: child.path, error: describeError(error), decision: decision.action });
+    this.recordCrash(child, error, decision, now);
     if (decision.action === 'restart' && decision.siblings) {
       for (const entry of this.children.values()) if (entry.cell !== child) entry.cell.restartWithSibling();
     }
     if (decision.action === 'escalate') {
-      this.env.countSupervision('escalation');
+      this.env.countSupervision('escalation', this.kind);
       // OTP: stop every child now, then fail to our own parent with the reason.
       for (const entry of [...this.children.values()]) if (entry.cell !== child) entry.cell.stop();
       this.crash(new EscalatedFailure(this.path, decision.reason, error));
@@ -132,9 +134,39 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
     return decision;
   }
 
+  /** The history of a crash, in the child's ring and in this supervisor's own; counted for /metrics. */
+  private recordCrash(child: Cell, error: unknown, decision: CrashDecision, at: number): void {
+    const classified = classify(error);
+    child.recordSupervision({ type: 'crashed', at, error: classified });
+    const outcome: SupervisionEvent = decision.action === 'restart'
+      ? { type: 'restart-scheduled', at, delayMs: decision.delayMs }
+      : decision.action === 'give-up' ? { type: 'given-up', at, reason: decision.reason } : { type: 'escalated', at, reason: decision.reason };
+    child.recordSupervision(outcome);
+    this.recordSupervision({ type: 'child-crashed', at, child: child.name, error: classified, decision: decision.action });
+    if (decision.action === 'escalate') this.recordSupervision({ type: 'escalated', at, reason: decision.reason });
+    if (decision.action === 'restart') this.env.countSupervision('restart', child.kind);
+  }
+
+  childBudget(child: Cell): RestartBudget | undefined {
+    const intensity = this.spec.policy.childIntensity;
+    const ledger = this.ledgers.get(child.name);
+    if (child.restartType === 'temporary') return { crashesLeft: 0, withinMs: null };
+    return { crashesLeft: crashesLeft(ledger?.restartTimes ?? [], intensity, this.env.clock.now()), withinMs: intensity?.withinMs ?? null };
+  }
+
+  protected override historyCapacity(): number {
+    return SUPERVISOR_HISTORY;
+  }
+
+  override detail(): ActorDetail {
+    const intensity = this.spec.policy.intensity;
+    const escalation = { crashesLeft: crashesLeft(this.supervisorRestarts, intensity, this.env.clock.now()), withinMs: intensity?.withinMs ?? null };
+    return { ...super.detail(), escalation };
+  }
+
   childGaveUp(child: Cell, reason: string, error: unknown): void {
     this.env.logger.error('child given up', { path: child.path, reason, error: describeError(error) });
-    this.env.countSupervision('give-up');
+    this.env.countSupervision('give-up', child.kind);
     const hook = this.children.get(child.name)?.options.onGiveUp;
     if (!hook) return;
     try {
@@ -186,6 +218,7 @@ export class Supervisor extends Cell<never, true> implements ParentSupervisor {
   private start(): void {
     if (this.status === 'running' || this.stopped) return;
     this.status = 'running';
+    this.recordSupervision({ type: 'started', at: this.env.clock.now() });
     this.spec.onStart?.(this);
   }
 
