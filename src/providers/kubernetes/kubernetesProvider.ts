@@ -83,9 +83,7 @@ export class KubernetesProvider
   readonly runsPodsUnderKubelet = true;
 
   /** Resizes go to the remote pod's `resize` subresource, ephemeral containers to its `ephemeralcontainers` one; the remote kubelet's answer is the status. */
-  inPlaceUpdates(): readonly InPlaceUpdate[] {
-    return ['resize', 'ephemeralContainers'];
-  }
+  inPlaceUpdates(): readonly InPlaceUpdate[] { return ['resize', 'ephemeralContainers']; }
   private readonly clock: Clock;
   private readonly ownsHost: boolean;
   private readonly log: KubeLog;
@@ -366,17 +364,10 @@ export class KubernetesProvider
     return this.drive.pods;
   }
 
-  ping(signal?: AbortSignal): Promise<void> {
-    return this.node.ping(signal);
-  }
-
-  capacity(signal?: AbortSignal): Promise<NodeResources> {
-    return this.node.capacity(signal);
-  }
-
-  nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> {
-    return this.node.nodeInfo(signal);
-  }
+  // The remote cluster's nodes answer for the virtual node (node/remoteNode.ts).
+  ping(signal?: AbortSignal): Promise<void> { return this.node.ping(signal); }
+  capacity(signal?: AbortSignal): Promise<NodeResources> { return this.node.capacity(signal); }
+  nodeInfo(signal?: AbortSignal): Promise<ProviderNodeInfo> { return this.node.nodeInfo(signal); }
 
   /** The offloaded pods' usage as the remote kubelets report it, in host identities (remoteStats.ts). */
   async getStatsSummary(signal?: AbortSignal): Promise<StatsSummary> {
