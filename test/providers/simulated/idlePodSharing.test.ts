@@ -1,28 +1,17 @@
 /**
  * What an idle pod does not hold of its own (issue 25's flat cost, docs/benchmarks.md "The simulated
  * node's container runtime at 10,000 pods"): a server container shares one empty view and one
- * program object with every other, keeps no log object, and its pod's status reuses its Dates and
- * has the hidden class every other pod's status has.
+ * program object with every other, keeps no log object, and its pod's status reuses its Dates. (Its
+ * status's hidden class is not asserted here: in a shared test process V8's map deprecation made
+ * that check flaky, and with migration it passed on the old spread code too; the bench shows it.)
  */
 import t from 'tap';
-import { setFlagsFromString } from 'node:v8';
 import { SimulatedPods } from '../../../src/providers/simulated/simulatedPods.js';
 import { EMPTY_VIEW } from '../../../src/providers/simulated/containerView.js';
 import { containerProgram } from '../../../src/providers/simulated/imageCommands.js';
 import { ManualClock } from '../../support/manualClock.js';
 import { drain } from '../../support/until.js';
 import { simulatedPod } from './support/simulatedNode.js';
-
-/** V8's own answer to "do these objects share a hidden class" (compiled with natives syntax on, then off again). */
-function sameHiddenClass(): (a: object, b: object) => boolean {
-  setFlagsFromString('--allow-natives-syntax');
-  try {
-    // %HaveSameMap exists only in code compiled with the flag on.
-    return new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
-  } finally {
-    setFlagsFromString('--no-allow-natives-syntax');
-  }
-}
 
 async function twoIdlePods(): Promise<SimulatedPods> {
   const clock = new ManualClock(Date.parse('2026-12-03T00:00:00Z'));
@@ -58,13 +47,5 @@ t.test("an idle pod's status shares its Dates: startTime with the Pending condit
   t.equal(condition('Initialized'), status?.startTime, 'set at Pending, the start time itself');
   t.equal(status?.containerStatuses?.[0]?.state?.running?.startedAt, condition('Ready'), 'one Date for the instant it ran');
   t.not(condition('Ready'), status?.startTime, 'Running came 50 ms later: a Date of its own');
-  pods.cancelTimers();
-});
-
-t.test('every idle pod\'s status has the same hidden class (a spread that adds keys gives each object its own)', async (t) => {
-  const pods = await twoIdlePods();
-  const [a, b] = [pods.get('ns/a')?.pod.status, pods.get('ns/b')?.pod.status];
-  t.ok(a !== undefined && b !== undefined && a.phase === 'Running');
-  t.ok(sameHiddenClass()(a as object, b as object));
   pods.cancelTimers();
 });
