@@ -7,10 +7,17 @@
  * no copy of the Secret its pods use. The virtual node offloads through the Kubernetes provider to
  * the shared remote cluster; the DaemonSet is pinned to that node (nodeSelector), so the other
  * tests' nodes on the shared host cluster get none of its pods.
+ *
+ * Under `admit`, on a node whose provider really runs the pods (the simulated node), the same
+ * tolerate-all DaemonSet rolls out, and a template change rolls out again: `kubectl rollout status`
+ * completes, which is the only honest way for it to (docs/kubelet-api.md "DaemonSet rollouts").
  */
 import t from 'tap';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
+import { silentLogger } from '../../src/adapters/logger.js';
+import { TetherAgent } from '../../src/app/tetherAgent.js';
 import { hostClusterIdFromUid } from '../../src/providers/kubernetes/index.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { getJson, type KubeObject } from '../support/kubectlJson.js';
@@ -79,5 +86,60 @@ t.test('a tolerate-all DaemonSet under the default policy', async (t) => {
   t.same(remoteSecrets.map((s) => `${s.metadata.namespace ?? ''}/${s.metadata.name}`), [], 'no copy of its Secret in the remote cluster');
   const remotePods = (await getJson<List<KubeObject>>(remote, ['pods', '-A', '-l', 'app=node-agent']))?.items ?? [];
   t.same(remotePods.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`), [], 'no remote pod');
+  await host.kubectl(['delete', 'daemonset', '-n', ns, 'node-agent', '--wait=false']);
+});
+
+t.test('a tolerate-all DaemonSet under admit, on a node that runs its pods, rolls out and rolls out again', async (t) => {
+  const { host } = await useSharedClusters(t);
+  reportLogsOnFailure(t, [host]);
+  const nodeName = uniqueNamespace('vn-ds-admit');
+  const provider = new SimulatedProvider({ startLatencyMs: 100, stopLatencyMs: 100 });
+  const agent = TetherAgent.start({
+    host: { kind: 'file', path: host.kubeconfigPath },
+    logger: silentLogger,
+    nodes: [{ name: nodeName, internalIP: '127.0.0.1', provider, admission: { daemonSets: 'admit' } }],
+  });
+  t.teardown(async () => {
+    void provider.stop();
+    await agent.stop({ deleteNodes: true });
+  });
+  await waitFor(`virtual node ${nodeName} Ready`, () => nodeIsReady(host, nodeName), { timeoutMs: 60_000 });
+  const ns = await testNamespace(t, host, 'ds-admit');
+  const daemonSet = (revision: string): object => ({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'node-agent', namespace: ns },
+    spec: {
+      selector: { matchLabels: { app: 'node-agent' } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+      template: {
+        metadata: { labels: { app: 'node-agent' } },
+        spec: {
+          tolerations: [{ operator: 'Exists' }],
+          nodeSelector: { 'kubernetes.io/hostname': nodeName },
+          terminationGracePeriodSeconds: 2,
+          containers: [{ name: 'agent', image: 'nginx:1.27', env: [{ name: 'REVISION', value: revision }] }],
+        },
+      },
+    },
+  });
+  const rolledOut = async (revision: string): Promise<void> => {
+    await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify(daemonSet(revision)) });
+    // kubectl's own rollout check (updated and available == desired, at the observed generation).
+    await host.kubectl(['rollout', 'status', 'daemonset/node-agent', '-n', ns, '--timeout=90s']);
+    const ds = await getJson<KubeObject>(host, ['daemonset', '-n', ns, 'node-agent']);
+    t.same(
+      { desired: ds?.status?.['desiredNumberScheduled'], updated: ds?.status?.['updatedNumberScheduled'], available: ds?.status?.['numberAvailable'] },
+      { desired: 1, updated: 1, available: 1 },
+      `revision ${revision}: the virtual node's daemon pod is updated and available`,
+    );
+    const pods = (await getJson<List<KubeObject>>(host, ['pods', '-n', ns, '-l', 'app=node-agent']))?.items ?? [];
+    const live = pods.filter((p) => p.metadata.deletionTimestamp === undefined);
+    t.same(live.map((p) => [p.spec?.nodeName, p.status?.phase]), [[nodeName, 'Running']], 'one running daemon pod, on the virtual node');
+    const atProvider = (await provider.listPods()).filter((p) => p.metadata?.namespace === ns && p.status?.phase === 'Running');
+    t.same(atProvider.map((p) => p.metadata?.uid), live.map((p) => p.metadata.uid), 'and the provider runs that very pod');
+  };
+  await rolledOut('1');
+  await rolledOut('2');
   await host.kubectl(['delete', 'daemonset', '-n', ns, 'node-agent', '--wait=false']);
 });
