@@ -56,7 +56,9 @@ export function remoteWorkerConfig(at: InstanceAddresses): TetherConfig {
       taints: [],
       ping: fastPing,
       statusIntervalMs: 10_000,
-      provider: { type: 'simulated', startLatencyMs: 1_000, stopLatencyMs: 200, resources: { cpu: '16', memory: '64Gi', pods: '500' } },
+      // In place, as a kubelet of 1.36 does: `kubectl patch --subresource resize` and `kubectl debug`
+      // on an offloaded pod reach this node through the host's virtual node.
+      provider: { type: 'simulated', startLatencyMs: 1_000, stopLatencyMs: 200, resources: { cpu: '16', memory: '64Gi', pods: '500' }, inPlaceUpdates: ['resize', 'ephemeralContainers'] },
     }],
   };
 }
