@@ -99,12 +99,11 @@ export interface OffloadingNode {
   readonly agent: TetherAgent;
 }
 
-export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remote: ClusterAccess, options: OffloadingNodeOptions): OffloadingNode {
-  const { name } = options;
-  const podEvents = options.forwardRemoteEvents ? new PodEventForwarder() : undefined;
-  const provider = new KubernetesProvider({
+/** The virtual node's Kubernetes provider, with the fixture's defaults (for a node started another way, behind a kubelet API say). */
+export function offloadingProvider(host: ClusterAccess, remote: ClusterAccess, options: Pick<OffloadingNodeOptions, 'name' | 'hostClusterId' | 'remoteKubeconfigPath' | 'provider'>, podEvents?: PodEventForwarder): KubernetesProvider {
+  return new KubernetesProvider({
     ...(podEvents ? { onRemoteEvent: podEvents.record } : {}),
-    nodeName: name,
+    nodeName: options.name,
     hostClusterId: options.hostClusterId,
     remote: { kind: 'file', path: options.remoteKubeconfigPath ?? remote.kubeconfigPath },
     host: { kind: 'file', path: host.kubeconfigPath },
@@ -112,6 +111,12 @@ export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remot
     reflection: { minAgeMs: 0, sweepDelayMs: 200 },
     ...options.provider,
   });
+}
+
+export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remote: ClusterAccess, options: OffloadingNodeOptions): OffloadingNode {
+  const { name } = options;
+  const podEvents = options.forwardRemoteEvents ? new PodEventForwarder() : undefined;
+  const provider = offloadingProvider(host, remote, options, podEvents);
   const agent = TetherAgent.start({
     host: { kind: 'file', path: host.kubeconfigPath },
     logger: silentLogger,
