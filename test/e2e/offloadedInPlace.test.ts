@@ -6,7 +6,9 @@
  * the API server checks it, so the remote kubelet's Infeasible is shown by the unit tests);
  * `kubectl debug` (profile baseline: the remote's Pod Security refuses general's SYS_PTRACE) on the host pod adds the
  * ephemeral container to the remote pod, its status comes back, and exec reaches its shell on the
- * remote node (this fixture's nodes serve no kubelet API, so the exec is made on the worker).
+ * remote node (this fixture's nodes serve no kubelet API, so the exec is made on the worker). A
+ * second topology whose nodes do serve it shows `kubectl debug -i` and `kubectl attach` reaching
+ * the debug container's shell through the host and the remote API servers.
  *
  * The shared host and remote clusters, isolated by namespace; the remote worker is tainted so
  * only this test's pods land on it.
