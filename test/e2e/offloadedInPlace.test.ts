@@ -6,7 +6,9 @@
  * the API server checks it, so the remote kubelet's Infeasible is shown by the unit tests);
  * `kubectl debug` (profile baseline: the remote's Pod Security refuses general's SYS_PTRACE) on the host pod adds the
  * ephemeral container to the remote pod, its status comes back, and exec reaches its shell on the
- * remote node (this fixture's nodes serve no kubelet API, so the exec is made on the worker).
+ * remote node (this fixture's nodes serve no kubelet API, so the exec is made on the worker). A
+ * second topology whose nodes do serve it shows `kubectl debug -i` and `kubectl attach` reaching
+ * the debug container's shell through the host and the remote API servers.
  *
  * The shared host and remote clusters, isolated by namespace; the remote worker is tainted so
  * only this test's pods land on it.
@@ -15,7 +17,10 @@ import t from 'tap';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
-import { bothReady, startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
+import { bothReady, offloadingProvider, startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
+import { networkNamespaceSupport } from '../../src/harness/networkNamespace.js';
+import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
+import { startKubeletNode } from '../support/kubeletNode.js';
 
 interface Resources { requests?: Record<string, string>; limits?: Record<string, string> }
 interface ConditionJson { type: string; status: string; reason?: string; message?: string }
@@ -29,6 +34,7 @@ type PodJson = KubeObject & { spec?: { containers?: { name: string; resources?: 
 
 const WORKER_TAINT = 'tether.test/offloaded-in-place-worker';
 const condition = (pod: PodJson | undefined, type: string): ConditionJson | undefined => pod?.status?.conditions?.find((c) => c.type === type);
+const support = await networkNamespaceSupport();
 
 t.test('in-place changes of an offloaded pod', async (t) => {
   const { host, remote } = await useSharedClusters(t);
@@ -107,4 +113,26 @@ t.test('in-place changes of an offloaded pod', async (t) => {
     t.equal(code, 0);
     t.equal(out, 'hi\n', 'the debug container\'s shell answers');
   });
+});
+
+t.test('kubectl debug -i on an offloaded pod reaches the debug container\'s shell, through the host and the remote API servers', { skip: support.available ? false : support.reason }, async (t) => {
+  // Both nodes serve their kubelet API (at a harness network namespace's address, as kubectlExec.test.ts),
+  // so the attach goes kubectl → host API server → the virtual node → remote API server → the worker.
+  const { host, remote } = await useSharedClusters(t);
+  reportLogsOnFailure(t, [host, remote]);
+  const workerProvider = new SimulatedProvider({ startLatencyMs: 200, podCIDR: '10.98.0.0/16', inPlaceUpdates: ['ephemeralContainers'] });
+  await startKubeletNode(t, remote, { prefix: 'attach-worker', provider: workerProvider, taints: [{ key: WORKER_TAINT, value: 'yes', effect: 'NoSchedule' }] });
+  const name = uniqueNamespace('vk-attach');
+  const provider = offloadingProvider(host, remote, { name, hostClusterId: 'host1', provider: { offloadingPatch: { tolerations: [{ key: WORKER_TAINT, operator: 'Exists', effect: 'NoSchedule' }] } } });
+  await startKubeletNode(t, host, { prefix: 'vk-attach', nodeName: name, provider });
+  const ns = await testNamespace(t, host, 'offattach');
+  t.teardown(() => remote.kubectl(['delete', 'namespace', `${ns}-host1`, '--wait=false', '--ignore-not-found']).then(() => undefined, () => undefined));
+  await host.kubectl(['apply', '-f', '-'], { input: podManifest('dbg', ns, name) });
+  await waitFor('dbg running', async () => (await getJson<PodJson>(host, ['pod', '-n', ns, 'dbg']))?.status?.phase === 'Running', { timeoutMs: 60_000 });
+
+  const out = await host.kubectl(['debug', 'dbg', '-n', ns, '-i', '--image=busybox', '--target=app', '-c', 'debugger', '--profile=baseline'],
+    { input: 'echo hi-from-debug\nexit\n', timeoutMs: 90_000 });
+  t.match(out, /hi-from-debug/, 'the debug container\'s shell ran what was typed');
+  const again = await host.kubectl(['attach', 'dbg', '-n', ns, '-i', '-c', 'debugger'], { input: 'echo hi-again\nexit\n', timeoutMs: 60_000 });
+  t.match(again, /hi-again/, 'and kubectl attach reaches it too');
 });

@@ -5,6 +5,8 @@
  * InternalIP and port. Everything stops at the test's end.
  */
 import { readFileSync } from 'node:fs';
+import type { Taint } from '../../src/adapters/kubernetes/model.js';
+import { definedOnly } from '../../src/lib/defaults.js';
 import type { Test } from 'tap';
 import { createAccessReviewer } from '../../src/adapters/kubernetes/accessReviewClient.js';
 import { systemClock } from '../../src/adapters/clock.js';
@@ -37,11 +39,16 @@ export async function startKubeletNode(
     readonly kubeletProvider?: (nodeName: string) => KubeletServerOptions['provider'];
     /** Bound to the node's host EventRecorder once the agent runs (a provider's pod Events, as `tether run` binds them). */
     readonly podEvents?: PodEventForwarder;
+    /** The node's name, when its provider needs it first (a Kubernetes provider); default `uniqueNamespace(prefix)`. */
+    readonly nodeName?: string;
+    /** The node's taints (default Tether's own) and labels beyond Tether's. */
+    readonly taints?: readonly Taint[];
+    readonly labels?: Readonly<Record<string, string>>;
   },
 ): Promise<KubeletNode> {
   const ns = await createNetworkNamespace(options.prefix.slice(0, 6));
   t.teardown(() => ns.remove());
-  const nodeName = uniqueNamespace(options.prefix);
+  const nodeName = options.nodeName ?? uniqueNamespace(options.prefix);
   const kubelet = await startKubeletServer({
     nodeName,
     provider: options.kubeletProvider?.(nodeName) ?? options.provider,
@@ -54,7 +61,7 @@ export async function startKubeletNode(
   const agent = TetherAgent.start({
     host: { kind: 'file', path: host.kubeconfigPath },
     logger: silentLogger,
-    nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider: options.provider, ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
+    nodes: [{ name: nodeName, internalIP: ns.hostAddress, kubeletPort: kubelet.port, provider: options.provider, ...definedOnly({ taints: options.taints, labels: options.labels }), ping: { intervalMs: 500, timeoutMs: 1_000, failureThreshold: 2, successThreshold: 1 } }],
   });
   options.podEvents?.bind(agent.eventsOf(nodeName));
   t.teardown(async () => {

@@ -15,7 +15,7 @@ import { TetherAgent, type AgentNodeSpec } from '../../src/app/tetherAgent.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { KubernetesProvider, type KubernetesProviderOptions } from '../../src/providers/kubernetes/index.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
-import type { InPlaceUpdate } from '../../src/providers/provider.js';
+import type { InPlaceUpdate, NodeResources } from '../../src/providers/provider.js';
 import type { ReportingHost, TeardownHost } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { condition, getJson, type KubeObject } from './kubectlJson.js';
@@ -31,6 +31,10 @@ export interface RemoteWorkerOptions {
   readonly stopLatencyMs?: number;
   /** Default none: the worker is the remote's only node. On a shared remote, taint it so only this test's pods land there. */
   readonly taints?: readonly Taint[];
+  /** Labels on the worker's Node beyond Tether's own (a pool's label, for a scheduling patch's nodeSelector). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** What the worker offers (default the simulated provider's: cpu 20, memory 100Gi, pods 10000). */
+  readonly resources?: NodeResources;
   /** Delete the worker's Node when the test ends (default: leave it NotReady). */
   readonly deleteNodeOnStop?: boolean;
   /** The running-pod changes the worker applies in place, as a kubelet (default none). */
@@ -53,11 +57,12 @@ export function startRemoteWorker(t: TeardownHost, remote: ClusterAccess, option
     ...(options.stopLatencyMs !== undefined ? { stopLatencyMs: options.stopLatencyMs } : {}),
     podCIDR: options.podCIDR,
     ...(options.inPlaceUpdates !== undefined ? { inPlaceUpdates: options.inPlaceUpdates } : {}),
+    ...(options.resources !== undefined ? { resources: options.resources } : {}),
   });
   const agent = TetherAgent.start({
     host: { kind: 'file', path: remote.kubeconfigPath },
     logger: silentLogger,
-    nodes: [{ name, internalIP: '127.0.0.1', provider, taints, statusIntervalMs: 5_000 }],
+    nodes: [{ name, internalIP: '127.0.0.1', provider, taints, statusIntervalMs: 5_000, ...(options.labels !== undefined ? { labels: options.labels } : {}) }],
   });
   t.teardown(async () => {
     await agent.stop(options.deleteNodeOnStop ? { deleteNodes: true } : {});
@@ -94,12 +99,11 @@ export interface OffloadingNode {
   readonly agent: TetherAgent;
 }
 
-export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remote: ClusterAccess, options: OffloadingNodeOptions): OffloadingNode {
-  const { name } = options;
-  const podEvents = options.forwardRemoteEvents ? new PodEventForwarder() : undefined;
-  const provider = new KubernetesProvider({
+/** The virtual node's Kubernetes provider, with the fixture's defaults (for a node started another way, behind a kubelet API say). */
+export function offloadingProvider(host: ClusterAccess, remote: ClusterAccess, options: Pick<OffloadingNodeOptions, 'name' | 'hostClusterId' | 'remoteKubeconfigPath' | 'provider'>, podEvents?: PodEventForwarder): KubernetesProvider {
+  return new KubernetesProvider({
     ...(podEvents ? { onRemoteEvent: podEvents.record } : {}),
-    nodeName: name,
+    nodeName: options.name,
     hostClusterId: options.hostClusterId,
     remote: { kind: 'file', path: options.remoteKubeconfigPath ?? remote.kubeconfigPath },
     host: { kind: 'file', path: host.kubeconfigPath },
@@ -107,6 +111,12 @@ export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remot
     reflection: { minAgeMs: 0, sweepDelayMs: 200 },
     ...options.provider,
   });
+}
+
+export function startOffloadingNode(t: ReportingHost, host: ClusterAccess, remote: ClusterAccess, options: OffloadingNodeOptions): OffloadingNode {
+  const { name } = options;
+  const podEvents = options.forwardRemoteEvents ? new PodEventForwarder() : undefined;
+  const provider = offloadingProvider(host, remote, options, podEvents);
   const agent = TetherAgent.start({
     host: { kind: 'file', path: host.kubeconfigPath },
     logger: silentLogger,

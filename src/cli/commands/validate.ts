@@ -5,6 +5,7 @@ import { hostKubeconfigSource } from '../../config/hostKubeconfig.js';
 import { checkProvider } from '../../app/providerFactory.js';
 import { silentLogger } from '../../adapters/logger.js';
 import { VIRTUAL_NODE_AFFINITY_HINT } from '../../actors/admission/daemonSets.js';
+import { parseApiServerAddress } from '../../providers/kubernetes/pods/hostAccess.js';
 import { EXIT_OK, EXIT_REFUSED, usageError, type Io } from '../io.js';
 
 export const validateHelp = `Usage: tether validate FILE [--quiet]
@@ -69,7 +70,7 @@ export function validateCommand(args: readonly string[], io: Io, env: NodeJS.Pro
       : `  ${node.name}: hostClusterId ${id} (configured)`);
     const access = node.provider.hostServiceAccountAccess;
     io.out(access?.enabled === true
-      ? `  ${node.name}: hostServiceAccountAccess on: each offloaded pod gets a token of its host ServiceAccount (bound to the pod, readable by whoever reads Secrets in its remote namespace) and reaches the host API server at ${access.apiServerAddress ?? '?'} as ${access.serverName ?? 'kubernetes.default.svc'}; the agent needs create on serviceaccounts/token in the host (docs/security.md)`
+      ? `  ${node.name}: hostServiceAccountAccess on: each offloaded pod gets a token of its host ServiceAccount (bound to the pod, readable by whoever reads Secrets in its remote namespace) and reaches the host API server at ${access.apiServerAddress ?? '?'} as ${hostAccessName(access)}; the agent needs create on serviceaccounts/token in the host (docs/security.md)`
       : `  ${node.name}: hostServiceAccountAccess off (the default): no host credential reaches the remote cluster`);
   }
   return clusters ? checkClusters(result.config, io, env) : EXIT_OK;
@@ -87,4 +88,10 @@ async function checkClusters(config: TetherConfig, io: Io, env: NodeJS.ProcessEn
     }
   }
   return EXIT_OK;
+}
+
+/** The name the offloaded pods use for the host API server: a hostname address itself, else the serverName (pods/hostAccess.ts). */
+function hostAccessName(access: { readonly apiServerAddress?: string | undefined; readonly serverName?: string | undefined }): string {
+  const address = access.apiServerAddress === undefined ? undefined : parseApiServerAddress(access.apiServerAddress);
+  return address !== undefined && 'hostname' in address ? address.hostname : access.serverName ?? 'kubernetes.default.svc';
 }

@@ -12,6 +12,10 @@ import { SYSTEM_NAMESPACES } from './pods/podPolicy.js';
 import { parseCidr } from './addresses/cidr.js';
 import { parseApiServerAddress } from './pods/hostAccess.js';
 
+/** The forms of `hostServiceAccountAccess.apiServerAddress` (pods/hostAccess.ts says what each means). */
+const ADDRESS_FORMS = '<ip>:<port> or <hostname>:<port>, such as 192.0.2.10:6443, [fd00::10]:6443 or api.host.example:6443';
+const isHostname = (text: string): boolean => { const address = parseApiServerAddress(text); return address !== undefined && 'hostname' in address; };
+
 const cidrs = z.array(
   z.string('a CIDR such as 10.244.0.0/16 or fd00:10::/64').refine((text) => parseCidr(text).ok, 'a CIDR such as 10.244.0.0/16 or fd00:10::/64'),
   'a list of CIDRs',
@@ -128,14 +132,17 @@ export const kubernetesProviderSchema = z.strictObject({
   hostServiceAccountAccess: z.strictObject({
     enabled: z.boolean('true or false'),
     /** The host API server as the remote pods reach it. */
-    apiServerAddress: z.string('<ip>:<port>, such as 192.0.2.10:6443 or [fd00::10]:6443')
-      .refine((text) => parseApiServerAddress(text) !== undefined, '<ip>:<port>, such as 192.0.2.10:6443 or [fd00::10]:6443').optional(),
-    /** The name the pods use for it, in the host API server's certificate (default kubernetes.default.svc). */
+    apiServerAddress: z.string(ADDRESS_FORMS)
+      .refine((text) => parseApiServerAddress(text) !== undefined, ADDRESS_FORMS).optional(),
+    /** With an IP address, the name the pods use for it, in the host API server's certificate (default kubernetes.default.svc). */
     serverName: z.string('a DNS name').regex(DNS_SUBDOMAIN, 'a DNS name (lower case letters, digits, - and .)').optional(),
     /** Asked lifetime of each token, refreshed at 80% of it (default 3600). */
     expirationSeconds: z.number('an integer of at least 600').int('an integer of at least 600').min(600, 'an integer of at least 600 (the API server\'s minimum)').optional(),
   }, 'a mapping (enabled, apiServerAddress, serverName, expirationSeconds)')
-    .refine((access) => !access.enabled || access.apiServerAddress !== undefined, { message: 'required when enabled: the host API server as the remote pods reach it, <ip>:<port>', path: ['apiServerAddress'] })
+    .refine((access) => !access.enabled || access.apiServerAddress !== undefined, { message: `required when enabled: the host API server as the remote pods reach it, ${ADDRESS_FORMS}`, path: ['apiServerAddress'] })
+    .refine((access) => access.serverName === undefined || access.apiServerAddress === undefined || !isHostname(access.apiServerAddress), {
+      message: 'only with an <ip> apiServerAddress: with a hostname, the pods reach and verify the host API server by that name (it must be in the server certificate)', path: ['serverName'],
+    })
     .optional(),
   blankPodIPs: z.boolean('true or false').optional(),
   /** Both clusters' pod and Service CIDRs, instead of what they show; and what an unknown one means (addresses/). */

@@ -72,7 +72,9 @@ async function optionsOf(config: KubernetesProviderConfig, context: ProviderCrea
 function hostAccessSettings(access: KubernetesProviderConfig['hostServiceAccountAccess']): HostAccessSettings | undefined {
   const address = access?.enabled === true && access.apiServerAddress !== undefined ? parseApiServerAddress(access.apiServerAddress) : undefined;
   if (!access || !address) return undefined;
-  return { ...address, ...definedOnly({ serverName: access.serverName, expirationSeconds: access.expirationSeconds }) };
+  const expiration = definedOnly({ expirationSeconds: access.expirationSeconds });
+  // The schema refuses a serverName beside a hostname.
+  return 'hostname' in address ? { ...address, ...expiration } : { ...address, ...definedOnly({ serverName: access.serverName }), ...expiration };
 }
 
 /**

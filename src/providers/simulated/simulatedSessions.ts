@@ -23,6 +23,16 @@ import { podIdentity } from '../provider.js';
 import type { ExecResult } from './probes/containerProbes.js';
 import { longRunningContainers } from './restartPolicy.js';
 
+/**
+ * What an ephemeral container runs, as attach reaches it: its `command` and `args`, else `sh`, the
+ * default command of the debug images (busybox, alpine). It is not kept between attaches: each
+ * attach runs it afresh, and its exit does not end the container (it ends with the pod).
+ */
+function debugProgram(container: { readonly command?: readonly string[]; readonly args?: readonly string[] }): readonly string[] {
+  const argv = [...(container.command ?? []), ...(container.args ?? [])];
+  return argv.length > 0 ? argv : ['sh'];
+}
+
 /** What the kubelet keeps of an exec probe's output (prober's maxReadLength, 10 KiB). */
 const PROBE_OUTPUT_LIMIT = 10 * 1024;
 
@@ -124,11 +134,16 @@ export class SimulatedSessions {
    * container stops (resolving with its exit code 0) or `signal` aborts. The main process does not
    * read stdin, so stdin is left unread, as a real process leaves it: the host side stops reading
    * its client once its stdin buffer is full, rather than draining the client into memory.
+   * An ephemeral container's main process is its shell (`kubectl debug -it` attaches to it): the
+   * attach runs the built-in shell on the attach's streams, as exec would (debugProgram).
    */
   async attachToContainer(target: ContainerRef, streams: ContainerStreams, signal?: AbortSignal): Promise<number | undefined> {
     signal?.throwIfAborted();
     const { namespace, pod: podName, container: containerName } = target;
-    this.runningContainer(namespace, podName, containerName, 'attachToContainer');
+    const record = this.runningContainer(namespace, podName, containerName, 'attachToContainer');
+    const debug = record.inPlace?.ephemeral.some((e) => e.name === containerName) === true
+      ? record.pod.spec?.ephemeralContainers?.find((c) => c.name === containerName) : undefined;
+    if (debug) return this.runInContainer(target, debugProgram(debug), streams, signal);
     const logs = await this.getContainerLogs(namespace, podName, containerName, { follow: true, tailLines: 0 }, signal);
     for await (const line of logs) await streams.stdout?.(streams.tty ? line.replace(/\n/g, '\r\n') : line);
     return signal?.aborted ? undefined : 0;

@@ -109,3 +109,17 @@ void t.test('an ephemeral container added to a running pod runs, is reported, an
   t.equal(code, 0);
   t.equal(out, 'hi\n');
 });
+
+void t.test('attach to an ephemeral container reaches its shell (kubectl debug -it): it reads the attach\'s stdin and answers', async (t) => {
+  const s = setup();
+  await running(s, pod('web', '100m'));
+  const debugged = pod('web', '100m', 2);
+  debugged.spec = { ...debugged.spec!, ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'app', stdin: true, tty: true }] };
+  await s.sim.updatePod(debugged);
+  await drain(3);
+  let out = '';
+  const stdin = (async function* () { yield Buffer.from('echo hi-from-debug\nexit\n'); })();
+  const code = await s.sim.attachToContainer({ namespace: 'ns', pod: 'web', container: 'debugger' }, { tty: false, stdin, stdout: async (c) => void (out += c.toString()) });
+  t.equal(code, 0, 'the shell exited as told');
+  t.match(out, /hi-from-debug\n/);
+});

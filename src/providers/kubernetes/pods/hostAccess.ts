@@ -9,7 +9,8 @@
  * /var/run/secrets/kubernetes.io/serviceaccount in every container, `KUBERNETES_SERVICE_HOST`/
  * `PORT` set to the host API server (they win over the remote kubelet's own), and a hostAlias
  * mapping the server name (default `kubernetes.default.svc`, in every API server certificate) to
- * the configured address, so in-cluster clients verify the host's certificate by that name.
+ * the configured IP, so in-cluster clients verify the host's certificate by that name (a configured
+ * hostname is used as it is, without an alias: HostAccessSettings).
  * Without it (the default) nothing of this is added: the automount volume is dropped
  * (podTranslation.ts) and no host credential reaches the remote cluster.
  */
@@ -23,16 +24,22 @@ export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/servic
 export const DEFAULT_SERVER_NAME = 'kubernetes.default.svc';
 export const DEFAULT_TOKEN_SECONDS = 3600;
 
-/** A node's access, as the config gives it (validated there): present means on. */
-export interface HostAccessSettings {
-  /** The host API server as the remote pods reach it. */
-  readonly ip: string;
+/**
+ * A node's access, as the config gives it (validated there): present means on. The host API
+ * server is named by an IP or by a hostname. An IP: the pods reach it as `serverName` (default
+ * kubernetes.default.svc, in every API server certificate), which a hostAlias maps to the IP. A
+ * hostname (one the remote pods resolve: a load balancer's, say): the pods reach and verify it by
+ * that name, so it must be in the host API server's certificate; no hostAlias, which needs an IP,
+ * and no `serverName`, which would name a server the pods cannot resolve.
+ */
+export type HostAccessSettings = {
   readonly port: number;
-  /** The name the pods use for it (KUBERNETES_SERVICE_HOST, the hostAlias); default kubernetes.default.svc. */
-  readonly serverName?: string;
   /** Asked lifetime of each token (default 3600 s; the API server may shorten it, never below 600 s). */
   readonly expirationSeconds?: number;
-}
+} & (
+  | { readonly ip: string; readonly serverName?: string; readonly hostname?: undefined }
+  | { readonly hostname: string; readonly ip?: undefined; readonly serverName?: undefined }
+);
 
 /** What one pod gets: its host ServiceAccount and the remote Secret holding its token. */
 export interface HostAccessPlan {
@@ -51,20 +58,31 @@ export function hostAccessPlan(pod: Pod, settings: HostAccessSettings | undefine
   };
 }
 
-/** `<ip>:<port>` or `[<ipv6>]:<port>`, as the config spells the address; undefined when it is not one. */
-export function parseApiServerAddress(text: string): { ip: string; port: number } | undefined {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3})):(\d{1,5})$/.exec(text);
-  const ip = match?.[1] ?? match?.[2];
-  const port = Number(match?.[3]);
-  if (ip === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
-  if (match?.[2] !== undefined && ip.split('.').some((octet) => Number(octet) > 255)) return undefined;
+/** An address as the config spells it: `<ip>:<port>`, `[<ipv6>]:<port>` or `<hostname>:<port>`. */
+export type ApiServerAddress = { readonly ip: string; readonly port: number } | { readonly hostname: string; readonly port: number };
+
+/** A DNS name (RFC 1123 labels) whose last label is not all digits (so `300.0.0.1` is no name). */
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The address, or undefined when it is none of those (the config names the field). */
+export function parseApiServerAddress(text: string): ApiServerAddress | undefined {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3})|([a-z0-9.-]+)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[4]);
+  if (!match || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  const [, ipv6, ipv4, hostname] = match;
+  if (hostname !== undefined) return HOSTNAME.test(hostname) ? { hostname, port } : undefined;
+  const ip = ipv6 ?? ipv4;
+  if (ip === undefined) return undefined;
+  if (ipv4 !== undefined && ipv4.split('.').some((octet) => Number(octet) > 255)) return undefined;
   return { ip, port };
 }
 
 /** The remote spec with the host's API access added (the volume, a mount and the env in every container, the hostAlias). */
 export function withHostAccess(spec: PodSpec, plan: HostAccessPlan): PodSpec {
-  const serverName = plan.settings.serverName ?? DEFAULT_SERVER_NAME;
-  const alias: V1HostAlias = { ip: plan.settings.ip, hostnames: [serverName] };
+  const { settings } = plan;
+  const serverName = settings.hostname ?? settings.serverName ?? DEFAULT_SERVER_NAME;
+  // An IP needs a name the certificate has, resolved by a hostAlias; a hostname resolves by itself.
+  const aliases: V1HostAlias[] = settings.ip !== undefined ? [{ ip: settings.ip, hostnames: [serverName] }] : [];
   const env = [
     { name: 'KUBERNETES_SERVICE_HOST', value: serverName },
     { name: 'KUBERNETES_SERVICE_PORT', value: String(plan.settings.port) },
@@ -84,6 +102,6 @@ export function withHostAccess(spec: PodSpec, plan: HostAccessPlan): PodSpec {
     containers: spec.containers.map(withAccess),
     ...definedOnly({ initContainers: spec.initContainers?.map(withAccess) }),
     volumes: [...(spec.volumes ?? []), { name: hostAccessVolume, secret: { secretName: plan.secretName, defaultMode: 0o644 } }],
-    hostAliases: [...(spec.hostAliases ?? []), alias],
+    ...when(aliases.length > 0, () => ({ hostAliases: [...(spec.hostAliases ?? []), ...aliases] })),
   };
 }

@@ -134,6 +134,17 @@ void t.test('the remote pod mounts it where in-cluster clients look, and points 
   t.equal(remote.metadata?.annotations?.['tether.dev/host-service-account'], 'op-sa');
 });
 
+void t.test('a hostname address: the pods reach the host API server by that name, with no hostAlias (which needs an IP)', async (t) => {
+  const byName: HostAccessSettings = { hostname: 'api.host.example', port: 443 };
+  const own = { ip: '10.1.2.3', hostnames: ['db'] };
+  const pod: Pod = { ...hostPod, spec: { containers: [{ name: 'app', image: 'op:1' }], serviceAccountName: 'op-sa', hostAliases: [own] } };
+  const plan = hostAccessPlan(pod, byName);
+  const remote = toRemotePod(pod, { hostClusterId: 'home', nodeName: 'vk-1', remoteNamespace: 'shop-home', ...(plan ? { hostAccess: plan } : {}) });
+  t.same(remote.spec?.containers[0]?.env, [{ name: 'KUBERNETES_SERVICE_HOST', value: 'api.host.example' }, { name: 'KUBERNETES_SERVICE_PORT', value: '443' }]);
+  t.same(remote.spec?.hostAliases, [own], 'the pod\'s own aliases only');
+  t.same(remote.spec?.containers[0]?.volumeMounts, [{ name: 'tether-host-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }], 'the token mounted as with an IP');
+});
+
 void t.test('the token is asked for again at 80% of its life, by the loop\'s requeue, and the Secret replaced at its uid and version', async (t) => {
   const w = world();
   await podCalls(w, settings).create(hostPod);
