@@ -29,6 +29,16 @@ export interface LifecycleHookProvider {
    * pod or container is not there. May be called for a container that has already stopped.
    */
   killContainer(namespace: string, name: string, container: string, gracePeriodSeconds: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * The postStart hook of `container`'s run `containerID` (as the provider's status reported it)
+   * succeeded. The kubelet starts the init container after a sidecar (a restartable init
+   * container), or the main containers after the last one, only once the sidecar's postStart hook
+   * has returned (its startContainer includes the hook), so a provider starts what follows a
+   * sidecar that has a postStart hook only after this call for the sidecar's current run (and its
+   * startup probe, if any); a call about another run changes nothing. May be called again for
+   * the same run (a Tether restart).
+   */
+  postStartDone(namespace: string, name: string, container: string, containerID: string, signal?: AbortSignal): Promise<void>;
 }
 
 /**

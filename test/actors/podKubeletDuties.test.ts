@@ -132,3 +132,21 @@ t.test('a resize the provider cannot apply ends with PodResizePending Infeasible
   node.host.updateSpec('ns', 'web', (spec) => ({ ...spec, containers: (spec.containers ?? []).map(({ resources: _resized, ...c }) => ({ ...c, ...definedOnly({ resources: original }) })) }));
   await node.eventually('no longer pending', () => node.podCondition('ns', 'web', 'PodResizePending')?.status === 'False');
 });
+
+t.test('while a postStart sleep runs the host pod shows the kubelet\'s status of a container not yet created: Pending, waiting ContainerCreating; Running once it is over', async (t) => {
+  const node = await startInMemoryNode(t);
+  const pod = podFixture('web');
+  const containers = (pod.spec?.containers ?? []).map((c) => ({ ...c, lifecycle: { postStart: { sleep: { seconds: 5 } } } }));
+  node.host.bind({ ...pod, spec: { ...pod.spec, containers } });
+  await node.eventually('created at the provider', () => node.provider.has('ns', 'web'));
+  const ranAt = node.clock.now();
+  node.provider.run('ns', 'web');
+  await node.eventually('the hold written', () => node.host.pod('ns', 'web')?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating');
+  const held = node.host.pod('ns', 'web')?.status;
+  t.equal(held?.phase, 'Pending', 'the kubelet\'s phase while its sync is in the hook');
+  t.match(held?.containerStatuses?.[0], { ready: false, started: false, restartCount: 0 });
+  t.notOk(held?.containerStatuses?.[0]?.containerID, 'nothing the kubelet has not written');
+  await node.eventually('Running once the sleep is over', () => node.host.pod('ns', 'web')?.status?.phase === 'Running');
+  t.ok(node.clock.now() - ranAt >= 5_000, 'not before the 5 s sleep');
+  t.match(node.host.pod('ns', 'web')?.status?.containerStatuses?.[0], { ready: true, started: true, state: { running: {} } });
+});

@@ -3,8 +3,9 @@
  * `kubectl describe pod` reads like a real node's (Scheduled, then the kubelet's Pulling, Pulled,
  * Created, Started, from the kubelet on the node), and a preStop sleep delays the stop at the
  * provider by the sleep, while a second delete with a 2 s grace cuts it; a postStart sleep holds
- * the pod not Ready, and a failing exec postStart is the kubelet's FailedPostStartHook and a
- * restart. Times are read from one clock (this process: the Events Tether records, the provider's
+ * the pod as the kubelet shows it then (Pending, waiting ContainerCreating, not Ready), a sidecar's
+ * postStart sleep runs before the main container starts, and a failing exec postStart is the
+ * kubelet's FailedPostStartHook and a restart. Times are read from one clock (this process: the Events Tether records, the provider's
  * calls and what this test sees), as lower bounds.
  */
 import t from 'tap';
@@ -103,18 +104,37 @@ t.test('the kubelet\'s container duties on a virtual node', async (t) => {
     await waitFor('cut gone', async () => (await getJson<KubeObject>(host, ['pod', '-n', ns, 'cut'])) === undefined, { timeoutMs: 60_000 });
   });
 
-  await t.test('a postStart sleep of 5 s holds the running pod not Ready, the container not started, until it ends', async (t) => {
+  await t.test('a postStart sleep of 5 s holds the pod as the kubelet shows it (Pending, the container waiting ContainerCreating, not Ready) until it ends', async (t) => {
     await host.kubectl(['apply', '-f', '-'], { input: podManifest('warm', ns, nodeName, { containers: [{ name: 'app', image: 'nginx:1.27', lifecycle: { postStart: { sleep: { seconds: 5 } } } }] }) });
-    const held = await waitFor('warm Running', async () => {
+    const held = await waitFor('warm held in its hook', async () => {
       const pod = await getJson<KubeObject>(host, ['pod', '-n', ns, 'warm']);
-      return pod?.status?.phase === 'Running' ? pod : undefined;
+      return firstContainer(pod)?.state?.waiting?.reason === 'ContainerCreating' && (await eventsOf('warm')).some((e) => e.reason === 'Started') ? pod : undefined;
     }, { timeoutMs: 60_000, intervalMs: 100 });
-    t.match(condition(held, 'Ready'), { status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }, 'not Ready while the hook sleeps');
-    t.match(firstContainer(held), { started: false, ready: false, state: { running: {} } }, 'running, not started');
+    t.equal(held.status?.phase, 'Pending', 'the kubelet\'s phase while its sync is in the hook');
+    t.match(condition(held, 'Ready'), { status: 'False' }, 'not Ready while the hook sleeps');
+    t.match(firstContainer(held), { started: false, ready: false }, 'not started');
+    t.notOk(firstContainer(held)?.containerID, 'no containerID the kubelet would not have written yet');
     await waitFor('warm Ready', async () => condition(await getJson<KubeObject>(host, ['pod', '-n', ns, 'warm']), 'Ready')?.status === 'True', { timeoutMs: 60_000, intervalMs: 100 });
     const readyAt = Date.now();
     const started = (await eventsOf('warm')).find((e) => e.reason === 'Started');
     t.ok(readyAt - timeOf(started) >= 5_000 - 1, `Ready ${readyAt - timeOf(started)} ms after the container started`);
+  });
+
+  await t.test('a sidecar\'s postStart sleep of 4 s runs before the main container starts', async (t) => {
+    const proxy = { name: 'proxy', image: 'nginx:1.27', restartPolicy: 'Always', lifecycle: { postStart: { sleep: { seconds: 4 } } } };
+    await host.kubectl(['apply', '-f', '-'], { input: podManifest('meshed', ns, nodeName, { initContainers: [proxy], containers: [{ name: 'app', image: 'nginx:1.27' }] }) });
+    const held = await waitFor('the sidecar held in its hook', async () => {
+      const pod = await getJson<KubeObject>(host, ['pod', '-n', ns, 'meshed']);
+      const sidecar = (pod?.status?.initContainerStatuses as PodStatus['initContainerStatuses'])?.[0];
+      return sidecar?.state?.waiting?.reason === 'PodInitializing' && (await eventsOf('meshed')).some((e) => e.reason === 'Started') ? pod : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    t.match(firstContainer(held), { state: { waiting: { reason: 'PodInitializing' } } }, 'the main container waits');
+    await running('meshed');
+    const started = (await eventsOf('meshed')).filter((e) => e.reason === 'Started');
+    const sidecarAt = timeOf(started.find((e) => e.involvedObject?.fieldPath === 'spec.initContainers{proxy}'));
+    const mainAt = timeOf(started.find((e) => e.involvedObject?.fieldPath === 'spec.containers{app}'));
+    t.ok(mainAt - sidecarAt >= 4_000 - 1, `the main container started ${mainAt - sidecarAt} ms after the sidecar`);
+    await host.kubectl(['delete', 'pod', '-n', ns, 'meshed', '--wait=false']);
   });
 
   await t.test('a failing exec postStart is the kubelet\'s FailedPostStartHook, the container killed and started again', async (t) => {

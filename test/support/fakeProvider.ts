@@ -39,7 +39,7 @@ export class FakeProvider implements Provider {
   pingFails = false;
   private readonly pods = new Map<string, Pod>();
   private callback: PodNotificationCallback = () => undefined;
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
 
   constructor(options: FakeProviderOptions) {
     this.clock = options.clock;
@@ -148,7 +148,7 @@ export class FakeProvider implements Provider {
   }
 
   /** Sets the pod's status and notifies it, asynchronously, as the contract asks. */
-  private report(namespace: string, name: string, status: (pod: Pod) => PodStatus): void {
+  protected report(namespace: string, name: string, status: (pod: Pod) => PodStatus): void {
     const pod = this.pods.get(`${namespace}/${name}`);
     if (!pod) throw new Error(`the fake provider has no pod ${namespace}/${name}`);
     pod.status = status(pod);

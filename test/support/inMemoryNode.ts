@@ -29,6 +29,8 @@ export const IN_MEMORY_NODE = 'tether-node';
 export interface InMemoryNodeOptions {
   /** Settings beyond the name and address (ping, pod retries, ...). */
   readonly settings?: Partial<Omit<VirtualNodeSettings, 'name' | 'internalIP'>>;
+  /** A provider of the test's own (one with an optional capability); default a FakeProvider. */
+  readonly provider?: (clock: ManualClock) => FakeProvider;
 }
 
 export interface EventuallyOptions {
@@ -84,7 +86,7 @@ export async function startInMemoryNode(t: Test, options: InMemoryNodeOptions = 
   const nodeApi = new FakeNodeApi(clock);
   const leaseApi = new FakeLeaseApi(clock);
   const events = new FakeEvents();
-  const provider = new FakeProvider({ clock });
+  const provider = options.provider?.(clock) ?? new FakeProvider({ clock });
   const start = (podWatch = host.watch): VirtualNode =>
     startVirtualNode(system.root, virtualNodeConfig({ name: IN_MEMORY_NODE, internalIP: '10.0.0.10', shards: 2, ...options.settings }), {
       provider,

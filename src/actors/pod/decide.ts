@@ -126,9 +126,10 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
     case 'pod.prestop-due':
       return onPreStopDue(config, state, now);
     case 'pod.hook-finished':
-      return msg.hook === 'postStart' ? onPostStartFinished(config, state, msg) : onHookFinished(config, state, msg, now);
+      // A hook about a container's run is postStart's: its own, or the preStop of the kill after it fails.
+      return msg.hook === 'postStart' || msg.run !== undefined ? onPostStartFinished(config, state, msg, now) : onHookFinished(config, state, msg, now);
     case 'pod.poststart-due':
-      return onPostStartDue(state, msg);
+      return onPostStartDue(config, state, msg, now);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':

@@ -111,6 +111,19 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
         },
       });
     }
+    case 'provider.poststart-done': {
+      const { container, containerID } = effect;
+      if (!isLifecycleHookProvider(provider)) return; // never asked of one (containerDuties.hooks)
+      // A failed call is logged; the sidecar's next run, or a Tether restart, tells it again.
+      return reportTo(ctx)((signal) => provider.postStartDone(namespace, name, container, containerID, signal), {
+        classify: providerFailure,
+        done: () => undefined,
+        failed: ({ message }) => {
+          logger.warn('telling the provider a sidecar\'s postStart hook is over failed', { pod: `${namespace}/${name}`, container, error: message });
+          return undefined;
+        },
+      });
+    }
     case 'host.write-status':
       return writeStatus(deps, pod, effect.status, ctx, logger);
     case 'host.annotate': {

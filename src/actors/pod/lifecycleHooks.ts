@@ -24,16 +24,27 @@ function runningContainers(pod: Pod | undefined, status: PodStatus | undefined):
 
 const fieldPath = (container: string): string => `spec.containers{${container}}`;
 
+/** The restartable init containers (restartPolicy Always): the sidecars, which run beside the main containers. */
+export const sidecarsOf = (pod: Pod | undefined): Container[] => (pod?.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always');
+
+/** A main container or sidecar of `pod` by name (names are unique across both lists). */
+export const longRunningContainer = (pod: Pod | undefined, name: string): Container | undefined =>
+  (pod?.spec?.containers ?? []).find((c) => c.name === name) ?? sidecarsOf(pod).find((c) => c.name === name);
+
+/** The kubelet's reference to a main container or sidecar in its Events. */
+export const containerFieldPath = (pod: Pod | undefined, container: string): string =>
+  sidecarsOf(pod).some((c) => c.name === container) ? `spec.initContainers{${container}}` : fieldPath(container);
+
 /** The kubelet's `Killing` for each running container, as it stops them. */
 export function killingEvents(config: PodActorConfig, pod: Pod | undefined, status: PodStatus | undefined): PodEffect[] {
   return runningContainers(pod, status).map((c) => kubeletEvent(config, { eventType: 'Normal', reason: 'Killing', note: `Stopping container ${c.name}`, fieldPath: fieldPath(c.name) }));
 }
 
 /** The kubelet's Warning for a hook that failed or that nobody can run: `FailedPreStopHook`, "PreStopHook failed". */
-export function failedHookEvent(config: PodActorConfig, container: string, hook: LifecycleHookName): PodEffect {
+export function failedHookEvent(config: PodActorConfig, container: string, hook: LifecycleHookName, path = fieldPath(container)): PodEffect {
   const reason = hook === 'preStop' ? 'FailedPreStopHook' : 'FailedPostStartHook';
   const note = hook === 'preStop' ? 'PreStopHook failed' : 'PostStartHook failed';
-  return kubeletEvent(config, { eventType: 'Warning', reason, note, fieldPath: fieldPath(container) });
+  return kubeletEvent(config, { eventType: 'Warning', reason, note, fieldPath: path });
 }
 
 /** When the hooks begin and within what: `sleptFrom`, when the sleeps began (default `now`). */

@@ -110,15 +110,16 @@ export interface PodCommon {
 
 /**
  * One run of a container's postStart hook (postStart.ts): `run` names the container's instance it
- * is for (its containerID and restart count), so a restarted container runs its hook again.
- * `sleeping` and `provider` (the provider runs an exec or httpGet hook) hold the container not
- * started and not ready; `failed` too, while the provider kills the container; `done` lets it be.
+ * is for (its containerID and restart count), so a restarted container runs its hook again; the
+ * container is a main container or a sidecar (a restartable init container). `sleeping` and
+ * `provider` (the provider runs an exec or httpGet hook) hold the container not started and not
+ * ready; `preStop` too, while the container's preStop hook runs before the kill of a failed hook
+ * (postStartKill.ts: begun at `since`, within `graceSeconds`), and `failed`, while the provider
+ * kills it; `done` lets it be.
  */
-export interface PostStartRun {
-  readonly container: string;
-  readonly run: string;
-  readonly phase: 'sleeping' | 'provider' | 'failed' | 'done';
-}
+export type PostStartRun =
+  | { readonly container: string; readonly run: string; readonly phase: 'sleeping' | 'provider' | 'failed' | 'done' }
+  | { readonly container: string; readonly run: string; readonly phase: 'preStop'; readonly since: number; readonly graceSeconds: number };
 
 /**
  * Each stage with only what is valid in it (see {@link Stage}). `sentSpec` is the fingerprint of
@@ -247,6 +248,8 @@ export type PodEffect =
   | { readonly type: 'provider.run-hook'; readonly container: string; readonly hook: LifecycleHookName; readonly run?: string }
   /** The kubelet's kill of a container whose postStart hook failed (a LifecycleHookProvider's killContainer). */
   | { readonly type: 'provider.kill-container'; readonly container: string; readonly graceSeconds: number }
+  /** The postStart hook of the container's run `containerID` succeeded: a provider holding what follows a sidecar starts it (LifecycleHookProvider.postStartDone). */
+  | { readonly type: 'provider.poststart-done'; readonly container: string; readonly containerID: string }
   | { readonly type: 'host.write-status'; readonly status: PodStatus }
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   /** `fieldPath` and `source`: a kubelet's Event about one container (containerEvents.ts). */

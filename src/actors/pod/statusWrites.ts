@@ -100,7 +100,7 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   // Ready follows the host pod's readiness gates; the status carries the generation of its spec.
   // What the provider cannot do (ephemeral containers, a resize) is said as the kubelet says it.
   // A container whose postStart hook still runs has not started (postStart.ts).
-  const status = withObservedGeneration(unsupportedSaid(withReadinessGates(withPostStartHeld(provided, state.postStart), state.host), state), state.host);
+  const status = withObservedGeneration(unsupportedSaid(withReadinessGates(withPostStartHeld(provided, state.postStart, state.host), state.host), state), state.host);
   const fp = fingerprint(status);
   const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must

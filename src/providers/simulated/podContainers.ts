@@ -28,7 +28,7 @@ import { simulatedContainerID, type Placement } from './podLifecycle.js';
 import { isSidecar, podRestartPolicy, restartsAfterExit, shouldRestart } from './restartPolicy.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { MemoryFileSystem } from './shell/fileSystem.js';
-import { containerRecord, type ContainerRecord, type InstanceLog } from './containerRecord.js';
+import { containerRecord, leaveTerminated, notePostStartOver, postStartOver, type ContainerRecord, type InstanceLog } from './containerRecord.js';
 import type { ContainersOwner, PodContainersOptions } from './podContainersOptions.js';
 import { podHasProbes, type PodProbes } from './probes/podProbes.js';
 import { runtimeProbes } from './probes/runtimeProbes.js';
@@ -124,6 +124,12 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
     this.batch(() => m.instance?.stop(this.options.clock.now() + gracePeriodMs, 0));
   }
 
+  /** Tether ran the postStart hook of the sidecar's instance `containerID`: what follows may start. */
+  postStartDone(name: string, containerID: string): void {
+    const r = this.inits.find((c) => c.name === name && c.role === 'sidecar');
+    if (r !== undefined && notePostStartOver(r, containerID)) this.batch(() => this.advance());
+  }
+
   /** A changed image: a running container ends (0) and starts again with it at once. */
   replaceImage(name: string, image: string): void {
     const r = this.mains.find((m) => m.name === name);
@@ -190,8 +196,8 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
     for (const r of this.inits) {
       if (r.role === 'sidecar') {
         if (r.current === undefined && r.stage.kind === 'waiting' && r.timer === undefined) this.launch(r);
-        // The next one starts once the sidecar has started (its startup probe passed, if it has one).
-        if (r.stage.kind !== 'running' || this.probes?.health(r.name)?.started === false) return;
+        // The next one starts once the sidecar has started (startup probe passed, postStart hook over).
+        if (r.stage.kind !== 'running' || this.probes?.health(r.name)?.started === false || !postStartOver(r, this.spec(r.name))) return;
         continue;
       }
       if (r.stage.kind === 'terminated' && r.stage.terminated.exitCode === 0) continue;
@@ -232,7 +238,7 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
       return;
     }
     // A command needs the container's env and files first (it may be $(VAR)-expanded).
-    this.leaveTerminated(r);
+    leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'ContainerCreating' };
     this.dirty = true;
     // Stands for the view being read: no other launch meanwhile, and a stop or restart voids it.
@@ -271,7 +277,7 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
     }
     const { uid } = podIdentity(this.owner.pod);
     r.containerID = simulatedContainerID(uid ?? '', r.name, r.restartCount);
-    this.leaveTerminated(r);
+    leaveTerminated(r);
     // Only a program that writes has a log of its own; the others' is the synthetic lines.
     const log = program.kind === 'shell' || (program.kind === 'server' && program.note !== undefined) ? new ContainerLog(() => clock.now()) : undefined;
     r.current = log !== undefined ? { kind: 'recorded', log } : { kind: 'synthetic', startedAt: now, endedAt: undefined };
@@ -324,7 +330,7 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
   private startFailed(r: ContainerRecord, message: string, restartAfter: number | undefined): void {
     this.options.event?.(this.owner, 'Warning', 'Failed', `Error: ${message}`, { fieldPath: `spec.${r.role === 'main' ? 'containers' : 'initContainers'}{${r.name}}`, action: 'Start' });
     if (restartAfter === undefined) return;
-    this.leaveTerminated(r);
+    leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'RunContainerError', message };
     r.timer = this.options.clock.setTimer(START_ERROR_SYNC_MS, () => this.batch(() => {
       r.timer = undefined;
@@ -341,7 +347,7 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
       return;
     }
     const { name, namespace, uid } = podIdentity(this.owner.pod);
-    this.leaveTerminated(r);
+    leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'CrashLoopBackOff', message: crashLoopMessage(decision.delayMs, r.name, { name, namespace, uid: uid ?? '' }) };
     this.dirty = true;
     r.timer = this.options.clock.setTimer(decision.until - this.options.clock.now(), () => this.batch(() => {
@@ -354,9 +360,8 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
   private pullFailed(r: ContainerRecord, message: string): void {
     const { clock } = this.options;
     const now = clock.now();
-    const entry = nextEntry(CONTAINER_BACKOFF, r.backoff, now, now);
-    r.backoff = entry;
-    this.leaveTerminated(r);
+    const entry = (r.backoff = nextEntry(CONTAINER_BACKOFF, r.backoff, now, now));
+    leaveTerminated(r);
     r.stage = { kind: 'waiting', reason: 'ErrImagePull', message };
     this.dirty = true;
     r.timer = clock.setTimer(PULL_BACKOFF_AFTER_MS, () => this.batch(() => {
@@ -382,11 +387,6 @@ export class PodContainers<O extends ContainersOwner> implements InstanceOwner {
       s.timer = undefined;
       s.instance?.stop(now + grace, 0);
     }
-  }
-
-  /** A terminated instance becomes the container's lastState once the container moves on. */
-  private leaveTerminated(r: ContainerRecord): void {
-    if (r.stage.kind === 'terminated') r.last = r.stage.terminated;
   }
 
   private armExitAfter(): void {

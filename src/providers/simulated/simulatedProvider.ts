@@ -280,6 +280,11 @@ export class SimulatedProvider implements Provider, LogsProvider, StatsProvider,
     return this.sessions.killContainer(namespace, podName, container, gracePeriodSeconds, signal);
   }
 
+  /** A sidecar's postStart hook is over: what follows it starts; see simulatedSessions.ts. */
+  postStartDone(namespace: string, podName: string, container: string, containerID: string, signal?: AbortSignal): Promise<void> {
+    return this.sessions.postStartDone(namespace, podName, container, containerID, signal);
+  }
+
   portForward(namespace: string, podName: string, port: number, connection: PortConnection, signal?: AbortSignal): Promise<void> {
     return this.sessions.portForward(namespace, podName, port, connection, signal);
   }

@@ -217,6 +217,17 @@ export class SimulatedSessions {
   }
 
   /**
+   * The postStart hook of a sidecar's run `containerID` succeeded (Tether ran it): the containers
+   * after the sidecar start now, as the kubelet's next sync starts them (PodContainers holds them).
+   */
+  async postStartDone(namespace: string, podName: string, containerName: string, containerID: string, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const record = this.deps.pods.get(podKey(namespace, podName));
+    if (record === undefined) throw notFound(`pod ${podKey(namespace, podName)} not found`);
+    record.containers?.postStartDone(containerName, containerID);
+  }
+
+  /**
    * An exec probe: the command run as `runInContainer` runs it, its output (stdout and stderr
    * together) kept for the probe's failure message; `signal` ends it at the probe's timeout.
    */

@@ -57,3 +57,22 @@ t.test('a killed container starts again as its restartPolicy says: a new run und
   t.equal((await never.getPodStatus('shop', 'web'))?.containerStatuses?.[0]?.restartCount, 0, 'not started again');
   await t.rejects(never.killContainer('shop', 'nope', 'app', 2), /not found/, 'an unknown pod is refused');
 });
+
+t.test('what follows a sidecar with a postStart hook starts only once Tether says the hook of its current run is over', async (t) => {
+  const provider = new SimulatedProvider({ startLatencyMs: 0 });
+  provider.notifyPods(() => undefined);
+  t.teardown(() => provider.stop());
+  await provider.createPod({
+    metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
+    spec: { initContainers: [{ name: 'proxy', image: 'envoy', restartPolicy: 'Always', lifecycle: { postStart: { sleep: { seconds: 3 } } } }], containers: [{ name: 'app', image: 'x' }] },
+  });
+  const status = async (): Promise<Awaited<ReturnType<SimulatedProvider['getPodStatus']>>> => provider.getPodStatus('shop', 'web');
+  await waitFor('the sidecar runs', async () => (await status())?.initContainerStatuses?.[0]?.state?.running !== undefined, { timeoutMs: 5_000, intervalMs: 10 });
+  const proxy = (await status())?.initContainerStatuses?.[0];
+  t.match((await status())?.containerStatuses?.[0], { state: { waiting: { reason: 'PodInitializing' } } }, 'the main container waits for the hook');
+  await provider.postStartDone('shop', 'web', 'proxy', 'another-run');
+  t.match((await status())?.containerStatuses?.[0], { state: { waiting: {} } }, 'a word about another run changes nothing');
+  await provider.postStartDone('shop', 'web', 'proxy', proxy?.containerID ?? '');
+  await waitFor('the main container runs', async () => (await status())?.containerStatuses?.[0]?.state?.running !== undefined, { timeoutMs: 5_000, intervalMs: 10 });
+  await t.rejects(provider.postStartDone('shop', 'nope', 'proxy', 'x'), /not found/, 'an unknown pod is refused');
+});
