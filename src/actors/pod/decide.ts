@@ -20,6 +20,7 @@ import { after, andThen, dutyEvent, enter, event, failedAgain, kubeletEvent, noR
 import { containerEvents } from './containerEvents.js';
 import { beginPostStart, onPostStartDue, onPostStartFinished } from './postStart.js';
 import { noPostStart } from './postStartHold.js';
+import { onPostStartDoneFailed, retryPostStartDone } from './postStartDone.js';
 import { trackAllocation, unsupportedDutyEvents } from './unsupportedDuties.js';
 
 export { retryDelay } from './transitions.js';
@@ -130,6 +131,10 @@ function route(config: PodActorConfig, state: PodState, msg: PodMsg, now: number
       return msg.hook === 'postStart' || msg.run !== undefined ? onPostStartFinished(config, state, msg, now) : onHookFinished(config, state, msg, now);
     case 'pod.poststart-due':
       return onPostStartDue(config, state, msg, now);
+    case 'pod.poststart-done-failed':
+      return onPostStartDoneFailed(config, state, msg);
+    case 'pod.retry-poststart-done':
+      return retryPostStartDone(state, msg);
     case 'pod.status-written':
       return onStatusWritten(config, state, msg, now);
     case 'pod.status-write-failed':

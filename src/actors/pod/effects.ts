@@ -113,14 +113,15 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
     }
     case 'provider.poststart-done': {
       const { container, containerID } = effect;
+      const attempt = effect.attempt ?? 0;
       if (!isLifecycleHookProvider(provider)) return; // never asked of one (containerDuties.hooks)
-      // A failed call is logged; the sidecar's next run, or a Tether restart, tells it again.
+      // What follows the sidecar waits for this call: a failed one is made again (postStartDone.ts).
       return reportTo(ctx)((signal) => provider.postStartDone(namespace, name, container, containerID, signal), {
         classify: providerFailure,
         done: () => undefined,
         failed: ({ message }) => {
-          logger.warn('telling the provider a sidecar\'s postStart hook is over failed', { pod: `${namespace}/${name}`, container, error: message });
-          return undefined;
+          logger.warn('telling the provider a sidecar\'s postStart hook is over failed; it is told again', { pod: `${namespace}/${name}`, container, attempt, error: message });
+          return { type: 'pod.poststart-done-failed', container, containerID, attempt };
         },
       });
     }

@@ -219,6 +219,9 @@ export type PodMsg =
   | { readonly type: 'pod.hook-finished'; readonly container: string; readonly hook: LifecycleHookName; readonly error?: string; readonly run?: string }
   /** A postStart `sleep` of the container's run `run`, armed for `at`, is over. */
   | { readonly type: 'pod.poststart-due'; readonly container: string; readonly run: string; readonly at: number }
+  /** Telling the provider the hook of the sidecar's run `containerID` is over failed (its `attempt`-th call): told again after a backoff. */
+  | { readonly type: 'pod.poststart-done-failed'; readonly container: string; readonly containerID: string; readonly attempt: number }
+  | { readonly type: 'pod.retry-poststart-done'; readonly container: string; readonly containerID: string; readonly attempt: number }
   | { readonly type: 'pod.status-written'; readonly written: string; readonly stored: string; readonly storedVersion?: string }
   | { readonly type: 'pod.status-write-failed'; readonly message: string; readonly podGone: boolean }
   /** A newer status write of this pod took the place of this one in the queue: it was never sent. */
@@ -249,7 +252,7 @@ export type PodEffect =
   /** The kubelet's kill of a container whose postStart hook failed (a LifecycleHookProvider's killContainer). */
   | { readonly type: 'provider.kill-container'; readonly container: string; readonly graceSeconds: number }
   /** The postStart hook of the container's run `containerID` succeeded: a provider holding what follows a sidecar starts it (LifecycleHookProvider.postStartDone). */
-  | { readonly type: 'provider.poststart-done'; readonly container: string; readonly containerID: string }
+  | { readonly type: 'provider.poststart-done'; readonly container: string; readonly containerID: string; readonly attempt?: number }
   | { readonly type: 'host.write-status'; readonly status: PodStatus }
   | { readonly type: 'host.annotate'; readonly annotations: Readonly<Record<string, string | null>> }
   /** `fieldPath` and `source`: a kubelet's Event about one container (containerEvents.ts). */

@@ -279,3 +279,21 @@ t.test('a restarted container held in its hook keeps the status the host last sh
   t.match(held?.containerStatuses?.[0], { containerID: 'sim://0', restartCount: 0, ready: false, started: false, state: { terminated: { exitCode: 1 } } }, 'the exit the host showed, not the new run');
   t.equal(held?.phase, 'Running', 'a container that ran before keeps the pod Running');
 });
+
+t.test('a failed call telling the provider a sidecar\'s hook is over is made again after a backoff while that run is current, never for a later run', async (t) => {
+  const step = stepper(withHooks);
+  const first = step(createdState(withHooks, sidecarPod({ postStart: { exec: { command: ['true'] } } })), { type: 'pod.provider-status', status: sidecarRunning(0) }, NOW);
+  const done = step(first.state, { type: 'pod.hook-finished', container: 'proxy', hook: 'postStart', run: 'sim://proxy-0#0' }, NOW + 1_000);
+  t.match(effects(done).filter((e) => e.type === 'provider.poststart-done'), [{ container: 'proxy', containerID: 'sim://proxy-0' }]);
+  const failed = step(done.state, { type: 'pod.poststart-done-failed', container: 'proxy', containerID: 'sim://proxy-0', attempt: 0 }, NOW + 1_100);
+  const [retry] = effects(failed).filter((e): e is Extract<PodEffect, { type: 'schedule' }> => e.type === 'schedule');
+  t.match(retry?.msg, { type: 'pod.retry-poststart-done', container: 'proxy', containerID: 'sim://proxy-0', attempt: 1 }, 'a retry armed');
+  t.ok((retry?.ms ?? 0) > 0 && (retry?.ms ?? Infinity) <= withHooks.retry.maxMs, 'after a backoff within the cap');
+  const again = step(failed.state, retry?.msg as PodMsg, NOW + 1_100 + (retry?.ms ?? 0));
+  t.match(effects(again).filter((e) => e.type === 'provider.poststart-done'), [{ container: 'proxy', containerID: 'sim://proxy-0', attempt: 1 }], 'told again');
+  const later = step(again.state, { type: 'pod.provider-status', status: sidecarRunning(1) }, NOW + 20_000);
+  const stale = step(later.state, { type: 'pod.retry-poststart-done', container: 'proxy', containerID: 'sim://proxy-0', attempt: 2 }, NOW + 21_000);
+  t.same(effects(stale).filter((e) => e.type === 'provider.poststart-done'), [], 'a retry for a run that is over is dropped');
+  const staleFailure = step(later.state, { type: 'pod.poststart-done-failed', container: 'proxy', containerID: 'sim://proxy-0', attempt: 1 }, NOW + 21_000);
+  t.same(effects(staleFailure), [], 'and so is the failure of one');
+});
