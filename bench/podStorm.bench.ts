@@ -21,6 +21,9 @@
  * STORM_PEAK_AT_MIB / STORM_PEAK_SNAPSHOT (peakProbe), STORM_ALLOC_PROFILE / STORM_ALLOC_LIVE
  * (allocationProfile), STORM_HEAP_SNAPSHOT (steady state), STORM_TRACE (heap and the pod
  * controller's summary every 0.5 s), STORM_BIND_WINDOW (pods bound at a pace).
+ * For looking into CPU (docs/benchmarks.md, "Where Tether's CPU per pod goes"): STORM_CPU_PROFILE=prefix
+ * writes prefix-create.cpuprofile (storm start until status writes stop) and prefix-delete.cpuprofile
+ * (delete storm until every pod actor stopped), V8's sampling profiler, readable in DevTools.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -310,6 +313,21 @@ async function allocationProfile(): Promise<(() => Promise<void>) | undefined> {
   };
 }
 
+/** V8's CPU profiler over one phase (STORM_CPU_PROFILE=prefix); returns the function that stops it and writes the profile. */
+async function cpuProfile(phase: string): Promise<(() => Promise<void>) | undefined> {
+  const prefix = process.env['STORM_CPU_PROFILE'];
+  if (!prefix) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${prefix}-${phase}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 // --- one scenario (in a child process) -----------------------------------------------------------
 
 async function runScenario(scenario: Scenario): Promise<Result> {
@@ -387,6 +405,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const writes0 = { ...host.counters };
   meter.start();
   const allocations = await allocationProfile();
+  const createProfile = await cpuProfile('create');
   const stormStart = Date.now();
   // STORM_BIND_WINDOW=N (an experiment, not the tables): bind as pods start, at most N not yet Running.
   const window = Number(process.env['STORM_BIND_WINDOW'] ?? 0);
@@ -412,6 +431,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
     return Date.now() - lastWriteAt >= QUIET_MS;
   }, 20);
   const settled = { ms: lastWriteAt - stormStart, statusWrites: host.counters.statusWrites - writes0.statusWrites };
+  await createProfile?.();
   peak.phase = 'idle';
   await allocations?.();
   await settle();
@@ -436,6 +456,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
 
   // 3. Delete storm.
   const writes2 = { ...host.counters };
+  const deleteProfile = await cpuProfile('delete');
   meter.start();
   const t0 = Date.now();
   for (const { namespace, name } of host.keys()) host.requestDelete(namespace, name);
@@ -443,6 +464,7 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const removeWindow = meter.stop();
   await until('all pod actors stopped', () => system.registry.size <= actorsAtRest, 5);
   const actorsGoneMs = Date.now() - t0;
+  await deleteProfile?.();
   const remove = {
     ...removeWindow,
     statusWrites: host.counters.statusWrites - writes2.statusWrites,

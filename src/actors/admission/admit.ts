@@ -85,7 +85,11 @@ const isExtended = (resource: string): boolean => resource.includes('/') && !res
 
 function sumRequests(pods: readonly Pod[]): Requests {
   const out: Record<string, number> = {};
-  for (const p of pods) for (const [name, v] of Object.entries(podRequests(p))) out[name] = (out[name] ?? 0) + v;
+  // for-in rather than Object.entries: this runs once per admitted pod for every admission.
+  for (const p of pods) {
+    const requests = podRequests(p);
+    for (const name in requests) out[name] = (out[name] ?? 0) + (requests[name] as number);
+  }
   return out;
 }
 

@@ -64,17 +64,27 @@ export class AdmittedPods {
   }
 
   private counted(except: string): Pod[] {
-    const live = new Set<string>();
+    const pods = this.sources.pods();
     const out: Pod[] = [];
-    for (const p of this.sources.pods()) {
+    // Admitted pods seen on the host: when that is all of them, none is gone and there is nothing
+    // to forget (the common case: no set of every live uid to build per admission).
+    let admittedSeen = 0;
+    for (const p of pods) {
       const uid = p.metadata?.uid;
       if (!uid) continue;
-      live.add(uid);
+      const isAdmitted = this.admitted.has(uid);
+      if (isAdmitted) admittedSeen++;
       if (uid === except || terminal(p)) continue;
-      if (this.admitted.has(uid) || p.status?.phase === 'Running') out.push(p);
+      if (isAdmitted || p.status?.phase === 'Running') out.push(p);
     }
-    // Forget pods gone from the host: their resources are free again.
-    for (const uid of this.admitted) if (!live.has(uid) && uid !== except) this.admitted.delete(uid);
+    if (admittedSeen < this.admitted.size) this.forgetGone(pods, except);
     return out;
+  }
+
+  /** Forget pods gone from the host: their resources are free again. */
+  private forgetGone(pods: readonly Pod[], except: string): void {
+    const live = new Set<string>();
+    for (const p of pods) if (p.metadata?.uid) live.add(p.metadata.uid);
+    for (const uid of this.admitted) if (!live.has(uid) && uid !== except) this.admitted.delete(uid);
   }
 }

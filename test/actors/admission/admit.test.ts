@@ -110,3 +110,12 @@ t.test('property: a rejection always carries a kubelet-style reason and a messag
     }),
   );
 });
+
+void t.test('a pod updated on the host is a new object, and counts with its new requests', async (t) => {
+  const before = asking({ cpu: '1' });
+  t.same(podRequests(before), { cpu: 1000 });
+  t.equal(podRequests(before), podRequests(before), 'the same pod object: computed once');
+  const resized = { ...before, spec: { ...before.spec, containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '2' } } }] } };
+  t.same(podRequests(resized), { cpu: 2000 });
+  t.same(podRequests(before), { cpu: 1000 }, 'the old object keeps its own');
+});
