@@ -43,18 +43,35 @@ function containerRequests(resources: { requests?: ResourceMap; limits?: Resourc
   return { ...toRequests(resources?.limits), ...toRequests(resources?.requests) };
 }
 
+/**
+ * Memoized by the spec object: every admission sums the requests of every pod on the node, so
+ * without it each pod's quantities were parsed again for each new pod (O(n²) parses: a third of
+ * the CPU of a 1,000-pod storm, docs/benchmarks.md). A spec is never changed in place (a watch
+ * event, an update or a resize brings a new object), so a new spec is counted anew.
+ */
+const bySpec = new WeakMap<object, Requests>();
+
 export function podRequests(pod: Pod): Requests {
   const spec = pod.spec;
+  if (spec === undefined) return {};
+  const known = bySpec.get(spec);
+  if (known !== undefined) return known;
+  const requests = Object.freeze(computeRequests(spec));
+  bySpec.set(spec, requests);
+  return requests;
+}
+
+function computeRequests(spec: NonNullable<Pod['spec']>): Requests {
   let total: Record<string, number> = {};
-  for (const c of spec?.containers ?? []) total = add(total, containerRequests(c.resources as never));
+  for (const c of spec.containers) total = add(total, containerRequests(c.resources as never));
   let sidecars: Record<string, number> = {};
   let initPeak: Record<string, number> = {};
-  for (const c of spec?.initContainers ?? []) {
+  for (const c of spec.initContainers ?? []) {
     const own = containerRequests(c.resources as never);
     // A sidecar keeps running beside the init containers after it and the regular containers.
     const step = c.restartPolicy === 'Always' ? (sidecars = add(sidecars, own)) : add(own, sidecars);
     initPeak = max(initPeak, step);
   }
   total = max(add(total, sidecars), initPeak);
-  return add(total, toRequests(spec?.overhead as ResourceMap));
+  return add(total, toRequests(spec.overhead as ResourceMap));
 }
