@@ -15,7 +15,7 @@
  * Prints Markdown; nothing here is asserted.
  */
 import { randomUUID } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { withLeaseDefaults } from '../src/actors/lease/config.js';
 import { withNodeDefaults } from '../src/actors/node/config.js';
@@ -41,12 +41,19 @@ const { values } = parseArgs({
     pods: { type: 'string', default: '500' },
     storm: { type: 'string', default: '2000' },
     'idle-s': { type: 'string', default: '20' },
+    // 0: no loop slice (runtime/loopSlice.ts), as before it: every busy actor's message in one loop turn.
+    'loop-slice-ms': { type: 'string', default: '10' },
+    // Storm pods bound (and deleted) per loop turn, as a watch delivers them a socket read at a time;
+    // 0: all in one synchronous loop (the bench's own stall of 120-200 ms at 2,000 pods).
+    'storm-chunk': { type: 'string', default: '50' },
   },
 });
 const NODES = Number(values.nodes);
 const PODS = Number(values.pods);
 const STORM = Number(values.storm);
 const IDLE_MS = Number(values['idle-s']) * 1000;
+const SLICE_MS = Number(values['loop-slice-ms']);
+const CHUNK = Number(values['storm-chunk']);
 const RENEW_MS = 1_000;
 const QUIET_MS = 3_000;
 const MiB = 1024 * 1024;
@@ -137,6 +144,19 @@ function leaseLags(members: readonly Member[], from: number, to: number): number
   });
 }
 
+/** Runs `step(0..n-1)`, CHUNK per loop turn (all at once if 0); returns the longest synchronous run (ms). */
+async function inChunks(n: number, step: (i: number) => void): Promise<number> {
+  const size = CHUNK > 0 ? CHUNK : n;
+  let longest = 0;
+  for (let i = 0; i < n; ) {
+    const t = performance.now();
+    for (const end = Math.min(n, i + size); i < end; i++) step(i);
+    longest = Math.max(longest, performance.now() - t);
+    if (i < n) await new Promise((r) => setImmediate(r));
+  }
+  return longest;
+}
+
 async function waitQuiet(members: readonly Member[]): Promise<void> {
   const total = (): number => members.reduce((n, m) => n + m.host.counters.statusWrites, 0);
   let last = total();
@@ -150,7 +170,7 @@ async function waitQuiet(members: readonly Member[]): Promise<void> {
 
 async function main(): Promise<void> {
   const logger = jsonLogger('info', () => undefined);
-  const system = new ActorSystem({ logger, onFatal: (error) => { throw error; } });
+  const system = new ActorSystem({ logger, onFatal: (error) => { throw error; }, loopSlice: SLICE_MS > 0 ? { budgetMs: SLICE_MS } : false });
   const none = await settle();
   const handlesNone = handles();
 
@@ -186,14 +206,34 @@ async function main(): Promise<void> {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const stormed = members[0]!;
+  // Every gap of over 50 ms in a 10 ms interval, by phase: where the loop was held, and by whom.
+  const stalls: Array<{ ms: number; phase: string }> = [];
+  let phase = 'bind';
+  let tick = Date.now();
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    if (now - tick > 60) stalls.push({ ms: now - tick - 10, phase });
+    tick = now;
+  }, 10);
+  const yields0 = system.slice?.yields ?? 0;
   const s0 = Date.now();
-  for (let i = 0; i < STORM; i++) stormed.host.bind(pod(stormed.name, `storm-${i}`));
+  const benchLoops = { bind: await inChunks(STORM, (i) => stormed.host.bind(pod(stormed.name, `storm-${i}`))), delete: 0 };
+  phase = 'running';
   await until('the storm Running', () => stormed.host.countRunning() === PODS + STORM);
-  for (let i = 0; i < STORM; i++) stormed.host.requestDelete('bench', `storm-${i}`);
+  phase = 'delete';
+  benchLoops.delete = await inChunks(STORM, (i) => stormed.host.requestDelete('bench', `storm-${i}`));
+  phase = 'deleting';
   await until('the storm deleted', () => stormed.host.size === PODS);
   const s1 = Date.now();
   await pause(RENEW_MS * 2);
   loop.disable();
+  clearInterval(watchdog);
+  const stallsOver = (ms: number): string => {
+    const over = stalls.filter((x) => x.ms > ms);
+    const byPhase = new Map<string, number>();
+    for (const x of over) byPhase.set(x.phase, (byPhase.get(x.phase) ?? 0) + 1);
+    return `${over.length}${over.length ? ` (${[...byPhase].map(([p, n]) => `${p} ${n}`).join(', ')})` : ''}`;
+  };
   const lags = leaseLags(members, s0, s1);
   const otherLags = lags.slice(1);
 
@@ -215,6 +255,9 @@ async function main(): Promise<void> {
     `| lease lag during the storm, node-00 (ms) | ${fmt(lags[0] ?? 0, 0)} |`,
     `| lease lag during the storm, worst of the other ${NODES - 1} (ms) | ${fmt(Math.max(0, ...otherLags), 0)} |`,
     `| event loop delay during the storm, max / p99 (ms) | ${fmt(loop.max / 1e6 - 10, 0)} / ${fmt(loop.percentile(99) / 1e6 - 10, 0)} |`,
+    `| loop stalls over 50 / 100 ms during the storm (by phase) | ${stallsOver(50)} / ${stallsOver(100)} |`,
+    `| the bench's own longest synchronous loop: bind / delete (ms; storm chunk ${CHUNK || 'all'}) | ${fmt(benchLoops.bind, 0)} / ${fmt(benchLoops.delete, 0)} |`,
+    `| loop slice ${SLICE_MS > 0 ? `${SLICE_MS} ms` : 'off'}: turns yielded during the storm | ${fmt((system.slice?.yields ?? 0) - yields0, 0)} |`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
   for (const m of members) void m.vnode.stop({ deleteNode: false });

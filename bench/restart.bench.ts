@@ -123,13 +123,17 @@ function workload(replicas: number): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
 }
 
-interface PodJson { status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } }
-
-/** Host pods Running and Ready with a remote IP. */
+/**
+ * Host pods Running and Ready with a remote IP. Columns, not `-o json`: at 10,000 pods the JSON is
+ * over the harness's 32 MiB output buffer (kubectl is killed), one line per pod is ~40 bytes.
+ */
 async function offloadedReady(host: Cluster): Promise<number> {
-  const list = JSON.parse(await host.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${APP}`, '-o', 'json'])) as { items: PodJson[] };
-  return list.items.filter((p) => p.status?.phase === 'Running' && p.status.podIP?.startsWith(REMOTE_IP_PREFIX)
-    && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+  const columns = 'P:.status.phase,IP:.status.podIP,R:.status.conditions[?(@.type=="Ready")].status';
+  const out = await host.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${APP}`, '--no-headers', '-o', `custom-columns=${columns}`], { timeoutMs: 120_000 });
+  return out.split('\n').filter((line) => {
+    const [phase, ip, ready] = line.trim().split(/\s+/);
+    return phase === 'Running' && ip?.startsWith(REMOTE_IP_PREFIX) === true && ready === 'True';
+  }).length;
 }
 
 /** Waits until nothing but Leases and Nodes has been written to either cluster for QUIET_MS; returns when the last change was seen. */
@@ -218,24 +222,21 @@ async function adoptedPods(port: number): Promise<number> {
 
 // --- Events -----------------------------------------------------------------------------------
 
-interface EventJson {
-  reason?: string;
-  reportingController?: string;
-  metadata?: { creationTimestamp?: string };
-  series?: { lastObservedTime?: string };
-}
-
 /** Events created or repeated since `since`, by `cluster: reason (controller)`. */
 async function eventsSince(clusters: Record<string, Cluster>, since: number, into: Map<string, number>): Promise<void> {
   // creationTimestamp has second resolution: an Event of the window's first second counts.
   const from = Math.floor(since / 1000) * 1000;
+  // One tab-separated line per Event, not `-o json` (over the 32 MiB output buffer at 10k pods).
+  const fields = '{range .items[*]}{.reason}{"\\t"}{.reportingController}{"\\t"}{.metadata.creationTimestamp}{"\\t"}{.series.lastObservedTime}{"\\n"}{end}';
   for (const [name, cluster] of Object.entries(clusters)) {
-    const list = JSON.parse(await cluster.kubectl(['get', 'events.events.k8s.io', '-A', '-o', 'json'])) as { items: EventJson[] };
-    for (const e of list.items) {
-      const created = Date.parse(e.metadata?.creationTimestamp ?? '');
-      const repeated = Date.parse(e.series?.lastObservedTime ?? '');
+    const out = await cluster.kubectl(['get', 'events.events.k8s.io', '-A', '-o', `jsonpath=${fields}`], { timeoutMs: 120_000 });
+    for (const line of out.split('\n')) {
+      if (!line) continue;
+      const [reason, controller, creation, observed] = line.split('\t');
+      const created = Date.parse(creation ?? '');
+      const repeated = Date.parse(observed ?? '');
       if (!(created >= from || repeated >= from)) continue;
-      const key = `${name}: ${e.reason ?? '?'} (${e.reportingController || '?'})`;
+      const key = `${name}: ${reason || '?'} (${controller || '?'})`;
       into.set(key, (into.get(key) ?? 0) + 1);
     }
   }

@@ -3,6 +3,7 @@ import type { Logger } from '../adapters/logger.js';
 import type { CrashDecision, RestartType } from './supervision.js';
 import type { ActorDetail, ActorRegistry, ActorSnapshot, ActorStatus, Inspectable, RestartBudget } from './actorRegistry.js';
 import type { StateSummary } from './behavior.js';
+import type { LoopSlice } from './loopSlice.js';
 import { dispatchTo, spawnActor, stopActor, type EngineDecision, type EngineRef } from './nactEngine.js';
 import { errorMessage } from '../lib/errorMessage.js';
 import { definedOnly } from '../lib/defaults.js';
@@ -14,6 +15,8 @@ export interface CellEnvironment {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly random: () => number;
+  /** Bounds each stretch of back-to-back actor work so timers run between (loopSlice.ts); none: unbounded. */
+  readonly slice?: LoopSlice;
   /** Called when the root itself fails: the whole system cannot continue. */
   readonly onFatal: (error: unknown) => void;
   /** Counts messages sent to actors that had already stopped. */
@@ -107,11 +110,19 @@ export abstract class Cell<M = unknown, I = unknown> implements Inspectable {
 
   // The engine's side (EngineActorSpec): methods rather than closures, since every pod has a cell.
 
-  handle(incarnation: I, envelope: Envelope<M>): I {
-    this.mailboxDepth = Math.max(0, this.mailboxDepth - 1);
-    this.processed++;
-    this.env.registry.changes.touched(this.path);
-    return this.handleEnvelope(incarnation, envelope);
+  handle(incarnation: I, envelope: Envelope<M>): I | Promise<I> {
+    // Past the loop slice's budget, the message waits for the next loop turn (loopSlice.ts); a
+    // cell stopped meanwhile handles nothing more, as nact would not have delivered it.
+    const turn = this.env.slice?.enter();
+    if (turn) return turn.then(() => (this.ended ? incarnation : this.handle(incarnation, envelope)));
+    try {
+      this.mailboxDepth = Math.max(0, this.mailboxDepth - 1);
+      this.processed++;
+      this.env.registry.changes.touched(this.path);
+      return this.handleEnvelope(incarnation, envelope);
+    } finally {
+      this.env.slice?.end();
+    }
   }
 
   /** How many events this cell's history keeps. */

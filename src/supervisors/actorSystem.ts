@@ -6,6 +6,8 @@ import { Supervisor } from './supervisor.js';
 import { ActorRegistry, type ActorSnapshot, type SnapshotQuery } from '../runtime/actorRegistry.js';
 import type { CellEnvironment } from '../runtime/cell.js';
 import { startEngine, stopEngine, type EngineRef } from '../runtime/nactEngine.js';
+import { DEFAULT_LOOP_SLICE_MS, LoopSlice, type LoopSliceOptions } from '../runtime/loopSlice.js';
+import { definedOnly } from '../lib/defaults.js';
 
 export interface ActorSystemOptions {
   readonly name?: string;
@@ -15,6 +17,11 @@ export interface ActorSystemOptions {
   readonly rootPolicy?: RestartPolicy;
   /** Called when the root fails; the default logs and exits the process with code 1. */
   readonly onFatal?: (error: unknown) => void;
+  /**
+   * The longest stretch of back-to-back actor messages before timers get a loop turn
+   * (runtime/loopSlice.ts); default DEFAULT_LOOP_SLICE_MS (10 ms), `false`: unbounded.
+   */
+  readonly loopSlice?: LoopSliceOptions | false;
 }
 
 let systems = 0;
@@ -32,11 +39,14 @@ export class ActorSystem {
   private readonly restarts = new Map<string, number>();
   private readonly engine: EngineRef;
   private stopped = false;
+  /** The loop slice every actor of this system shares (none when disabled). */
+  readonly slice: LoopSlice | undefined;
 
   constructor(options: ActorSystemOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? jsonLogger();
     const name = options.name ?? 'tether';
+    this.slice = options.loopSlice === false ? undefined : new LoopSlice(options.loopSlice ?? { budgetMs: DEFAULT_LOOP_SLICE_MS });
     const onFatal =
       options.onFatal ??
       ((error: unknown): void => {
@@ -49,6 +59,7 @@ export class ActorSystem {
       clock: this.clock,
       logger: this.logger,
       random: options.random ?? Math.random,
+      ...definedOnly({ slice: this.slice }),
       onFatal,
       countDeadLetter: () => {
         this.deadLetterCount++;
