@@ -85,16 +85,6 @@ t.test('effective requests: max(containers + sidecars, largest init step) + over
   t.same(podRequests(p), { cpu: 3100, memory: 3 * 2 ** 20 });
 });
 
-t.test('a pod\'s requests are worked out once per spec, and anew for a new spec (an update, a resize)', async (t) => {
-  const p = asking({ cpu: '1' });
-  const first = podRequests(p);
-  t.equal(podRequests({ ...p, metadata: { ...p.metadata, resourceVersion: '2' } }), first, 'a status or metadata change keeps the spec: not parsed again');
-  const resized: Pod = { ...p, spec: { ...p.spec!, containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '2' } } }] } };
-  t.same(podRequests(resized), { cpu: 2000 });
-  t.same(podRequests(p), { cpu: 1000 }, 'the old spec still counts as it was');
-  t.ok(Object.isFrozen(first), 'shared between callers, so nobody may change it');
-});
-
 t.test('property: admitting pods one by one never exceeds the allocatable', async () => {
   fc.assert(
     fc.property(fc.array(fc.record({ cpu: fc.integer({ min: 0, max: 3000 }), mem: fc.integer({ min: 0, max: 4096 }) }), { maxLength: 12 }), (asks) => {
