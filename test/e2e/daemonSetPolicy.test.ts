@@ -28,6 +28,26 @@ interface CoreEvent { reason?: string; type?: string; message?: string; involved
 
 const WORKER_TAINT = 'tether.test/daemonset-worker';
 
+/**
+ * DaemonSet `node-agent` whose pods tolerate every taint, as kube-proxy and CNIs do, pinned to this
+ * test's node only (so the shared host cluster's other nodes get none), rolled out one node at a time.
+ */
+function tolerateAllDaemonSet(ns: string, nodeName: string, pod: { containers: object[]; volumes?: object[] }): object {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'node-agent', namespace: ns },
+    spec: {
+      selector: { matchLabels: { app: 'node-agent' } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+      template: {
+        metadata: { labels: { app: 'node-agent' } },
+        spec: { tolerations: [{ operator: 'Exists' }], nodeSelector: { 'kubernetes.io/hostname': nodeName }, terminationGracePeriodSeconds: 2, ...pod },
+      },
+    },
+  };
+}
+
 t.test('a tolerate-all DaemonSet under the default policy', async (t) => {
   const { host, remote } = await useSharedClusters(t);
   reportLogsOnFailure(t, [host, remote]);
@@ -43,25 +63,10 @@ t.test('a tolerate-all DaemonSet under the default policy', async (t) => {
   await waitFor(`virtual node ${nodeName} Ready`, () => nodeIsReady(host, nodeName), { timeoutMs: 90_000 });
   const ns = await testNamespace(t, host, 'ds');
   const secret = `${ns}-agent-token`;
-  const daemonSet = {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: 'node-agent', namespace: ns },
-    spec: {
-      selector: { matchLabels: { app: 'node-agent' } },
-      template: {
-        metadata: { labels: { app: 'node-agent' } },
-        spec: {
-          // Every taint tolerated, as kube-proxy and CNIs do; pinned to this test's node only.
-          tolerations: [{ operator: 'Exists' }],
-          nodeSelector: { 'kubernetes.io/hostname': nodeName },
-          terminationGracePeriodSeconds: 2,
-          containers: [{ name: 'agent', image: 'nginx:1.27', envFrom: [{ secretRef: { name: secret } }], volumeMounts: [{ name: 'token', mountPath: '/token' }] }],
-          volumes: [{ name: 'token', secret: { secretName: secret } }],
-        },
-      },
-    },
-  };
+  const daemonSet = tolerateAllDaemonSet(ns, nodeName, {
+    containers: [{ name: 'agent', image: 'nginx:1.27', envFrom: [{ secretRef: { name: secret } }], volumeMounts: [{ name: 'token', mountPath: '/token' }] }],
+    volumes: [{ name: 'token', secret: { secretName: secret } }],
+  });
   const token = { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: ns }, stringData: { TOKEN: 'not-for-the-remote' } };
   await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [token, daemonSet] }) });
 
@@ -105,23 +110,8 @@ t.test('a tolerate-all DaemonSet under admit, on a node that runs its pods, roll
   });
   await waitFor(`virtual node ${nodeName} Ready`, () => nodeIsReady(host, nodeName), { timeoutMs: 60_000 });
   const ns = await testNamespace(t, host, 'ds-admit');
-  const daemonSet = (revision: string): object => ({
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: 'node-agent', namespace: ns },
-    spec: {
-      selector: { matchLabels: { app: 'node-agent' } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
-      template: {
-        metadata: { labels: { app: 'node-agent' } },
-        spec: {
-          tolerations: [{ operator: 'Exists' }],
-          nodeSelector: { 'kubernetes.io/hostname': nodeName },
-          terminationGracePeriodSeconds: 2,
-          containers: [{ name: 'agent', image: 'nginx:1.27', env: [{ name: 'REVISION', value: revision }] }],
-        },
-      },
-    },
+  const daemonSet = (revision: string): object => tolerateAllDaemonSet(ns, nodeName, {
+    containers: [{ name: 'agent', image: 'nginx:1.27', env: [{ name: 'REVISION', value: revision }] }],
   });
   const rolledOut = async (revision: string): Promise<void> => {
     await host.kubectl(['apply', '-f', '-'], { input: JSON.stringify(daemonSet(revision)) });
