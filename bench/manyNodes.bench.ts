@@ -17,9 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { withLeaseDefaults } from '../src/actors/lease/config.js';
-import { withNodeDefaults } from '../src/actors/node/config.js';
-import { defaultPodActorConfig } from '../src/actors/pod/config.js';
+import { BENCH_POD_CIDR, BENCH_RESOURCES, benchNodeConfig, RENEW_MS } from './benchNode.js';
 import { startVirtualNode, type VirtualNode } from '../src/actors/virtualNode.js';
 import type { Node, Pod } from '../src/adapters/kubernetes/model.js';
 import { jsonLogger } from '../src/adapters/logger.js';
@@ -54,7 +52,6 @@ const STORM = Number(values.storm);
 const IDLE_MS = Number(values['idle-s']) * 1000;
 const SLICE_MS = Number(values['loop-slice-ms']);
 const CHUNK = Number(values['storm-chunk']);
-const RENEW_MS = 1_000;
 const QUIET_MS = 3_000;
 const MiB = 1024 * 1024;
 
@@ -110,17 +107,10 @@ function startMember(system: ActorSystem, logger: ReturnType<typeof jsonLogger>,
   const host = new FakeHostPods();
   const nodes = new FakeNodeApi();
   const leases = recordedLeaseApi(new FakeLeaseApi());
-  const provider = new SimulatedProvider({ startLatencyMs: 200, stopLatencyMs: 100, podCIDR: '10.128.0.0/12', resources: { capacity: { cpu: '1000', memory: '10Ti', pods: '100000' }, allocatable: { cpu: '1000', memory: '10Ti', pods: '100000' } } });
+  const provider = new SimulatedProvider({ startLatencyMs: 200, stopLatencyMs: 100, podCIDR: BENCH_POD_CIDR, resources: BENCH_RESOURCES });
   const vnode = startVirtualNode(
     system.root,
-    {
-      node: withNodeDefaults({ nodeName: name, internalIP: '10.0.0.10' }),
-      lease: withLeaseDefaults({ nodeName: name, renewIntervalMs: RENEW_MS }),
-      pod: defaultPodActorConfig(name),
-      controller: { nodeName: name, sweepIntervalMs: 60_000 },
-      shards: 32,
-      admission: { daemonSets: 'reject' },
-    },
+    benchNodeConfig(name),
     {
       provider: withDeepCopies(provider), nodeApi: nodes, leaseApi: leases, podApi: host, events: new FakeEvents(),
       podWatch: host.watch, nodeWatch: fakeNodeWatch((): Node | undefined => nodes.nodes.get(name)), clock: systemClock, logger,

@@ -32,9 +32,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { withLeaseDefaults } from '../src/actors/lease/config.js';
-import { withNodeDefaults } from '../src/actors/node/config.js';
-import { defaultPodActorConfig } from '../src/actors/pod/config.js';
+import { BENCH_POD_CIDR, BENCH_RESOURCES, benchNodeConfig, RENEW_MS } from './benchNode.js';
 import { startVirtualNode, type VirtualNode } from '../src/actors/virtualNode.js';
 import type { Node, Pod } from '../src/adapters/kubernetes/model.js';
 import { RateLimiter, type Priority, type PriorityStats } from '../src/adapters/kubernetes/rateLimiter.js';
@@ -51,7 +49,6 @@ import { fakeNodeWatch } from '../test/support/fakeNodeWatch.js';
 import { limitedNodeApi, limitedPodApi, recordedLeaseApi } from '../test/support/instrumentedApis.js';
 
 const NODE = 'storm-node';
-const RENEW_MS = 1_000;
 const START_LATENCY_MS = 200;
 const STOP_LATENCY_MS = 100;
 const TIMEOUT_MS = 20 * 60_000;
@@ -349,21 +346,13 @@ async function runScenario(scenario: Scenario): Promise<Result> {
   const provider = new SimulatedProvider({
     startLatencyMs: START_LATENCY_MS,
     stopLatencyMs: STOP_LATENCY_MS,
-    // The default /16 has 65,534 pod IPs: a 100k storm would leave a third of its pods Pending for want of one.
-    podCIDR: '10.128.0.0/12',
-    resources: { capacity: { cpu: '1000', memory: '10Ti', pods: '100000' }, allocatable: { cpu: '1000', memory: '10Ti', pods: '100000' } },
+    podCIDR: BENCH_POD_CIDR,
+    resources: BENCH_RESOURCES,
   });
 
   const vnode: VirtualNode = startVirtualNode(
     system.root,
-    {
-      node: withNodeDefaults({ nodeName: NODE, internalIP: '10.0.0.10' }),
-      lease: withLeaseDefaults({ nodeName: NODE, renewIntervalMs: RENEW_MS }),
-      pod: defaultPodActorConfig(NODE),
-      controller: { nodeName: NODE, sweepIntervalMs: 60_000 },
-      shards: 32,
-      admission: { daemonSets: 'reject' },
-    },
+    benchNodeConfig(NODE),
     {
       provider: withDeepCopies(provider),
       nodeApi: limiter ? limitedNodeApi(nodeStore, limiter, nodeStatusWaits) : nodeStore,
