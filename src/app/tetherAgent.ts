@@ -22,7 +22,7 @@ import { systemClock } from '../adapters/clock.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import type { EventRecorderClient } from '../adapters/kubernetes/eventRecorderClient.js';
 import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
-import { createKubeClients, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
+import { createKubeClients, createReplicaLeases, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
 import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import { jsonLogger, type Logger } from '../adapters/logger.js';
@@ -110,6 +110,8 @@ export class TetherAgent implements Lifecycle {
   readonly done: Promise<void>;
   private readonly slots: NodeSlot[];
   private readonly locks: NodeLocks | undefined;
+  /** Under leader election: the replica's own lease client (its membership Lease). */
+  private readonly replicaLeases: ReturnType<typeof createReplicaLeases> | undefined;
   private readonly clock: Clock;
   private readonly life: LifecycleControl;
   private stopOptions: AgentStopOptions = {};
@@ -155,11 +157,14 @@ export class TetherAgent implements Lifecycle {
         slot.running = slot.launch();
       }
       this.locks = undefined;
+      this.replicaLeases = undefined;
       Promise.all(this.slots.map((slot) => slot.running?.ready)).then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));
       return;
     }
     // A standby until a lock is held: no node's writes go out before then.
     for (const slot of this.slots) fenceWrites(slot, `this replica does not hold the lock of node ${slot.name}`);
+    const replicaLeases = createReplicaLeases(this.slots[0]?.clients.cluster.kubeConfig ?? hostConfig(), { clock });
+    this.replicaLeases = replicaLeases;
     this.locks = new NodeLocks(this.system.root, election.settings, this.slots.map((slot) => ({
       name: slot.name,
       leaseApi: slot.clients.lockLeases,
@@ -177,7 +182,7 @@ export class TetherAgent implements Lifecycle {
         if (!this.life.stopRequested) fenceWrites(slot, `the lock of node ${slot.name} was lost`);
         this.stopNode(slot, false);
       },
-    })), { clock, logger });
+    })), { clock, logger, members: replicaLeases.leases });
     this.locks.start();
     this.locks.ready.then(() => this.life.markReady(), (error: unknown) => this.life.fail(error));
   }
@@ -185,6 +190,11 @@ export class TetherAgent implements Lifecycle {
   /** True when replicas share the nodes through locks: driving no node is then a standby, not a fault. */
   get standbyAllowed(): boolean {
     return this.locks !== undefined;
+  }
+
+  /** Under leader election: who drives each configured node as this replica sees it (undefined: nobody seen), and the live replicas. */
+  nodeHolders(): { readonly nodes: ReadonlyMap<string, string | undefined>; readonly replicas: readonly string[] } | undefined {
+    return this.locks && { nodes: this.locks.holders(), replicas: this.locks.replicas };
   }
 
   /** The virtual nodes this replica drives now (all configured ones without leader election). */
@@ -267,7 +277,7 @@ export class TetherAgent implements Lifecycle {
     await within(Promise.all(stopped));
     // Then the node locks go, so another replica takes the nodes without waiting for expiry.
     if (this.locks) await within(this.locks.stop());
-    await within(Promise.all(this.slots.map((slot) => slot.clients.stop())));
+    await within(Promise.all([...this.slots.map((slot) => slot.clients.stop()), this.replicaLeases?.stop()]));
     this.system.stop();
   }
 }

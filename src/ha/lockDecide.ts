@@ -22,7 +22,7 @@ export type LockStep = { readonly state: LockState; readonly effects?: readonly 
 export function initialLockState(): LockState {
   return {
     phase: 'running', observation: undefined, freeSince: undefined, stored: undefined, hold: undefined, look: undefined,
-    looks: 0, holds: 0, holderSeen: undefined, renewals: 0, failures: 0, lastError: undefined,
+    looks: 0, holds: 0, holderSeen: undefined, renewals: 0, givenBack: 0, failures: 0, lastError: undefined,
   };
 }
 
@@ -47,6 +47,7 @@ function decide(config: LockConfig, state: LockState, msg: LockMsg, now: number)
     case 'lock.written': {
       const look = state.look;
       if (look?.seq !== msg.seq || !look.writing) return { state };
+      if (look.writing.kind === 'release') return endLook({ ...state, stored: msg.lease, observation: observe(state.observation, msg.lease, now) }, retryPeriodMs);
       return afterWrite(config, { ...state, stored: msg.lease, observation: observe(state.observation, msg.lease, now) }, look.writing);
     }
     case 'lock.outrun':
@@ -99,12 +100,13 @@ function lose(step: LockStep, why: string): LockStep {
 }
 
 function afterRead(config: LockConfig, state: LockState, lease: LockState['stored'], spread: Spread, now: number): LockStep {
-  const { identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs, namespace } = config.settings;
+  const { identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs } = config.settings;
   const observation = observe(state.observation, lease, now);
   // Our own record counts as free: it is left from an incarnation (or a process) of this replica
   // that no longer holds it, and taking it back at once is what keeps the node driven.
   const freeNow = !lease || !observation || isExpired(observation, now, leaseDurationMs) || observation.holder === identity;
-  const freeSince = freeNow ? (state.freeSince ?? now) : undefined;
+  // Held by this replica is not free: a lock given back is free from then, not from before it was taken.
+  const freeSince = freeNow && !state.hold ? (state.freeSince ?? now) : undefined;
   const seen: LockState = { ...state, stored: lease, observation, freeSince, holderSeen: observation && !freeNow ? observation.holder : undefined, failures: 0, lastError: undefined };
   const vacant = !lease || observation?.holder === '';
   const delayMs = acquireDelayMs({ identity, nodeName: config.nodeName, held: spread.held, share: spread.share, vacant, retryPeriodMs, leaseDurationMs });
@@ -119,17 +121,39 @@ function afterRead(config: LockConfig, state: LockState, lease: LockState['store
     case 'lost':
       return lose(endLook(seen, retryPeriodMs), `the lock is held by ${observation?.holder ?? 'nobody'}`);
     case 'renew':
+      if (spread.giveBack) return giveBack(config, seen, lease, now);
+      return write(config, seen, lease, step.type, now);
     case 'take':
-    case 'create': {
-      const look = state.look;
-      if (!look) return { state: seen };
-      const desired = lockLease(lease, { namespace, name: config.name, identity, leaseDurationMs, now, taking: step.type !== 'renew' });
-      return {
-        state: { ...seen, look: { ...look, writing: { kind: step.type, at: now } } },
-        effects: [{ type: 'write', seq: look.seq, kind: step.type, lease: desired, deadlineAt: look.deadlineAt }],
-      };
-    }
+    case 'create':
+      return write(config, seen, lease, step.type, now);
   }
+}
+
+function write(config: LockConfig, seen: LockState, lease: LockState['stored'], kind: 'renew' | 'take' | 'create', now: number): LockStep {
+  const { identity, leaseDurationMs, namespace } = config.settings;
+  const look = seen.look;
+  if (!look) return { state: seen };
+  const desired = lockLease(lease, { namespace, name: config.name, identity, leaseDurationMs, now, taking: kind !== 'renew' });
+  return {
+    state: { ...seen, look: { ...look, writing: { kind, at: now } } },
+    effects: [{ type: 'write', seq: look.seq, kind, lease: desired, deadlineAt: look.deadlineAt }],
+  };
+}
+
+/**
+ * Scale-out: the node goes to a peer below its share. It is given up first (fenced and stopped
+ * by the runner before the write leaves), then the lock is written with an empty holder, which
+ * the peer takes at its next look. A failed write leaves the lock to expire, as a crash would.
+ */
+function giveBack(config: LockConfig, seen: LockState, lease: LockState['stored'], now: number): LockStep {
+  const look = seen.look;
+  const released = releasedLease(lease, config.settings.identity, now);
+  if (!look || !released) return write(config, seen, lease, 'renew', now);
+  const given = lose({ state: { ...seen, givenBack: seen.givenBack + 1, look: { ...look, writing: { kind: 'release', at: now } } } }, 'given back: this replica holds more than its share and a peer holds less');
+  return {
+    state: given.state,
+    effects: [...(given.effects ?? []), { type: 'gave-back', at: now }, { type: 'write', seq: look.seq, kind: 'release', lease: released, deadlineAt: look.deadlineAt }],
+  };
 }
 
 /** The lock is ours as of `writing.at`: held until renewDeadlineMs later unless renewed again. */
@@ -151,7 +175,7 @@ function afterWrite(config: LockConfig, state: LockState, writing: { readonly ki
 }
 
 /** Taking this lock counts as holding it for the replica's spreading. */
-const taking = (state: LockState): boolean => state.look?.writing !== undefined && state.look.writing.kind !== 'renew';
+const taking = (state: LockState): boolean => state.look?.writing?.kind === 'take' || state.look?.writing?.kind === 'create';
 
 /** Appends a `share` effect when what the other locks read (taking, holder seen) changed. */
 function withShare(before: LockState, step: LockStep): LockStep {

@@ -76,6 +76,16 @@ export function fairShare(nodeCount: number, replicasSeen: number): number {
 }
 
 /**
+ * Whether a replica gives one of its nodes back now (scale-out): it holds more than its fair share,
+ * a live peer holds less (so someone takes the node at once: it is below its share, so it waits
+ * only the hash order), and its last give-back is a lock duration old (one node at a time: the
+ * one given has been taken and the peers' counts have moved before the next).
+ */
+export function givesBack(input: { held: number; share: number; peerBelowShare: boolean; sinceLastGiveBackMs: number; leaseDurationMs: number }): boolean {
+  return input.held > input.share && input.peerBelowShare && input.sinceLastGiveBackMs >= input.leaseDurationMs;
+}
+
+/**
  * How long to let a free lock lie before taking it. Always: the hash order within one retry
  * period. For a vacant lock (missing or released: start-up, scaling, a clean shutdown) also one
  * retry period per node already held (at most three) and a lock duration more past the fair share,

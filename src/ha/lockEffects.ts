@@ -17,11 +17,11 @@ import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { onAbort } from '../lib/abortFanOut.js';
 import type { Timer } from '../lib/clock.js';
 import type { LeaseApi } from '../adapters/kubernetes/leaseApi.js';
-import type { Lease } from '../adapters/kubernetes/model.js';
 import type { Logger } from '../adapters/logger.js';
 import { apiFailure } from '../runtime/apiFailures.js';
 import type { EffectContext } from '../runtime/behavior.js';
 import { reportTo, withSchedule, type OwnEffect } from '../runtime/effectOutcome.js';
+import { releaseLease } from './leaseRelease.js';
 import type { LockConfig } from './lockDecide.js';
 import type { LockGroupMember } from './lockGroup.js';
 import type { LockEffect, LockMsg } from './lockProtocol.js';
@@ -95,7 +95,7 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
     switch (effect.type) {
       case 'read':
         return call(ctx, effect.deadlineAt, effect.seq, () => deps.leaseApi.getLease(namespace, config.name), (lease) => ({
-          type: 'lock.read', seq: effect.seq, lease, spread: deps.group.spread(),
+          type: 'lock.read', seq: effect.seq, lease, spread: deps.group.spread(ctx.clock.now()),
         }));
       case 'write':
         return call(ctx, effect.deadlineAt, effect.seq,
@@ -125,20 +125,15 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
       case 'share':
         deps.group.share(effect.taking, effect.holder);
         return;
+      case 'gave-back':
+        deps.group.gaveBack(effect.at);
+        deps.logger.info('node lock: giving the node back to a peer below its share', { node: config.nodeName, identity });
+        return;
       case 'stopped':
-        return release(ctx, effect.release);
+        return releaseLease({
+          clock: ctx.clock, leaseApi: deps.leaseApi, lease: effect.release, deadlineMs: config.settings.renewDeadlineMs, onStopped: deps.onStopped,
+          failed: (error) => deps.logger.debug('node lock: release failed (it will expire)', { node: config.nodeName, error }),
+        });
     }
   });
-
-  async function release(ctx: Ctx, lease: Lease | undefined): Promise<void> {
-    try {
-      if (lease) {
-        await callWithDeadline(ctx.clock, config.settings.renewDeadlineMs, undefined, () => deps.leaseApi.updateLease(lease)).catch((error: unknown) =>
-          deps.logger.debug('node lock: release failed (it will expire)', { node: config.nodeName, error: String(error) }),
-        );
-      }
-    } finally {
-      deps.onStopped();
-    }
-  }
 }

@@ -1,17 +1,23 @@
 /**
- * What one replica's node locks share for spreading (lockDecisions.ts, `acquireDelayMs`): which
- * locks it holds or is taking, and who it has seen holding the others. Written by the lock
- * actors' effects, read by their looks (the spread goes into the look's message, so decisions
- * stay pure). Holding is the effect runner's word: it changes the moment a hold is lost by its
- * timer or by the end of the actor's incarnation, before any message says so.
+ * What one replica's node locks share for spreading (lockDecisions.ts, `acquireDelayMs`,
+ * `givesBack`): which locks it holds or is taking, who it has seen holding the others, which
+ * replicas are live (the membership actor's last listing, membership.ts) and when it last gave a
+ * node back. Written by the lock and membership actors' effects, read by the lock actors' looks
+ * (the spread goes into the look's message, so decisions stay pure). Holding is the effect
+ * runner's word: it changes the moment a hold is lost by its timer or by the end of the actor's
+ * incarnation, before any message says so.
  */
-import { fairShare } from './lockDecisions.js';
+import { fairShare, givesBack } from './lockDecisions.js';
 import type { Spread } from './lockProtocol.js';
+import type { Members } from './membership.js';
 
 export interface LockGroupMember {
   holding(yes: boolean): void;
   share(taking: boolean, holder: string | undefined): void;
-  spread(): Spread;
+  /** The spread as this node's look reads it at `now` (whether to give this node back, too). */
+  spread(now: number): Spread;
+  /** This replica gave a node back at `at`: the next may go a lock duration later. */
+  gaveBack(at: number): void;
 }
 
 interface Entry {
@@ -22,12 +28,16 @@ interface Entry {
 
 export class LockGroup {
   private readonly entries = new Map<string, Entry>();
+  /** The last membership listing (undefined: none yet). */
+  private members: Members | undefined;
+  private lastGiveBackAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly identity: string,
     nodes: readonly string[],
+    private readonly leaseDurationMs: number,
   ) {
-    for (const node of nodes) this.entries.set(node, { holding: false, taking: false, holder: undefined });
+    for (const node of [...nodes].sort()) this.entries.set(node, { holding: false, taking: false, holder: undefined });
   }
 
   member(node: string): LockGroupMember {
@@ -41,8 +51,21 @@ export class LockGroup {
         entry.taking = taking;
         entry.holder = holder;
       },
-      spread: () => this.spread(),
+      spread: (now) => this.spread(node, now),
+      gaveBack: (at) => {
+        this.lastGiveBackAt = at;
+      },
     };
+  }
+
+  /** The membership actor's listing: the live replicas (this one among them) and which renew now. */
+  setMembers(members: Members): void {
+    this.members = members;
+  }
+
+  /** The live replicas as last listed, this one included (just this one before the first listing). */
+  get replicas(): readonly string[] {
+    return this.members?.live ?? [this.identity];
   }
 
   isHolding(node: string): boolean {
@@ -53,14 +76,33 @@ export class LockGroup {
     return [...this.entries.values()].filter((e) => e.holding).length;
   }
 
-  /** Locks held or being taken, and the fair share over every replica seen holding one (this one included). */
-  spread(): Spread {
-    const others = new Set<string>();
+  /** Who drives each node, as this replica sees it: itself where it holds, else the holder seen (undefined: free). */
+  holders(): ReadonlyMap<string, string | undefined> {
+    return new Map([...this.entries].map(([node, e]) => [node, e.holding ? this.identity : e.holder]));
+  }
+
+  /**
+   * Locks held or being taken, the fair share over the replicas known (the live members and
+   * every replica seen holding a lock), and whether `node` is the one to give back now: the last
+   * held node by name, when `givesBack` says one goes. Only a listing younger than a lock
+   * duration counts (a replica that cannot list gives nothing back), and only a renewing peer
+   * below its share is one to give to.
+   */
+  private spread(node: string, now: number): Spread {
+    const counts = new Map<string, number>();
     let held = 0;
     for (const entry of this.entries.values()) {
       if (entry.holding || entry.taking) held += 1;
-      if (entry.holder !== undefined && entry.holder !== this.identity) others.add(entry.holder);
+      if (entry.holder !== undefined && entry.holder !== this.identity) counts.set(entry.holder, (counts.get(entry.holder) ?? 0) + 1);
     }
-    return { held, share: fairShare(this.entries.size, others.size + 1) };
+    const members = this.members !== undefined && now - this.members.at < this.leaseDurationMs ? this.members : undefined;
+    const peers = new Set([...counts.keys(), ...(members?.live ?? [])]);
+    peers.delete(this.identity);
+    const share = fairShare(this.entries.size, peers.size + 1);
+    // A peer known only from the membership holds nothing yet.
+    const peerBelowShare = members?.renewing.some((p) => p !== this.identity && (counts.get(p) ?? 0) < share) ?? false;
+    const lastHeld = [...this.entries].filter(([, e]) => e.holding).at(-1)?.[0];
+    const giveBack = lastHeld === node && givesBack({ held, share, peerBelowShare, sinceLastGiveBackMs: now - this.lastGiveBackAt, leaseDurationMs: this.leaseDurationMs });
+    return { held, share, giveBack };
   }
 }

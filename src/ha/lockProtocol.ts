@@ -7,13 +7,15 @@ import type { Lease } from '../adapters/kubernetes/model.js';
 import type { Schedule } from '../runtime/effectOutcome.js';
 import type { Observation } from './lockDecisions.js';
 
-/** The replica's spreading inputs at the moment of a look: locks it holds or is taking, and its fair share. */
+/** The replica's spreading inputs at the moment of a look: locks it holds or is taking, its fair share, and whether to give this node back. */
 export interface Spread {
   readonly held: number;
   readonly share: number;
+  readonly giveBack: boolean;
 }
 
-export type WriteKind = 'create' | 'take' | 'renew';
+/** `release`: the lock given back (empty holder) while running, for a peer below its share. */
+export type WriteKind = 'create' | 'take' | 'renew' | 'release';
 
 export type LockMsg =
   /** Time to look at the lock. */
@@ -43,6 +45,8 @@ export type LockEffect =
   | { readonly type: 'hold'; readonly gen: number; readonly deadlineAt: number }
   | { readonly type: 'renewed'; readonly gen: number; readonly deadlineAt: number }
   | { readonly type: 'lose'; readonly gen: number; readonly why: string }
+  /** This replica gives a node back now (the next one may go a lock duration later). */
+  | { readonly type: 'gave-back'; readonly at: number }
   /** What the replica's other locks read for spreading: taking this lock now, and who holds it. */
   | { readonly type: 'share'; readonly taking: boolean; readonly holder: string | undefined }
   /** Stopped: give the lock back (when `release` is a Lease), then say so. */
@@ -72,6 +76,8 @@ export interface LockState {
   /** Who holds the lock, as last seen (undefined: free). */
   readonly holderSeen: string | undefined;
   readonly renewals: number;
+  /** Times this lock was given back to a peer below its share. */
+  readonly givenBack: number;
   /** Failed calls since the last answered read. */
   readonly failures: number;
   readonly lastError: string | undefined;

@@ -29,4 +29,6 @@ export interface AgentView {
   rateLimiterStats?(): ReadonlyMap<string, Readonly<Record<Priority, PriorityStats>>>;
   /** Finished host API requests per node, keyed `<verb> <code>`. */
   apiRequestCounts?(): ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Under leader election: who drives each configured node as this replica sees it, and the live replicas. */
+  nodeHolders?(): { readonly nodes: ReadonlyMap<string, string | undefined>; readonly replicas: readonly string[] } | undefined;
 }

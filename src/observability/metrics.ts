@@ -42,6 +42,7 @@ export class TetherMetrics {
     this.uncaughtErrors = new Counter({ name: 'tether_process_uncaught_errors_total', help: 'Uncaught exceptions and unhandled rejections the process survived or exited on, by kind.', labelNames: ['kind'], registers });
     this.treeGauges(registers);
     this.rateLimiterGauges(registers);
+    this.haGauges(registers);
     this.providerGauges = new ProviderGauges(this.registry);
   }
 
@@ -135,6 +136,20 @@ export class TetherMetrics {
     new Gauge({ name: 'tether_lease_renew_lag_seconds', help: 'How late the last Lease renewal was against its schedule.', labelNames: ['node'], registers, collect() {
       this.reset();
       for (const [node, ms] of figures()?.leaseLagMs ?? []) this.set({ node }, ms / 1000);
+    } });
+  }
+
+  /** Scale-out (src/ha): the node-to-replica map as this replica sees it, and how many replicas are live. */
+  private haGauges(registers: Registry[]): void {
+    const holders = (): ReturnType<NonNullable<AgentView['nodeHolders']>> => this.agent?.nodeHolders?.();
+    new Gauge({ name: 'tether_ha_node_holder', help: 'Under leader election: 1 for the replica seen driving each virtual node (none for a node nobody holds).', labelNames: ['node', 'replica'], registers, collect() {
+      this.reset();
+      for (const [node, replica] of holders()?.nodes ?? []) if (replica !== undefined) this.set({ node, replica }, 1);
+    } });
+    new Gauge({ name: 'tether_ha_replicas', help: 'Under leader election: live replicas seen through their membership Leases, this one included.', registers, collect() {
+      this.reset();
+      const seen = holders();
+      if (seen) this.set(seen.replicas.length);
     } });
   }
 

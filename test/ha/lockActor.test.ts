@@ -4,19 +4,19 @@
  */
 import t from 'tap';
 import { ManualClock } from '../support/manualClock.js';
-import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
+import type { LeaseListApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
 import { toKubeApiError } from '../../src/adapters/kubernetes/errors.js';
 import { advanceUntil, holderAndStandby, NS, replica, run } from './replicas.js';
 
 /** The shared store, with a defect in this replica's reads while `broken()` says so (not an API failure). */
-function buggy(store: FakeLeaseApi, broken: () => boolean, bug: () => unknown = () => new TypeError('lock bug')): LeaseApi {
+function buggy(store: FakeLeaseApi, broken: () => boolean, bug: () => unknown = () => new TypeError('lock bug')): LeaseListApi {
   const api = Object.create(store) as FakeLeaseApi;
   api.getLease = (ns, name) => (broken() ? Promise.reject(bug()) : store.getLease(ns, name));
   return api;
 }
 
-t.test('the lock actors show in the live tree: tether/ha/lock-<node>, with what each holds and saw', async (t) => {
+t.test('the lock actors and the membership actor show in the live tree: tether/ha/lock-<node> with what each holds and saw, tether/ha/members with the live replicas', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1', 'vk-2'], store, clock);
@@ -26,13 +26,14 @@ t.test('the lock actors show in the live tree: tether/ha/lock-<node>, with what 
   t.teardown(() => b.locks.stop());
   await run(clock, 3_000);
   const shown = (r: typeof a, path: string) => r.system.snapshot().find((s) => s.path === path);
-  t.match(shown(a, 'tether/ha'), { kind: 'ha', parent: 'tether', status: 'running', children: 2, summary: { identity: 'a', nodes: 2, holding: 2 } });
+  t.match(shown(a, 'tether/ha'), { kind: 'ha', parent: 'tether', status: 'running', children: 3, summary: { identity: 'a', nodes: 2, holding: 2, replicas: 'a,b', spread: 'vk-1=a,vk-2=a' } });
+  t.match(shown(b, 'tether/ha/members'), { kind: 'ha-members', status: 'running', summary: { identity: 'b', live: 'a,b', renewing: 'a,b' } });
   t.match(shown(a, 'tether/ha/lock-vk-1'), {
     kind: 'node-lock', status: 'running', restarts: 0,
     summary: { lock: `${NS}/tether-node-vk-1`, node: 'vk-1', holding: true, phase: 'running' },
   });
   t.match(shown(b, 'tether/ha/lock-vk-2'), { kind: 'node-lock', summary: { holding: false, holder: 'a' } }, 'a standby shows who holds the lock');
-  t.same(a.system.snapshot({ root: 'tether/ha', depth: 1 }).map((s) => s.path), ['tether/ha', 'tether/ha/lock-vk-1', 'tether/ha/lock-vk-2']);
+  t.same(a.system.snapshot({ root: 'tether/ha', depth: 1 }).map((s) => s.path).sort(), ['tether/ha', 'tether/ha/lock-vk-1', 'tether/ha/lock-vk-2', 'tether/ha/members']);
 });
 
 t.test('a crash of the lock actor while holding gives the node up at once; its restart takes the lock back, and the standby never drives it meanwhile', async (t) => {

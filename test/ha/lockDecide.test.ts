@@ -7,7 +7,7 @@ import { settings } from './replicas.js';
 
 const config: LockConfig = { nodeName: 'vk-1', name: 'tether-node-vk-1', settings };
 const T0 = 1_000_000;
-const alone = { held: 0, share: 1 };
+const alone = { held: 0, share: 1, giveBack: false };
 const ours = (rv: string): Lease => ({ metadata: { name: 'tether-node-vk-1', namespace: settings.namespace, resourceVersion: rv }, spec: { holderIdentity: 'a', renewTime: new Date(T0) as never } });
 
 function step(state: LockState, msg: LockMsg, now: number): { state: LockState; effects: readonly LockEffect[] } {
@@ -84,4 +84,28 @@ t.test('stop while holding: the node is given up, then the lock released (given 
   t.match(stopped.release, { metadata: { resourceVersion: '1' }, spec: { holderIdentity: '', leaseDurationSeconds: 1 } });
   t.same(step(holding(), { type: 'lock.stop', release: false }, T0 + 8_000).effects.at(-1), { type: 'stopped', release: undefined }, 'or left to expire');
   t.same(step(r.state, { type: 'lock.look' }, T0 + 9_000).effects, [], 'a stopped lock looks no more');
+});
+
+t.test('giving the node back: the hold is lost before the lock is written with an empty holder, and that write is no hold', async (t) => {
+  const s = step(holding(), { type: 'lock.look' }, T0 + 7_000).state;
+  const r = step(s, { type: 'lock.read', seq: 3, lease: ours('1'), spread: { held: 5, share: 3, giveBack: true } }, T0 + 7_000);
+  t.same(types(r.effects), ['lose', 'gave-back', 'write'], 'fenced first: the node stops being driven before the release leaves');
+  t.match(r.effects[2], { kind: 'release', lease: { metadata: { resourceVersion: '1' }, spec: { holderIdentity: '', leaseDurationSeconds: 1 } } });
+  t.equal(r.state.hold, undefined);
+  t.equal(r.state.givenBack, 1);
+  const released: Lease = { ...ours('2'), spec: { holderIdentity: '', renewTime: new Date(T0 + 7_000) as never } };
+  const w = step(r.state, { type: 'lock.written', seq: 3, lease: released }, T0 + 7_050);
+  t.same(w.effects, [{ type: 'schedule', ms: 2_000, msg: { type: 'lock.look' } }], 'no hold from the release, only the next look');
+  t.equal(w.state.hold, undefined);
+});
+
+t.test('a lock given back is not taken back before the preference delay: free since the release, not since it was first seen free before it was held', async (t) => {
+  let s = step(holding(), { type: 'lock.look' }, T0 + 7_000).state;
+  s = step(s, { type: 'lock.read', seq: 3, lease: ours('1'), spread: { held: 5, share: 3, giveBack: true } }, T0 + 7_000).state;
+  const released: Lease = { ...ours('2'), spec: { holderIdentity: '', renewTime: new Date(T0 + 7_000) as never } };
+  s = step(s, { type: 'lock.written', seq: 3, lease: released }, T0 + 7_050).state;
+  s = step(s, { type: 'lock.look' }, T0 + 9_050).state;
+  const r = step(s, { type: 'lock.read', seq: 4, lease: released, spread: { held: 4, share: 3, giveBack: false } }, T0 + 9_050);
+  t.equal(r.state.freeSince, T0 + 9_050, 'free since this look');
+  t.notOk(r.effects.some((e) => e.type === 'write'), 'above its share, the giver waits (a lock duration more), so the peer below takes it');
 });

@@ -5,7 +5,7 @@
 import type { Test } from 'tap';
 import { drain } from '../support/until.js';
 import type { ManualClock } from '../support/manualClock.js';
-import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
+import type { LeaseListApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import { silentLogger } from '../../src/adapters/logger.js';
 import { NodeLocks } from '../../src/ha/nodeLocks.js';
 import type { ElectionSettings } from '../../src/ha/settings.js';
@@ -23,7 +23,8 @@ export interface Replica {
   readonly system: ActorSystem;
 }
 
-export function replica(identity: string, nodes: readonly string[], store: LeaseApi, clock: ManualClock): Replica {
+/** `store` serves the replica's node locks and its membership Lease alike. */
+export function replica(identity: string, nodes: readonly string[], store: LeaseListApi, clock: ManualClock): Replica {
   const driving = new Set<string>();
   const log: string[] = [];
   const system = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
@@ -38,7 +39,7 @@ export function replica(identity: string, nodes: readonly string[], store: Lease
       driving.delete(name);
       log.push(`${clock.now()} -${name}`);
     },
-  })), { clock, logger: silentLogger });
+  })), { clock, logger: silentLogger, members: store });
   locks.start();
   // A replica's system goes with its locks (a stop that times out must not leave lock actors looking).
   void locks.done.then(() => system.stop());
@@ -70,11 +71,12 @@ export function freezable(store: FakeLeaseApi): { api: FakeLeaseApi; freeze(): v
   api.getLease = (ns, name) => (frozen ? hang() : store.getLease(ns, name));
   api.updateLease = (l) => (frozen ? hang() : store.updateLease(l));
   api.createLease = (l) => (frozen ? hang() : store.createLease(l));
+  api.listLeases = (ns, selector) => (frozen ? hang() : store.listLeases(ns, selector));
   return { api, freeze: () => (frozen = true) };
 }
 
 /** Replica `a` holding vk-1 (through `aApi`: the store unless said), then `b` a standby beside it for `standbyMs`. */
-export async function holderAndStandby(t: Test, clock: ManualClock, store: FakeLeaseApi, standbyMs: number, aApi: LeaseApi = store): Promise<{ a: Replica; b: Replica }> {
+export async function holderAndStandby(t: Test, clock: ManualClock, store: FakeLeaseApi, standbyMs: number, aApi: LeaseListApi = store): Promise<{ a: Replica; b: Replica }> {
   const a = replica('a', ['vk-1'], aApi, clock);
   t.teardown(() => a.locks.stop());
   await advanceUntil(clock, () => a.driving.has('vk-1'), 3_000);

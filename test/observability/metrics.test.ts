@@ -55,3 +55,20 @@ t.test('kubelet API refusals by node and reason, and uncaught errors by kind, as
     'tether_process_uncaught_errors_total{kind="unhandledRejection"} 1',
   ]) t.ok(text.includes(line), line);
 });
+
+t.test('under leader election the node-to-replica map and the live replicas are gauges; without it no node has a holder', async (t) => {
+  const metrics = new TetherMetrics({ processMetrics: false });
+  const system = { registry: { snapshot: () => [] } } as unknown as Parameters<TetherMetrics['observe']>[0]['system'];
+  let holders: ReturnType<NonNullable<Parameters<TetherMetrics['observe']>[0]['nodeHolders']>> = {
+    nodes: new Map([['vk-1', 'tether-0'], ['vk-2', 'tether-1'], ['vk-3', undefined]]),
+    replicas: ['tether-0', 'tether-1', 'tether-2'],
+  };
+  metrics.observe({ system, nodes: [], nodeHolders: () => holders });
+  const text = await metrics.registry.metrics();
+  t.ok(text.includes('tether_ha_node_holder{node="vk-1",replica="tether-0"} 1'));
+  t.ok(text.includes('tether_ha_node_holder{node="vk-2",replica="tether-1"} 1'));
+  t.notMatch(text, /tether_ha_node_holder\{node="vk-3"/, 'a node nobody holds has no sample');
+  t.ok(text.includes('tether_ha_replicas 3'));
+  holders = undefined;
+  t.notMatch(await metrics.registry.metrics(), /tether_ha_node_holder\{/, 'no leader election: no holder samples');
+});

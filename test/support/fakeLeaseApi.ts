@@ -4,19 +4,19 @@
  * `renewTime` as a string, as client-node sometimes hands it over, so the actor must parse it.
  * Faults are injected per method (`failNext`, or `faults` for slow calls, timeouts and hangs).
  */
-import type { LeaseApi } from '../../src/adapters/kubernetes/leaseApi.js';
+import type { LeaseListApi } from '../../src/adapters/kubernetes/leaseApi.js';
 import type { Lease } from '../../src/adapters/kubernetes/model.js';
 import { kubeError } from './kubeErrors.js';
 import { RecordingApi } from './recordingApi.js';
 
-type Method = keyof LeaseApi;
+type Method = keyof LeaseListApi;
 
 export interface LeaseCall {
   readonly method: Method;
   readonly lease?: Lease;
 }
 
-export class FakeLeaseApi extends RecordingApi<Method, LeaseCall> implements LeaseApi {
+export class FakeLeaseApi extends RecordingApi<Method, LeaseCall> implements LeaseListApi {
   readonly leases = new Map<string, Lease>();
   private seq = 0;
 
@@ -35,6 +35,15 @@ export class FakeLeaseApi extends RecordingApi<Method, LeaseCall> implements Lea
       const lease = this.get(namespace, name);
       return lease && stored(lease);
     });
+  }
+
+  /** Leases of `namespace` whose labels have `key=value` (the one selector form Tether uses). */
+  listLeases(namespace: string, labelSelector: string): Promise<Lease[]> {
+    const [key = '', value = ''] = labelSelector.split('=');
+    return this.call('listLeases', `${namespace} ${labelSelector}`, undefined, () =>
+      [...this.leases.values()]
+        .filter((l) => l.metadata?.namespace === namespace && l.metadata.labels?.[key] === value)
+        .map(stored));
   }
 
   createLease(lease: Lease): Promise<Lease> {

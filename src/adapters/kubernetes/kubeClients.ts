@@ -14,7 +14,7 @@ import { ClusterClient } from './clusterClient.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';
 import type { EventRecorder } from './eventRecorder.js';
 import type { EventRecorderClient } from './eventRecorderClient.js';
-import type { LeaseApi } from './leaseApi.js';
+import type { LeaseApi, LeaseListApi } from './leaseApi.js';
 import { LeaseApiClient } from './leaseApiClient.js';
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
@@ -122,4 +122,14 @@ export function createKubeClients(host: ClusterClient | KubeConfig, options: Kub
     fenceWrites: (reason) => cluster.fenceWrites(reason),
     openWrites: () => cluster.openWrites(),
   };
+}
+
+/**
+ * The replica's own lease client, for its membership Lease (src/ha/membership.ts): a connection
+ * of its own, so membership traffic is no node's (it counts against no node's budget and is never
+ * fenced), at a small budget of its own (two calls a retry period). `stop()` closes it.
+ */
+export function createReplicaLeases(host: KubeConfig, options: { readonly clock?: Clock; readonly deadlines?: Partial<CallDeadlines> } = {}): { readonly leases: LeaseListApi; stop(): Promise<unknown> } {
+  const cluster = new ClusterClient(host, { rateLimit: { qps: 5, burst: 10 }, ...definedOnly({ clock: options.clock, deadlines: options.deadlines }) });
+  return { leases: new LeaseApiClient(cluster.kubeConfig.makeApiClient(CoordinationV1Api), cluster.reads), stop: () => cluster.stop() };
 }

@@ -18,3 +18,12 @@ export interface LeaseApi {
    */
   updateLease(lease: Lease): Promise<Lease>;
 }
+
+/**
+ * Leases that are listed too: the replicas' membership Leases (src/ha/membership.ts), which a
+ * replica finds by label in its own namespace. Also at the 'lease' priority.
+ */
+export interface LeaseListApi extends LeaseApi {
+  /** The Leases of `namespace` that match `labelSelector` (`key=value`). */
+  listLeases(namespace: string, labelSelector: string): Promise<Lease[]>;
+}

@@ -1,19 +1,19 @@
 import type { CoordinationV1Api } from '@kubernetes/client-node';
 import { V1MicroTime } from '@kubernetes/client-node';
 import { call, type Caller, orUndefined } from './call.js';
-import type { LeaseApi } from './leaseApi.js';
+import type { LeaseListApi } from './leaseApi.js';
 import type { Lease } from './model.js';
 import { operation } from './operation.js';
 
 /**
- * {@link LeaseApi} over client-node's CoordinationV1Api, every call at 'lease' priority.
+ * {@link LeaseListApi} over client-node's CoordinationV1Api, every call at 'lease' priority.
  *
  * client-node quirk handled here: `renewTime`/`acquireTime` are typed V1MicroTime but come back
  * as strings, and a plain Date would be sent with millisecond precision, which the apiserver's
  * MicroTime parser (exactly six fractional digits) rejects. Reads return V1MicroTime instances,
  * and writes convert any Date or string to V1MicroTime.
  */
-export class LeaseApiClient implements LeaseApi {
+export class LeaseApiClient implements LeaseListApi {
   constructor(
     private readonly coordination: CoordinationV1Api,
     private readonly limiter: Caller,
@@ -26,6 +26,13 @@ export class LeaseApiClient implements LeaseApi {
       ),
     );
     return lease && withMicroTimes(lease);
+  }
+
+  async listLeases(namespace: string, labelSelector: string): Promise<Lease[]> {
+    const list = await call(this.limiter, 'lease', operation('list', `leases ${namespace} (${labelSelector})`), (o) =>
+      this.coordination.listNamespacedLease({ namespace, labelSelector }, o),
+    );
+    return list.items.map(withMicroTimes);
   }
 
   async createLease(lease: Lease): Promise<Lease> {

@@ -1,0 +1,78 @@
+/**
+ * The membership actor (`tether/ha/members`, kind `ha-members`): each retry period it lists the
+ * replicas' membership Leases, publishes who is live to the replica's lock group, and renews its
+ * own Lease; on stop it gives that Lease back so the peers see this replica gone at once. Pure
+ * decisions in membership.ts; here the calls, each ended by its deadline, an API failure a
+ * message (the next look is a retry period later) and anything else a crash for `ha` to restart.
+ */
+import { callWithDeadline } from '../lib/callWithDeadline.js';
+import { isoOrNull } from '../lib/clock.js';
+import type { LeaseListApi } from '../adapters/kubernetes/leaseApi.js';
+import type { Logger } from '../adapters/logger.js';
+import { apiFailure } from '../runtime/apiFailures.js';
+import type { ActorBehavior, EffectContext } from '../runtime/behavior.js';
+import { reportTo, withSchedule } from '../runtime/effectOutcome.js';
+import { decideMembers, initialMembersState, MEMBER_SELECTOR, startMembers, type Members, type MembersEffect, type MembersMsg, type MembersState } from './membership.js';
+import { releaseLease } from './leaseRelease.js';
+import type { ElectionSettings } from './settings.js';
+
+export const MEMBERS_ACTOR = 'members';
+
+export interface MembersActorDeps {
+  /** The replica's own lease client (not a node's: membership is nobody's write fence). */
+  readonly leaseApi: LeaseListApi;
+  readonly logger: Logger;
+  /** The live replicas, after every listing. */
+  publish(members: Members): void;
+  /** The actor has stopped (and given its Lease back, if it had one). */
+  onStopped(): void;
+}
+
+type Ctx = EffectContext<MembersMsg>;
+
+export function membersActor(deps: MembersActorDeps, settings: ElectionSettings): ActorBehavior<MembersState, MembersMsg, MembersEffect> {
+  const call = <T>(ctx: Ctx, deadlineAt: number, seq: number, work: () => Promise<T>, done: (value: T) => MembersMsg): Promise<void> =>
+    reportTo(ctx)((signal) => callWithDeadline(ctx.clock, Math.max(0, deadlineAt - ctx.clock.now()), signal, work), {
+      classify: apiFailure,
+      done,
+      failed: ({ message: error }): MembersMsg => {
+        deps.logger.debug('replica membership: API call failed', { identity: settings.identity, error });
+        return { type: 'members.call-failed', seq, error };
+      },
+    });
+
+  return {
+    kind: 'ha-members',
+    initialState: initialMembersState,
+    onStart: (state, now) => startMembers(settings, state, now),
+    decide: (state, msg, now) => decideMembers(settings, state, msg, now),
+    perform: withSchedule<MembersMsg, MembersEffect>((effect, ctx) => {
+      switch (effect.type) {
+        case 'list':
+          return call(ctx, effect.deadlineAt, effect.seq, () => deps.leaseApi.listLeases(settings.namespace, MEMBER_SELECTOR), (leases) => ({ type: 'members.listed', seq: effect.seq, leases }));
+        case 'write':
+          return call(ctx, effect.deadlineAt, effect.seq,
+            () => (effect.create ? deps.leaseApi.createLease(effect.lease) : deps.leaseApi.updateLease(effect.lease)),
+            (lease) => ({ type: 'members.written', seq: effect.seq, lease }));
+        case 'publish':
+          deps.publish(effect.members);
+          return;
+        case 'stopped':
+          return releaseLease({
+            clock: ctx.clock, leaseApi: deps.leaseApi, lease: effect.release, deadlineMs: settings.renewDeadlineMs, onStopped: deps.onStopped,
+            failed: (error) => deps.logger.debug('replica membership: release failed (it will expire)', { identity: settings.identity, error }),
+          });
+      }
+    }),
+    summarize: (state) => ({
+      lease: `${settings.namespace}/${MEMBER_SELECTOR}`,
+      identity: settings.identity,
+      live: state.members?.live.join(',') ?? null,
+      renewing: state.members?.renewing.join(',') ?? null,
+      listedAt: isoOrNull(state.members?.at),
+      listings: state.listings,
+      failures: state.failures,
+      lastError: state.lastError ?? null,
+    }),
+  };
+}

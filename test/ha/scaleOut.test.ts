@@ -1,0 +1,90 @@
+/**
+ * Virtual nodes spread over replicas (src/ha/membership.ts, lockGroup.ts): with N replicas and M
+ * nodes each holds at most ⌈M/N⌉ while its peers are healthy, a dead peer's nodes are taken
+ * within the lock duration, and a replica that joins is given nodes back one at a time, each
+ * hand-over fenced (the giver stops driving before the lock is released). In memory, on one clock.
+ */
+import t from 'tap';
+import { ManualClock } from '../support/manualClock.js';
+import { FakeLeaseApi } from '../actors/fakes/fakeLeaseApi.js';
+import { kubeError } from '../support/kubeErrors.js';
+import { memberName } from '../../src/ha/membership.js';
+import { advanceUntil, NS, replica, run, type Replica } from './replicas.js';
+
+const NODES = Array.from({ length: 9 }, (_, i) => `vk-${i + 1}`);
+const counts = (rs: readonly Replica[]): number[] => rs.map((r) => r.driving.size);
+
+/** Advances the clock like `advanceUntil`, noting the first moment any node is driven by two replicas. */
+function watched(clock: ManualClock, rs: () => readonly Replica[]): { until(what: () => boolean, limitMs: number): Promise<number>; overlap(): string | undefined } {
+  let overlap: string | undefined;
+  const check = (): void => {
+    for (const node of NODES) {
+      const by = rs().filter((r) => r.driving.has(node)).length;
+      if (by > 1) overlap ??= `${node} driven by ${by} replicas at ${clock.now()}`;
+    }
+  };
+  return { until: (what, limitMs) => advanceUntil(clock, () => (check(), what()), limitMs), overlap: () => overlap };
+}
+
+t.test('three replicas, nine nodes: 3/3/3; one dies: the others drive all nine within the lock duration and settle 5/4; it comes back: 3/3/3 again, one give-back at a time', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const start = (id: string): Replica => replica(id, NODES, store, clock);
+  let rs = [start('a'), start('b'), start('c')];
+  t.teardown(() => Promise.all(rs.map((r) => r.locks.stop())));
+  const { until, overlap } = watched(clock, () => rs);
+  await until(() => counts(rs).join() === '3,3,3', 120_000);
+  await run(clock, 30_000);
+  t.same(counts(rs), [3, 3, 3], 'stays 3/3/3 while every replica is healthy');
+
+  const [a, b, c] = rs as [Replica, Replica, Replica];
+  const cHeld = [...c.driving];
+  await c.locks.stop({ release: false }); // as kill -9: its locks and its membership Lease are left to expire
+  rs = [a, b];
+  const took = await until(() => cHeld.every((n) => a.driving.has(n) || b.driving.has(n)), 30_000);
+  t.ok(took <= 15_000 + 2 * 2_000, `c's nodes driven again ${took} ms after it died (lock duration 15 s, retry 2 s)`);
+  await until(() => counts(rs).sort().join() === '4,5', 120_000);
+  await run(clock, 60_000);
+  t.same(counts(rs).sort(), [4, 5], 'two replicas settle at ⌈9/2⌉ and the rest, never above');
+
+  const gaveBack = (r: Replica): number => r.log.filter((l) => l.includes(' -')).length;
+  const before = { a: gaveBack(a), b: gaveBack(b) };
+  const c2 = start('c');
+  rs = [a, b, c2];
+  const back = await until(() => counts(rs).join() === '3,3,3', 120_000);
+  t.ok(back > 0, `3/3/3 again ${back} ms after c came back`);
+  t.equal(gaveBack(a) - before.a + gaveBack(b) - before.b, 3, 'exactly the three nodes c needs were given up, no more');
+  await run(clock, 60_000);
+  t.same(counts(rs), [3, 3, 3], 'and it stays there');
+  t.equal(store.get(NS, memberName('c'))?.spec?.holderIdentity, 'c', 'c keeps its membership Lease');
+  t.equal(overlap(), undefined, 'no node was ever driven by two replicas');
+});
+
+t.test('a replica gives back at most one node per lock duration', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const nodes = NODES.slice(0, 6);
+  const a = replica('a', nodes, store, clock);
+  t.teardown(() => a.locks.stop());
+  await advanceUntil(clock, () => a.driving.size === 6, 120_000);
+  const b = replica('b', nodes, store, clock);
+  t.teardown(() => b.locks.stop());
+  await advanceUntil(clock, () => b.driving.size === 3, 120_000);
+  const losses = a.log.filter((l) => l.includes(' -')).map((l) => Number(l.split(' ')[0]));
+  t.equal(losses.length, 3);
+  for (let i = 1; i < losses.length; i += 1) t.ok(losses[i]! - losses[i - 1]! >= 15_000, `give-back ${i + 1} came ${losses[i]! - losses[i - 1]!} ms after the one before`);
+});
+
+t.test('a replica that cannot list its peers gives nothing back (a stale listing is not trusted)', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const nodes = NODES.slice(0, 4);
+  const a = replica('a', nodes, Object.assign(Object.create(store) as FakeLeaseApi, { listLeases: () => Promise.reject(kubeError('transient', 'list leases')) }), clock);
+  t.teardown(() => a.locks.stop());
+  await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  const b = replica('b', nodes, store, clock);
+  t.teardown(() => b.locks.stop());
+  await run(clock, 60_000);
+  t.equal(a.driving.size, 4, 'a keeps its nodes: it has no listing saying b is live');
+  t.equal(b.driving.size, 0);
+});
