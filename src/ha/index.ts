@@ -10,6 +10,8 @@
  * - lockEffects.ts: its effects: the calls, each with a deadline, and the hold, lost by a timer at
  *   the renew deadline (never by a message) or with the incarnation that took it.
  * - lockActor.ts: the behaviour; lockGroup.ts: what the locks of one replica share for spreading.
+ * - membership.ts, membershipActor.ts: each replica's membership Lease (`tether-replica-<identity>`)
+ *   and the listing of its peers', so nodes spread over replicas and are given back one at a time.
  * - nodeLocks.ts: `NodeLocks`, the lifecycle the agent starts and stops.
  *
  * The agent (src/app/tetherAgent.ts) wires it: a node's subtree runs from `onAcquired` to `onLost`.

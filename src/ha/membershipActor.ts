@@ -35,8 +35,10 @@ export function membersActor(deps: MembersActorDeps, settings: ElectionSettings)
     reportTo(ctx)((signal) => callWithDeadline(ctx.clock, Math.max(0, deadlineAt - ctx.clock.now()), signal, work), {
       classify: apiFailure,
       done,
-      failed: ({ message: error }): MembersMsg => {
-        deps.logger.debug('replica membership: API call failed', { identity: settings.identity, error });
+      failed: ({ kind, message: error }): MembersMsg => {
+        // A refusal is a deployment fault (RBAC) that no retry mends: said at warn, every period, until fixed.
+        const refused = kind === 'forbidden' || kind === 'unauthorized';
+        deps.logger[refused ? 'warn' : 'debug']('replica membership: API call failed (peers unseen: no node is given back)', { identity: settings.identity, error });
         return { type: 'members.call-failed', seq, error };
       },
     });

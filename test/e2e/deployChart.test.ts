@@ -72,9 +72,9 @@ function documentedRules(nodes: readonly string[], kubernetesProvider: boolean, 
     if (onlyK8s === 'yes' && !kubernetesProvider) continue;
     if (onlyK8s === 'with hostServiceAccountAccess' && !hostAccess) continue;
     const list = (v: string) => v.split(',').map((x) => x.trim());
-    // Named objects: 'any', the nodes' own names, their locks, or literal names in backquotes.
+    // Named objects: 'any', the nodes' own names, or literal names in backquotes.
     const literal = /^`([^`]+)`$/.exec(names)?.[1];
-    const spelled = names === 'any' ? undefined : names === 'the virtual nodes' ? nodes : names === 'the lock leases' ? nodes.map((n) => `tether-node-${n}`) : literal !== undefined ? list(literal) : [`unknown names: ${names}`];
+    const spelled = names === 'any' ? undefined : names === 'the virtual nodes' ? nodes : literal !== undefined ? list(literal) : [`unknown names: ${names}`];
     out.push(ruleKey(where, group, list(resources), list(verbs), spelled));
   }
   return out.sort();

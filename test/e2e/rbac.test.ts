@@ -44,7 +44,7 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
   // One node name per case, known before rendering: the chart narrows the Node, Lease and lock
   // rules to the names in config.nodes.
   const labels = ['all', 'patch-pods-sta', 'create-nodes', 'patch-nodes-st', 'list-pods', 'leases-in-kube', 'the-node-lock-',
-    'names-nodes', 'names-status', 'names-lease', 'names-lock'];
+    'names-nodes', 'names-status', 'names-lease', 'list-leases'];
   const nodeNames = new Map(labels.map((l) => [l, uniqueNamespace(`vn-rbac-${l}`)]));
   const rendered = await renderChart(ns, ['--set-json', `config.nodes=${JSON.stringify([...nodeNames.values()].map((name) => ({ name, provider: { type: 'simulated' } })))}`,
     '--show-only', 'templates/serviceaccount.yaml', '--show-only', 'templates/clusterrole.yaml', '--show-only', 'templates/roles.yaml'], release);
@@ -155,8 +155,10 @@ t.test('Tether under the least-privilege RBAC of the chart', async (t) => {
   await without({ name: 'this node\'s name in the nodes rule', label: 'names-nodes' }, { role: clusterRole, rules: otherName('nodes') }, /cannot (get|list|watch|patch) resource \\?"nodes\\?"/);
   await without({ name: 'this node\'s name in the nodes/status rule', label: 'names-status' }, { role: clusterRole, rules: otherName('nodes/status') }, /cannot patch resource \\?"nodes\/status\\?"/);
   await without({ name: 'this node\'s name in the heartbeat-lease rule', label: 'names-lease' }, { role: nodeLeaseRole, rules: otherName('leases') }, /cannot (get|update) resource \\?"leases\\?".*kube-node-lease/);
-  await without({ name: 'this lock\'s name in the lock rule', label: 'names-lock' }, { role: lockRole, rules: otherName('leases') }, /cannot (get|update) resource \\?"leases\\?"/, async (run) => {
-    t.equal(await getJson(host, ['node', run.nodeName]), undefined, 'without its lock the node is never started');
+  await without({ name: 'list on the leases of Tether\'s namespace', label: 'list-leases' }, { role: lockRole, rules: dropVerb('leases', 'list') }, /cannot list resource \\?"leases\\?"/, async (run) => {
+    // Membership is not in a node's path: the replica still drives its node, it only sees no peers to give nodes to.
+    await waitFor('the node is Ready all the same', async () => condition(await getJson<KubeObject>(host, ['node', run.nodeName]), 'Ready')?.status === 'True', { timeoutMs: 60_000 });
+    t.same(run.agent.nodeHolders()?.replicas, [`rbac-list-leases`], 'no peer seen');
   });
 });
 

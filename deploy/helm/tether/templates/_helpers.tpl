@@ -43,10 +43,3 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- range .Values.config.nodes -}}{{- $names = append $names .name -}}{{- end -}}
 {{- toJson $names -}}
 {{- end -}}
-
-{{/* The leader-election locks' names: tether-node-<node> (src/app/leaderElection.ts). */}}
-{{- define "tether.lockNames" -}}
-{{- $names := list -}}
-{{- range .Values.config.nodes -}}{{- $names = append $names (printf "tether-node-%s" .name) -}}{{- end -}}
-{{- toJson $names -}}
-{{- end -}}
