@@ -9,14 +9,11 @@
  * after the kill, and the lock's leaseTransitions is 1), so only one provider ever holds a pod;
  * the dead replica cannot write after SIGKILL, so every status after the takeover is the survivor's.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
-import { startCli, type CliProcess } from '../cli/cli.js';
 import { condition, getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
+import { replicaProcesses } from '../support/replicaProcesses.js';
 
 const LEASE_DURATION_MS = 6_000;
 const RETRY_PERIOD_MS = 1_000;
@@ -31,43 +28,18 @@ t.test('two tether processes, one virtual node: kill -9 the leader, the other ta
   const ns = await testNamespace(t, host, 'ha');
   const nodeName = uniqueNamespace('vn-ha');
   t.teardown(() => host.kubectl(['delete', 'node', nodeName, '--ignore-not-found', '--wait=false']).catch(() => undefined));
-  const dir = mkdtempSync(join(tmpdir(), 'tether-ha-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const configPath = join(dir, 'tether.yaml');
-  writeFileSync(configPath, [
-    'logLevel: info',
-    `host: { kubeconfig: ${JSON.stringify(host.kubeconfigPath)} }`,
-    'shutdown: { timeoutMs: 5000 }',
-    // Two processes on one machine: no servers, so neither contends for a port.
-    'ports: { introspection: { port: 0 } }',
-    'kubeletApi: { enabled: false }',
-    'nodes:',
-    `  - name: ${nodeName}`,
-    '    internalIP: 127.0.0.1',
-    '    ping: { intervalMs: 1000, timeoutMs: 500, failureThreshold: 2, successThreshold: 1 }',
-    '    pod: { retry: { minMs: 300, maxMs: 1000 } }',
-    '    provider: { type: simulated, startLatencyMs: 100 }',
-    '',
-  ].join('\n'));
-
-  const replicas = new Map<string, CliProcess>();
-  for (const identity of ['replica-a', 'replica-b']) {
-    const cli = startCli(['run', '--config', configPath], {
-      TETHER_LEADER_ELECTION_NAMESPACE: ns,
-      TETHER_LEADER_ELECTION_IDENTITY: identity,
-      TETHER_LEADER_ELECTION_LEASE_DURATION_MS: String(LEASE_DURATION_MS),
-      TETHER_LEADER_ELECTION_RENEW_DEADLINE_MS: '4000',
-      TETHER_LEADER_ELECTION_RETRY_PERIOD_MS: String(RETRY_PERIOD_MS),
-    });
-    replicas.set(identity, cli);
-    t.teardown(async () => {
-      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGTERM');
-      await cli.done;
-    });
-  }
-  t.teardown(() => {
-    if (!t.passing()) for (const [id, cli] of replicas) console.error(`--- ${id} ---\n${cli.output().stderr.split('\n').slice(-30).join('\n')}`);
+  const replicas = replicaProcesses(t, {
+    hostKubeconfig: host.kubeconfigPath, ns,
+    timings: { leaseDurationMs: LEASE_DURATION_MS, renewDeadlineMs: 4_000, retryPeriodMs: RETRY_PERIOD_MS },
+    nodeLines: [
+      `  - name: ${nodeName}`,
+      '    internalIP: 127.0.0.1',
+      '    ping: { intervalMs: 1000, timeoutMs: 500, failureThreshold: 2, successThreshold: 1 }',
+      '    pod: { retry: { minMs: 300, maxMs: 1000 } }',
+      '    provider: { type: simulated, startLatencyMs: 100 }',
+    ],
   });
+  for (const identity of ['replica-a', 'replica-b']) replicas.start(identity);
   const acquisitions = (id: string): number => (replicas.get(id)?.output().stderr.match(/node lock acquired/g) ?? []).length;
   const lock = (): Promise<LockLease | undefined> => getJson<LockLease>(host, ['lease', `tether-node-${nodeName}`, '-n', ns]);
 
