@@ -1,5 +1,5 @@
 /**
- * Giving a Lease back on stop (a node lock or the replica's membership Lease): one update with an
+ * Giving a node lock back on stop: one update with an
  * empty holder, ended by the renew deadline; a failure is only logged, since the Lease then
  * expires as a crash would leave it. `onStopped` runs whatever happened.
  */

@@ -31,11 +31,15 @@ export class LockGroup {
   /** The last membership listing (undefined: none yet). */
   private members: Members | undefined;
   private lastGiveBackAt = Number.NEGATIVE_INFINITY;
+  /** The node last given back, until it is seen taken by a peer or back here. */
+  private lastGiven: string | undefined;
+  /** The wait between give-backs in lock durations: doubled each time a node given back comes back here (cap 16). */
+  private giveBackSpacing = 1;
 
   constructor(
     private readonly identity: string,
     nodes: readonly string[],
-    private readonly leaseDurationMs: number,
+    private readonly timing: { readonly leaseDurationMs: number; readonly retryPeriodMs: number },
   ) {
     for (const node of [...nodes].sort()) this.entries.set(node, { holding: false, taking: false, holder: undefined });
   }
@@ -54,6 +58,7 @@ export class LockGroup {
       spread: (now) => this.spread(node, now),
       gaveBack: (at) => {
         this.lastGiveBackAt = at;
+        this.lastGiven = node;
       },
     };
   }
@@ -84,25 +89,45 @@ export class LockGroup {
   /**
    * Locks held or being taken, the fair share over the replicas known (the live members and
    * every replica seen holding a lock), and whether `node` is the one to give back now: the last
-   * held node by name, when `givesBack` says one goes. Only a listing younger than a lock
-   * duration counts (a replica that cannot list gives nothing back), and only a renewing peer
-   * below its share is one to give to.
+   * held node by name, when `givesBack` says one goes. A listing counts for the share while
+   * younger than a lock duration, and for a give-back only while younger than two retry periods
+   * (a replica that cannot list gives nothing back); only a taker below its share (membership.ts:
+   * renewing, the same nodes configured) is one to give to. One give-back at a time: the next
+   * waits until the last is seen taken by a peer, and a node that came back here (nobody took it:
+   * the peer renews but cannot take) doubles the wait between give-backs, up to 16 lock durations.
    */
   private spread(node: string, now: number): Spread {
+    this.settleLastGiven();
     const counts = new Map<string, number>();
     let held = 0;
     for (const entry of this.entries.values()) {
       if (entry.holding || entry.taking) held += 1;
       if (entry.holder !== undefined && entry.holder !== this.identity) counts.set(entry.holder, (counts.get(entry.holder) ?? 0) + 1);
     }
-    const members = this.members !== undefined && now - this.members.at < this.leaseDurationMs ? this.members : undefined;
+    const { leaseDurationMs, retryPeriodMs } = this.timing;
+    const members = this.members !== undefined && now - this.members.at < leaseDurationMs ? this.members : undefined;
+    const fresh = members !== undefined && now - members.at < 2 * retryPeriodMs ? members : undefined;
     const peers = new Set([...counts.keys(), ...(members?.live ?? [])]);
     peers.delete(this.identity);
     const share = fairShare(this.entries.size, peers.size + 1);
     // A peer known only from the membership holds nothing yet.
-    const peerBelowShare = members?.renewing.some((p) => p !== this.identity && (counts.get(p) ?? 0) < share) ?? false;
+    const peerBelowShare = fresh?.takers.some((p) => p !== this.identity && (counts.get(p) ?? 0) < share) ?? false;
     const lastHeld = [...this.entries].filter(([, e]) => e.holding).at(-1)?.[0];
-    const giveBack = lastHeld === node && givesBack({ held, share, peerBelowShare, sinceLastGiveBackMs: now - this.lastGiveBackAt, leaseDurationMs: this.leaseDurationMs });
+    const giveBack = lastHeld === node && this.lastGiven === undefined
+      && givesBack({ held, share, peerBelowShare, sinceLastGiveBackMs: now - this.lastGiveBackAt, leaseDurationMs: leaseDurationMs * this.giveBackSpacing });
     return { held, share, giveBack };
+  }
+
+  /** Whether the node last given back was taken by a peer (the spacing resets) or came back here (it doubles). */
+  private settleLastGiven(): void {
+    const entry = this.lastGiven === undefined ? undefined : this.entries.get(this.lastGiven);
+    if (!entry) return;
+    if (entry.holding) {
+      this.giveBackSpacing = Math.min(16, this.giveBackSpacing * 2);
+      this.lastGiven = undefined;
+    } else if (entry.holder !== undefined && entry.holder !== this.identity) {
+      this.giveBackSpacing = 1;
+      this.lastGiven = undefined;
+    }
   }
 }

@@ -1,20 +1,19 @@
 /**
  * The membership actor (`tether/ha/members`, kind `ha-members`): each retry period it lists the
  * replicas' membership Leases, publishes who is live to the replica's lock group, and renews its
- * own Lease; on stop it gives that Lease back so the peers see this replica gone at once. Pure
+ * own Lease; on stop it deletes that Lease so the peers see this replica gone at once. Pure
  * decisions in membership.ts; here the calls, each ended by its deadline, an API failure a
  * message (the next look is a retry period later) and anything else a crash for `ha` to restart.
  */
 import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { isoOrNull } from '../lib/clock.js';
+import { errorMessage } from '../lib/errorMessage.js';
 import type { LeaseListApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Logger } from '../adapters/logger.js';
 import { apiFailure } from '../runtime/apiFailures.js';
 import type { ActorBehavior, EffectContext } from '../runtime/behavior.js';
 import { reportTo, withSchedule } from '../runtime/effectOutcome.js';
-import { decideMembers, initialMembersState, MEMBER_SELECTOR, startMembers, type Members, type MembersEffect, type MembersMsg, type MembersState } from './membership.js';
-import { releaseLease } from './leaseRelease.js';
-import type { ElectionSettings } from './settings.js';
+import { decideMembers, initialMembersState, MEMBER_SELECTOR, memberName, startMembers, type Members, type MembersConfig, type MembersEffect, type MembersMsg, type MembersState } from './membership.js';
 
 export const MEMBERS_ACTOR = 'members';
 
@@ -24,13 +23,14 @@ export interface MembersActorDeps {
   readonly logger: Logger;
   /** The live replicas, after every listing. */
   publish(members: Members): void;
-  /** The actor has stopped (and given its Lease back, if it had one). */
+  /** The actor has stopped (and removed its Lease, if asked). */
   onStopped(): void;
 }
 
 type Ctx = EffectContext<MembersMsg>;
 
-export function membersActor(deps: MembersActorDeps, settings: ElectionSettings): ActorBehavior<MembersState, MembersMsg, MembersEffect> {
+export function membersActor(deps: MembersActorDeps, config: MembersConfig): ActorBehavior<MembersState, MembersMsg, MembersEffect> {
+  const { settings } = config;
   const call = <T>(ctx: Ctx, deadlineAt: number, seq: number, work: () => Promise<T>, done: (value: T) => MembersMsg): Promise<void> =>
     reportTo(ctx)((signal) => callWithDeadline(ctx.clock, Math.max(0, deadlineAt - ctx.clock.now()), signal, work), {
       classify: apiFailure,
@@ -46,8 +46,8 @@ export function membersActor(deps: MembersActorDeps, settings: ElectionSettings)
   return {
     kind: 'ha-members',
     initialState: initialMembersState,
-    onStart: (state, now) => startMembers(settings, state, now),
-    decide: (state, msg, now) => decideMembers(settings, state, msg, now),
+    onStart: (state, now) => startMembers(config, state, now),
+    decide: (state, msg, now) => decideMembers(config, state, msg, now),
     perform: withSchedule<MembersMsg, MembersEffect>((effect, ctx) => {
       switch (effect.type) {
         case 'list':
@@ -60,21 +60,31 @@ export function membersActor(deps: MembersActorDeps, settings: ElectionSettings)
           deps.publish(effect.members);
           return;
         case 'stopped':
-          return releaseLease({
-            clock: ctx.clock, leaseApi: deps.leaseApi, lease: effect.release, deadlineMs: settings.renewDeadlineMs, onStopped: deps.onStopped,
-            failed: (error) => deps.logger.debug('replica membership: release failed (it will expire)', { identity: settings.identity, error }),
-          });
+          return removeOwn(ctx, effect.remove);
       }
     }),
     summarize: (state) => ({
       lease: `${settings.namespace}/${MEMBER_SELECTOR}`,
       identity: settings.identity,
       live: state.members?.live.join(',') ?? null,
-      renewing: state.members?.renewing.join(',') ?? null,
+      takers: state.members?.takers.join(',') ?? null,
       listedAt: isoOrNull(state.members?.at),
       listings: state.listings,
       failures: state.failures,
       lastError: state.lastError ?? null,
     }),
   };
+
+  /** Deletes the own Lease, bounded by the renew deadline; a failure leaves it to expire. */
+  async function removeOwn(ctx: Ctx, remove: boolean): Promise<void> {
+    try {
+      if (remove) {
+        await callWithDeadline(ctx.clock, settings.renewDeadlineMs, undefined, () => deps.leaseApi.deleteLease(settings.namespace, memberName(settings.identity))).catch((error: unknown) =>
+          deps.logger.debug('replica membership: removing the Lease failed (it will expire)', { identity: settings.identity, error: errorMessage(error) }),
+        );
+      }
+    } finally {
+      deps.onStopped();
+    }
+  }
 }

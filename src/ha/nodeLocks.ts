@@ -16,7 +16,7 @@ import type { Supervisor } from '../supervisors/supervisor.js';
 import { lockActor } from './lockActor.js';
 import { LockGroup } from './lockGroup.js';
 import type { LockMsg } from './lockProtocol.js';
-import type { MembersMsg } from './membership.js';
+import { membersConfig, type MembersMsg } from './membership.js';
 import { MEMBERS_ACTOR, membersActor } from './membershipActor.js';
 import { lockName, lockRestartPolicy, type ElectionSettings } from './settings.js';
 
@@ -55,7 +55,7 @@ export class NodeLocks implements Lifecycle {
       readonly members: LeaseListApi;
     },
   ) {
-    this.group = new LockGroup(settings.identity, nodes.map((n) => n.name), settings.leaseDurationMs);
+    this.group = new LockGroup(settings.identity, nodes.map((n) => n.name), settings);
     this.life = new LifecycleControl({
       clock: deps.clock,
       release: () => this.stopLocks(),
@@ -79,7 +79,7 @@ export class NodeLocks implements Lifecycle {
           logger: this.deps.logger,
           publish: (members) => this.group.setMembers(members),
           onStopped: () => this.stoppedOne(MEMBERS_ACTOR),
-        }, this.settings));
+        }, membersConfig(this.settings, this.nodes.map((n) => n.name))));
         for (const node of this.nodes) {
           const deps = {
             leaseApi: node.leaseApi,
@@ -128,14 +128,17 @@ export class NodeLocks implements Lifecycle {
   }
 
   /**
-   * Tells every lock actor to stop (each gives its node up and releases), waits for them, then
-   * the membership actor (so no peer gives this replica a node while it leaves), then removes `ha`.
+   * Tells the membership actor and every lock actor to stop at once (each gives up and releases
+   * its Lease: the membership one first in line, so no peer gives this replica a node as it
+   * leaves), waits for them, then removes `ha`.
    */
   private async stopLocks(): Promise<void> {
     const sup = this.supervisor;
     if (!sup) return;
-    await Promise.all(this.nodes.map((node) => this.stopChild(sup, lockActorName(node.name), () => this.refs.get(node.name)?.tell({ type: 'lock.stop', release: this.releaseLocks }))));
-    await this.stopChild(sup, MEMBERS_ACTOR, () => this.membersRef?.tell({ type: 'members.stop', release: this.releaseLocks }));
+    await Promise.all([
+      this.stopChild(sup, MEMBERS_ACTOR, () => this.membersRef?.tell({ type: 'members.stop', release: this.releaseLocks })),
+      ...this.nodes.map((node) => this.stopChild(sup, lockActorName(node.name), () => this.refs.get(node.name)?.tell({ type: 'lock.stop', release: this.releaseLocks }))),
+    ]);
     this.parent.release(HA_SUPERVISOR);
   }
 

@@ -4,8 +4,9 @@
  * control plane, with a pod on every node running at a remote worker.
  *
  * - healthy: 3/3/3 (each replica at most ⌈9/3⌉);
- * - one replica killed with SIGKILL: the other two drive its nodes within the lock duration plus
- *   the looks' retry periods (an expired lock goes by hash order alone, so one survivor may take
+ * - one replica killed with SIGKILL: the other two drive its nodes (the time is reported; its
+ *   bound, the lock duration plus the looks' retry periods, is asserted in test/ha/scaleOut.test.ts
+ *   on a manual clock; an expired lock goes by hash order alone, so one survivor may take
  *   more than its share for a moment), settle at 5/4 by give-back, and no pod on any node is
  *   seen Ready=False meanwhile (the node controller's grace is far longer than the takeover);
  * - it comes back: nodes are given back one at a time until 3/3/3, and no host pod is written
@@ -121,7 +122,8 @@ t.test('three replicas, nine virtual nodes: 3/3/3; kill -9 one: the others take 
     return theirs.every((n) => survivors.some((s) => by.get(s)?.includes(n)));
   }, { timeoutMs: 60_000, intervalMs: 500 });
   const tookMs = Date.now() - killedAt;
-  t.ok(tookMs <= LEASE_DURATION_MS + 3 * RETRY_PERIOD_MS + 2_000, `its nodes held by the survivors ${tookMs} ms after the kill (lock duration ${LEASE_DURATION_MS} ms, retry ${RETRY_PERIOD_MS} ms)`);
+  // Wall time is reported, not asserted (the bound is asserted on a manual clock in test/ha/scaleOut.test.ts).
+  t.comment(`its nodes held by the survivors ${tookMs} ms after the kill (lock duration ${LEASE_DURATION_MS} ms, retry ${RETRY_PERIOD_MS} ms)`);
   await waitFor('the survivors settle at 5/4', async () => (await lookAtLocks(survivors)).sort().join() === '4,5', { timeoutMs: 90_000, intervalMs: 1_000 });
   await waitFor('every pod Running and Ready under the survivors', async () => (await lookAtPods()).every((p) => p.status?.phase === 'Running' && condition(p, 'Ready')?.status === 'True'), { timeoutMs: 60_000, intervalMs: 1_000 });
   t.comment(`during the takeover a survivor held at most ${maxHeld} (expired locks go by hash order, then give-back rebalances)`);

@@ -16,7 +16,7 @@ function buggy(store: FakeLeaseApi, broken: () => boolean, bug: () => unknown = 
   return api;
 }
 
-t.test('the lock actors and the membership actor show in the live tree: tether/ha/lock-<node> with what each holds and saw, tether/ha/members with the live replicas', async (t) => {
+t.test('the lock actors and the membership actor show in the live tree: tether/ha/lock-<node> with what each holds and saw, tether/ha/members with the live replicas and the takers', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const a = replica('a', ['vk-1', 'vk-2'], store, clock);
@@ -27,7 +27,7 @@ t.test('the lock actors and the membership actor show in the live tree: tether/h
   await run(clock, 3_000);
   const shown = (r: typeof a, path: string) => r.system.snapshot().find((s) => s.path === path);
   t.match(shown(a, 'tether/ha'), { kind: 'ha', parent: 'tether', status: 'running', children: 3, summary: { identity: 'a', nodes: 2, holding: 2, replicas: 'a,b', spread: 'vk-1=a,vk-2=a' } });
-  t.match(shown(b, 'tether/ha/members'), { kind: 'ha-members', status: 'running', summary: { identity: 'b', live: 'a,b', renewing: 'a,b' } });
+  t.match(shown(b, 'tether/ha/members'), { kind: 'ha-members', status: 'running', summary: { identity: 'b', live: 'a,b', takers: 'a,b' } });
   t.match(shown(a, 'tether/ha/lock-vk-1'), {
     kind: 'node-lock', status: 'running', restarts: 0,
     summary: { lock: `${NS}/tether-node-vk-1`, node: 'vk-1', holding: true, phase: 'running' },

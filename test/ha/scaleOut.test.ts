@@ -75,16 +75,67 @@ t.test('a replica gives back at most one node per lock duration', async (t) => {
   for (let i = 1; i < losses.length; i += 1) t.ok(losses[i]! - losses[i - 1]! >= 15_000, `give-back ${i + 1} came ${losses[i]! - losses[i - 1]!} ms after the one before`);
 });
 
-t.test('a replica that cannot list its peers gives nothing back (a stale listing is not trusted)', async (t) => {
+t.test('a replica whose listings stop gives nothing back: the last listing is not trusted for long', async (t) => {
   const clock = new ManualClock();
   const store = new FakeLeaseApi();
   const nodes = NODES.slice(0, 4);
-  const a = replica('a', nodes, Object.assign(Object.create(store) as FakeLeaseApi, { listLeases: () => Promise.reject(kubeError('transient', 'list leases')) }), clock);
+  let listing = true;
+  const aApi = Object.assign(Object.create(store) as FakeLeaseApi, {
+    listLeases: (ns: string, selector: string) => (listing ? store.listLeases(ns, selector) : Promise.reject(kubeError('transient', 'list leases'))),
+  });
+  const a = replica('a', nodes, aApi, clock);
   t.teardown(() => a.locks.stop());
   await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  listing = false; // a's view of its peers ends here, before b joins
   const b = replica('b', nodes, store, clock);
   t.teardown(() => b.locks.stop());
   await run(clock, 60_000);
-  t.equal(a.driving.size, 4, 'a keeps its nodes: it has no listing saying b is live');
+  t.equal(a.driving.size, 4, 'a keeps its nodes: no listing since says b is live');
   t.equal(b.driving.size, 0);
+  listing = true;
+  await advanceUntil(clock, () => b.driving.size === 2, 60_000);
+  t.equal(a.driving.size, 2, 'listing again: it gives back to 2/2');
+});
+
+t.test('a peer configured with other nodes is never given one (a config rollout half done)', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const nodes = NODES.slice(0, 4);
+  const a = replica('a', nodes, store, clock);
+  t.teardown(() => a.locks.stop());
+  await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  const b = replica('b', [], store, clock);
+  t.teardown(() => b.locks.stop());
+  let undriven = 0;
+  for (let i = 0; i < 1_200; i += 1) {
+    await run(clock, 100);
+    if (a.driving.size < 4) undriven += 100;
+  }
+  t.equal(undriven, 0, 'every node driven all the while');
+  t.notOk(a.log.some((l) => l.includes(' -')), 'nothing given back');
+});
+
+t.test('a peer that renews but cannot take the node: the node comes back, and each time the wait before the next give-back doubles', async (t) => {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const nodes = NODES.slice(0, 4);
+  const a = replica('a', nodes, store, clock);
+  t.teardown(() => a.locks.stop());
+  await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  // b's node-lock writes are refused (its lock actors cannot take), its membership Lease is fine.
+  const refused = (lease: { metadata?: { name?: string } }) => lease.metadata?.name?.startsWith('tether-node-') ?? false;
+  const bApi = Object.assign(Object.create(store) as FakeLeaseApi, {
+    createLease: (l: Parameters<FakeLeaseApi['createLease']>[0]) => (refused(l) ? Promise.reject(kubeError('forbidden', 'create lease')) : store.createLease(l)),
+    updateLease: (l: Parameters<FakeLeaseApi['updateLease']>[0]) => (refused(l) ? Promise.reject(kubeError('forbidden', 'update lease')) : store.updateLease(l)),
+  });
+  const b = replica('b', nodes, bApi, clock);
+  t.teardown(() => b.locks.stop());
+  await run(clock, 240_000);
+  t.equal(b.driving.size, 0);
+  const gives = a.log.filter((l) => l.includes(' -')).map((l) => Number(l.split(' ')[0]));
+  t.ok(gives.length >= 2 && gives.length <= 4, `${gives.length} give-backs in 240 s (a lock duration apart each time, they would be about ten)`);
+  const gaps = gives.slice(1).map((g, i) => g - gives[i]!);
+  t.ok(gaps.every((g, i) => i === 0 || g > gaps[i - 1]!), `the waits grow: ${gaps.join(', ')} ms`);
+  await advanceUntil(clock, () => a.driving.size === 4, 30_000);
+  t.pass('and every node given back comes back to a');
 });

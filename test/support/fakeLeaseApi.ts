@@ -46,6 +46,12 @@ export class FakeLeaseApi extends RecordingApi<Method, LeaseCall> implements Lea
         .map(stored));
   }
 
+  deleteLease(namespace: string, name: string): Promise<void> {
+    return this.call('deleteLease', `${namespace}/${name}`, undefined, () => {
+      this.leases.delete(`${namespace}/${name}`);
+    });
+  }
+
   createLease(lease: Lease): Promise<Lease> {
     const key = keyOf(lease);
     return this.call('createLease', key, lease, () => {

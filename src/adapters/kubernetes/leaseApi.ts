@@ -26,4 +26,6 @@ export interface LeaseApi {
 export interface LeaseListApi extends LeaseApi {
   /** The Leases of `namespace` that match `labelSelector` (`key=value`). */
   listLeases(namespace: string, labelSelector: string): Promise<Lease[]>;
+  /** Deletes the Lease; one already gone is not an error. */
+  deleteLease(namespace: string, name: string): Promise<void>;
 }

@@ -35,6 +35,12 @@ export class LeaseApiClient implements LeaseListApi {
     return list.items.map(withMicroTimes);
   }
 
+  async deleteLease(namespace: string, name: string): Promise<void> {
+    await orUndefined(call(this.limiter, 'lease', operation('delete', `lease ${namespace}/${name}`), (o) =>
+      this.coordination.deleteNamespacedLease({ name, namespace }, o),
+    ));
+  }
+
   async createLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = identity(lease);
     const created = await call(this.limiter, 'lease', operation('create', `lease ${namespace}/${name}`), (o) =>
