@@ -11,7 +11,7 @@ import type { NodeResources } from '../src/providers/provider.js';
 /** How often every bench node renews its Lease; the lease lag is measured against it. */
 export const RENEW_MS = 1_000;
 
-/** Room for the largest storm (100k pods): capacity never refuses a bench pod. */
+/** Room for the largest storm (100k pods): capacity never refuses a bench pod (also the simulated worker of compare/tetherNode.ts). */
 export const BENCH_RESOURCES: NodeResources = {
   capacity: { cpu: '1000', memory: '10Ti', pods: '100000' },
   allocatable: { cpu: '1000', memory: '10Ti', pods: '100000' },

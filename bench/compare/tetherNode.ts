@@ -23,6 +23,7 @@ import { pinoLogger } from '../../src/adapters/pinoLogger.js';
 import type { PodNotification } from '../../src/providers/provider.js';
 import { SimulatedProvider } from '../../src/providers/simulated/simulatedProvider.js';
 import { TetherAgent } from '../../src/app/tetherAgent.js';
+import { BENCH_RESOURCES } from '../benchNode.js';
 
 const { values } = parseArgs({
   options: {
@@ -57,6 +58,8 @@ const provider = new TimedProvider({
   hostIP: '127.0.0.1',
   startLatencyMs: Number(values['start-latency-ms']),
   stopLatencyMs: Number(values['stop-latency-ms']),
+  // The simulated default (20 cpu, 10,000 pods) refuses the restart bench's 10,000 pods of 10m as OutOfcpu.
+  resources: BENCH_RESOURCES,
   ...(values['pod-cidr'] ? { podCIDR: values['pod-cidr'] } : {}),
 });
 
