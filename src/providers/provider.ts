@@ -22,7 +22,8 @@
  *
  * Cancellation: every async method takes an optional AbortSignal. A provider should stop waiting
  * and reject with the signal's reason when it fires; whether the remote side effect happened
- * anyway is unknown, which is why every mutating method is idempotent.
+ * anyway is unknown, which is why every mutating method is idempotent. `createPod`'s signal also
+ * fires at the pod's create deadline, before its retry: work not yet sent should be dropped.
  */
 import type { NodeSystemInfo, Pod, PodStatus } from '../adapters/kubernetes/model.js';
 import type { NamedPod } from '../lib/podIdentity.js';

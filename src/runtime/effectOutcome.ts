@@ -12,6 +12,7 @@
  * outcome arriving after a crash or restart never reaches the new incarnation, and a timer dies
  * with the incarnation that set it.
  */
+import { onAbort } from '../lib/abortFanOut.js';
 import type { EffectContext } from './behavior.js';
 
 /** A failure the actor expects and answers with a message. */
@@ -36,25 +37,52 @@ export interface Outcome<T, M, K extends string> {
   readonly failed: (failure: Failure<K>) => M | undefined;
 }
 
+export interface ReportOptions {
+  /**
+   * The work's signal also aborts this long after it starts: the actor's own deadline (a
+   * scheduled message of the same length) decides what a silent call means, and the call itself
+   * is abandoned, so one still queued is never sent late beside its retry.
+   */
+  readonly deadlineMs?: number;
+}
+
 /**
  * `reportTo(ctx)(work, outcome)` runs `work` with the incarnation's signal and reports its outcome
  * to the actor. The promise rejects only with an unclassified error, so `perform` returns it.
  * (Curried so that the actor's message type is fixed by `ctx` before the callbacks are typed.)
  */
-export function reportTo<M>(ctx: EffectContext<M>): <T, K extends string>(work: (signal: AbortSignal) => Promise<T>, outcome: Outcome<T, M, K>) => Promise<void> {
-  return async function report<T, K extends string>(work: (signal: AbortSignal) => Promise<T>, outcome: Outcome<T, M, K>): Promise<void> {
+export function reportTo<M>(ctx: EffectContext<M>): <T, K extends string>(work: (signal: AbortSignal) => Promise<T>, outcome: Outcome<T, M, K>, options?: ReportOptions) => Promise<void> {
+  return async function report<T, K extends string>(work: (signal: AbortSignal) => Promise<T>, outcome: Outcome<T, M, K>, options: ReportOptions = {}): Promise<void> {
+    const attempt = options.deadlineMs === undefined ? undefined : attemptSignal(ctx, options.deadlineMs);
+    const signal = attempt?.signal ?? ctx.signal;
     let value: T;
     try {
-      value = await work(ctx.signal);
+      value = await work(signal);
     } catch (error) {
-      // Once the incarnation has ended the error is most likely the abort itself: nobody to tell.
-      if (ctx.signal.aborted) return;
+      // Once the incarnation has ended, or the deadline passed, the error is most likely the abort itself: nobody to tell.
+      if (signal.aborted) return;
       const failure = outcome.classify(error);
       if (failure === undefined) throw error;
       tell(ctx, outcome.failed(failure));
       return;
+    } finally {
+      attempt?.done();
     }
     tell(ctx, outcome.done(value));
+  };
+}
+
+/** A signal that aborts with the incarnation or `ms` from now on the actor's clock; `done` drops both. */
+function attemptSignal<M>(ctx: EffectContext<M>, ms: number): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const timer = ctx.clock.setTimer(ms, () => controller.abort(new Error(`no answer within ${ms} ms`)));
+  const leave = onAbort(ctx.signal, () => controller.abort(ctx.signal.reason));
+  return {
+    signal: controller.signal,
+    done: () => {
+      timer.cancel();
+      leave();
+    },
   };
 }
 

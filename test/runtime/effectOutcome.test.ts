@@ -16,26 +16,26 @@ import { drain, until } from '../support/until.js';
 class Expected extends Error {}
 
 type Msg =
-  | { type: 'call' }
+  | { type: 'call'; deadlineMs?: number }
   | { type: 'later'; ms: number }
   | { type: 'boom' }
   | { type: 'done'; value: number }
   | { type: 'failed'; kind: string; message: string }
   | { type: 'tick' };
-type Effect = { type: 'call' } | Schedule<Msg>;
+type Effect = { type: 'call'; deadlineMs?: number } | Schedule<Msg>;
 interface State { readonly seen: readonly Msg[] }
 
 /** Only `Expected` is an answer; everything else is a bug. */
 const classify: Classifier<'expected'> = (error) => (error instanceof Expected ? { kind: 'expected', message: error.message, error } : undefined);
 
-function caller(work: () => Promise<number>): ActorBehavior<State, Msg, Effect> {
+function caller(work: (signal: AbortSignal) => Promise<number>): ActorBehavior<State, Msg, Effect> {
   return {
     kind: 'caller',
     initialState: () => ({ seen: [] }),
     decide(state, msg) {
       switch (msg.type) {
         case 'call':
-          return { state, effects: [{ type: 'call' }] };
+          return { state, effects: [msg.deadlineMs === undefined ? { type: 'call' } : { type: 'call', deadlineMs: msg.deadlineMs }] };
         case 'later':
           return { state, effects: [schedule(msg.ms, { type: 'tick' })] };
         case 'boom':
@@ -46,12 +46,12 @@ function caller(work: () => Promise<number>): ActorBehavior<State, Msg, Effect> 
           return { state: { seen: [...state.seen, msg] } };
       }
     },
-    perform: withSchedule<Msg, Effect>((_effect, ctx) =>
-      reportTo(ctx)(() => work(), {
+    perform: withSchedule<Msg, Effect>((effect, ctx) =>
+      reportTo(ctx)((signal) => work(signal), {
         classify,
         done: (value) => ({ type: 'done', value }),
         failed: ({ kind, message }) => ({ type: 'failed', kind, message }),
-      }),
+      }, effect.deadlineMs === undefined ? {} : { deadlineMs: effect.deadlineMs }),
     ),
   };
 }
@@ -59,7 +59,7 @@ function caller(work: () => Promise<number>): ActorBehavior<State, Msg, Effect> 
 const policy: RestartPolicy = { strategy: 'one-for-one', restart: 'permanent', backoff: { minMs: 1_000, maxMs: 1_000, factor: 1, jitter: 0, resetAfterMs: 60_000 } };
 
 type Cell = WorkerCell<State, Msg, Effect>;
-function spawn(t: { teardown(fn: () => void): void }, work: () => Promise<number>): { clock: ManualClock; cell: Cell; ref: ActorRef<Msg> } {
+function spawn(t: { teardown(fn: () => void): void }, work: (signal: AbortSignal) => Promise<number>): { clock: ManualClock; cell: Cell; ref: ActorRef<Msg> } {
   const clock = new ManualClock();
   const sys = new ActorSystem({ clock, logger: silentLogger, onFatal: () => {}, random: () => 0.5 });
   t.teardown(() => sys.stop());
@@ -117,6 +117,43 @@ t.test('an outcome that settles after a restart never reaches the new incarnatio
     t.same(cell.state?.seen, [], `a late ${settle} is dropped`);
     t.equal(cell.restarts, 1, 'and is no crash either');
   }
+});
+
+t.test('work given a deadline has its signal aborted then, and its answer after that is no message (the actor\'s own deadline decides)', async (t) => {
+  let signal: AbortSignal | undefined;
+  let open = (): void => {};
+  const gate = new Promise<void>((resolve) => { open = resolve; });
+  const { clock, cell, ref } = spawn(t, async (s) => {
+    signal = s;
+    await gate;
+    throw new Expected('abandoned');
+  });
+  ref.tell({ type: 'call', deadlineMs: 60_000 });
+  await until('called', () => signal !== undefined);
+  clock.advance(59_999);
+  await drain();
+  t.equal(signal?.aborted, false, 'not before the deadline');
+  clock.advance(1);
+  await until('aborted at the deadline', () => signal?.aborted === true);
+  open();
+  await drain();
+  t.same(cell.state?.seen, [], 'the late failure is dropped');
+  t.equal(cell.restarts, 0, 'and is no crash');
+});
+
+t.test('work that answers before its deadline is reported, and its deadline timer is gone', async (t) => {
+  let signal: AbortSignal | undefined;
+  const { clock, cell, ref } = spawn(t, (s) => {
+    signal = s;
+    return Promise.resolve(7);
+  });
+  await drain();
+  const before = clock.pendingTimers;
+  ref.tell({ type: 'call', deadlineMs: 1_000 });
+  await until('reported', () => (cell.state?.seen.length ?? 0) > 0);
+  t.same(cell.state?.seen, [{ type: 'done', value: 7 }]);
+  t.equal(clock.pendingTimers, before, 'no timer left behind');
+  t.equal(signal?.aborted, false);
 });
 
 t.test('a scheduled message fires once, after its delay, and dies with the incarnation', async (t) => {

@@ -19,7 +19,7 @@ export function create(config: PodActorConfig, state: PodState, _now: number): N
   return withEffects(
     enter(state, { stage: 'creating', create: { ...retry, dueAt: null }, sentSpec: specFingerprint(host) }),
     [
-      { type: 'provider.create', pod: podForProvider(host, config.nodeName) },
+      { type: 'provider.create', pod: podForProvider(host, config.nodeName), deadlineMs: config.createDeadlineMs },
       // A create that never answers must not hold the pod (or its deletion) forever.
       { type: 'schedule', ms: config.createDeadlineMs, msg: { type: 'pod.create-deadline', attempt: retry.attempt } },
     ],

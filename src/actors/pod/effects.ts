@@ -75,7 +75,7 @@ function performOwn(deps: PodEffectDeps, pod: PodIdentity, effect: OwnEffect<Pod
           const reason = eventReasonOf(error);
           return { type: 'pod.create-failed', kind, message, ...definedOnly({ reason }) };
         },
-      });
+      }, { deadlineMs: effect.deadlineMs });
     case 'provider.update':
       return reportTo(ctx)((signal) => provider.updatePod(effect.pod, signal), {
         classify: providerFailure,

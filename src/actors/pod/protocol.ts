@@ -244,7 +244,8 @@ export type PodEffect =
   | { readonly type: 'node.admit'; readonly pod: Pod }
   /** Found running at the provider (a restart): the node counts it as admitted, as it is. */
   | { readonly type: 'node.admitted-as-running'; readonly pod: Pod }
-  | { readonly type: 'provider.create'; readonly pod: Pod }
+  /** `deadlineMs`: the call is abandoned then (the same deadline as `pod.create-deadline`). */
+  | { readonly type: 'provider.create'; readonly pod: Pod; readonly deadlineMs: number }
   | { readonly type: 'provider.update'; readonly pod: Pod }
   | { readonly type: 'provider.delete'; readonly pod: Pod }
   /** `run`: the container's run a postStart hook is for, told back in pod.hook-finished. */

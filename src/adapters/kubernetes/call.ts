@@ -94,6 +94,11 @@ export function withSignal(signal: AbortSignal, base?: ConfigurationOptions): Co
 export interface CallOptions extends Omit<ScheduleOptions, 'signal'> {
   /** Default: 'list' for a list, else by priority (lease, status, else other). */
   readonly deadline?: DeadlineClass;
+  /**
+   * The caller's own cancellation, beside the writer's fence: aborted, the call is dropped
+   * unsent if still queued and abandoned if in flight (a create whose actor gave up on it).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -108,12 +113,14 @@ export function call<T>(
   fn: (options: ConfigurationOptions) => Promise<T>,
   options: CallOptions = {},
 ): Promise<T> {
-  const { deadline = classOf(priority, op), ...scheduling } = options;
+  const { deadline = classOf(priority, op), signal: own, ...scheduling } = options;
   const ctx = callContext(caller);
   const { limiter } = ctx;
   const { verb } = op;
   const operation = describeOperation(op);
-  const fence = ctx.signal?.();
+  const writerFence = ctx.signal?.();
+  // Combined only when the caller brings a signal: the fence alone keeps its one listener (abortFanOut.ts).
+  const fence = own === undefined ? writerFence : writerFence === undefined ? own : AbortSignal.any([writerFence, own]);
   const ms = deadlineOf(ctx, deadline);
   return translateErrors(operation, () =>
     limiter.schedule(

@@ -25,6 +25,12 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, type Priority, type PriorityStats } fr
 /** A kubeconfig to load (file or string; a Secret is read by the caller), or one already loaded. */
 export type ClusterSource = KubeconfigSource | KubeConfig;
 
+/** How one call through a cluster client is bounded: its deadline class, and the caller's own cancellation. */
+export interface ClusterCallOptions {
+  readonly deadline?: DeadlineClass;
+  readonly signal?: AbortSignal;
+}
+
 export interface ClusterClientOptions {
   /** Client-side limit shared by all requests (default qps 50, burst 100: kubelet's defaults). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
@@ -99,13 +105,13 @@ export class ClusterClient {
    * priority); rejects with KubeApiError naming the operation. Passing `options` on to
    * client-node also aborts the request itself at the deadline.
    */
-  call<T>(priority: Priority, op: Operation, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
-    return this.callApi(this.core, priority, op, fn, deadlineClass);
+  call<T>(priority: Priority, op: Operation, fn: (core: CoreV1Api, options: ConfigurationOptions) => Promise<T>, options?: ClusterCallOptions): Promise<T> {
+    return this.callApi(this.core, priority, op, fn, options);
   }
 
   /** {@link call} for discovery.k8s.io/v1 (EndpointSlices): same limiter, deadlines and fence. */
-  callDiscovery<T>(priority: Priority, op: Operation, fn: (discovery: DiscoveryV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
-    return this.callApi(this.discovery, priority, op, fn, deadlineClass);
+  callDiscovery<T>(priority: Priority, op: Operation, fn: (discovery: DiscoveryV1Api, options: ConfigurationOptions) => Promise<T>, options?: ClusterCallOptions): Promise<T> {
+    return this.callApi(this.discovery, priority, op, fn, options);
   }
 
   /** {@link call} for networking.k8s.io/v1 (ServiceCIDRs, read at start): same limiter, deadlines and fence. */
@@ -115,8 +121,8 @@ export class ClusterClient {
   }
 
   /** {@link call} for node.k8s.io/v1 (RuntimeClasses): same limiter, deadlines and fence. */
-  callNode<T>(priority: Priority, op: Operation, fn: (node: NodeV1Api, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
-    return this.callApi(this.nodeApi, priority, op, fn, deadlineClass);
+  callNode<T>(priority: Priority, op: Operation, fn: (node: NodeV1Api, options: ConfigurationOptions) => Promise<T>, options?: ClusterCallOptions): Promise<T> {
+    return this.callApi(this.nodeApi, priority, op, fn, options);
   }
 
   /** An events.k8s.io/v1 recorder whose writes go through this cluster's limiter and fence. */
@@ -134,8 +140,8 @@ export class ClusterClient {
     return this.limiter.requestCounts();
   }
 
-  private callApi<A, T>(api: A, priority: Priority, op: Operation, fn: (api: A, options: ConfigurationOptions) => Promise<T>, deadlineClass?: DeadlineClass): Promise<T> {
-    return call(this.contextOf(op), priority, op, (options) => fn(api, options), deadlineClass ? { deadline: deadlineClass } : {});
+  private callApi<A, T>(api: A, priority: Priority, op: Operation, fn: (api: A, options: ConfigurationOptions) => Promise<T>, options: ClusterCallOptions = {}): Promise<T> {
+    return call(this.contextOf(op), priority, op, (requestOptions) => fn(api, requestOptions), options);
   }
 
   /** Closes pooled connections (watches included). */

@@ -288,7 +288,7 @@ export class KubernetesProvider
 
   createPod(pod: Pod, signal?: AbortSignal): Promise<void> {
     this.start();
-    return untilAborted(this.drive.call((calls) => calls.create(pod)), signal);
+    return untilAborted(this.drive.call((calls) => calls.create(pod, signal)), signal);
   }
 
   updatePod(pod: Pod, signal?: AbortSignal): Promise<void> {

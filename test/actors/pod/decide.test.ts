@@ -96,6 +96,7 @@ t.test('a creation failure is an annotation and an Event, retried with backoff; 
   t.equal(retried.state.stage, 'creating');
   t.ok(only(retried, 'provider.create'));
   t.same(only(retried, 'schedule').msg, { type: 'pod.create-deadline', attempt: 1 }, 'the second attempt, with its own deadline');
+  t.equal(only(retried, 'provider.create').deadlineMs, only(retried, 'schedule').ms, 'the call itself is abandoned at that deadline, so a queued create is never sent late');
 
   const failedAgain = step(retried.state, { type: 'pod.create-failed', kind: 'transient', message: 'exceeded quota: compute' });
   t.ok(only(failedAgain, 'schedule').ms > timer.ms, 'the delay grows');

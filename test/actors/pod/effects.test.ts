@@ -33,15 +33,15 @@ function recreatedHost(calls: string[]): PodApi {
 }
 
 /** Runs one effect against `pods` (a re-created host by default); what it told the actor, and the calls made. */
-function run(effect: Parameters<typeof performPodEffect>[2], patchStatus?: PodApi['patchPodStatus']): { done: Promise<void>; told: PodMsg[]; calls: string[] } {
+function run(effect: Parameters<typeof performPodEffect>[2], patchStatus?: PodApi['patchPodStatus'], provider: Partial<PodProvider> = {}): { done: Promise<void>; told: PodMsg[]; calls: string[]; clock: ManualClock } {
   const told: PodMsg[] = [];
   const calls: string[] = [];
   const clock = new ManualClock();
   const host = recreatedHost(calls);
   const pods: PodApi = patchStatus ? { ...host, patchPodStatus: patchStatus } : host;
-  const deps: PodEffectDeps = { provider: {} as PodProvider, admission: { admit: () => ({ admit: true }), recordRunning: () => {} }, pods, events: new FakeEvents(), clock, logger: silentLogger };
+  const deps: PodEffectDeps = { provider: provider as PodProvider, admission: { admit: () => ({ admit: true }), recordRunning: () => {} }, pods, events: new FakeEvents(), clock, logger: silentLogger };
   const ctx: EffectContext<PodMsg> = { self: { path: 'pod', tell: (m) => told.push(m) }, clock, signal: new AbortController().signal, schedule: () => {} };
-  return { done: Promise.resolve(performPodEffect(deps, identity, effect, ctx)), told, calls };
+  return { done: Promise.resolve(performPodEffect(deps, identity, effect, ctx)), told, calls, clock };
 }
 
 t.test('a status write refused for a same-named successor carries our uid and reports our pod gone', async (t) => {
@@ -68,4 +68,18 @@ t.test('a status write dropped from the queue for a newer one reports superseded
   const { done, told } = run({ type: 'host.write-status', status: { phase: 'Running' } }, () => Promise.reject(new SupersededError('pod:data/db-0')));
   await done;
   t.same(told, [{ type: 'pod.status-write-superseded' }]);
+});
+
+t.test('a create past its deadline has its call aborted (a create still queued is dropped, not sent late), and its late answer is no message', async (t) => {
+  let signal: AbortSignal | undefined;
+  const createPod = (_pod: Pod, s?: AbortSignal): Promise<void> => {
+    signal = s;
+    return new Promise((_resolve, reject) => s?.addEventListener('abort', () => reject(s.reason as Error), { once: true }));
+  };
+  const { done, told, clock } = run({ type: 'provider.create', pod: { metadata: { ...identity } }, deadlineMs: 60_000 }, undefined, { createPod });
+  t.equal(signal?.aborted, false, 'the call runs');
+  clock.advance(60_000);
+  t.equal(signal?.aborted, true, 'aborted at the deadline');
+  await done;
+  t.same(told, [], 'the pod.create-deadline timer decides; the abort is no failure of its own');
 });

@@ -11,6 +11,7 @@ import type { Pod } from '../../../src/adapters/kubernetes/model.js';
 import { KubernetesProvider } from '../../../src/providers/kubernetes/index.js';
 import { providerKindOf } from '../../../src/providers/errors.js';
 import { MockApiServer } from '../../adapters/kubernetes/mockApiServer.js';
+import { mockClusters } from './mockClusters.js';
 
 const podWithConfigMap: Pod = {
   metadata: { name: 'web-1', namespace: 'shop', uid: 'host-uid' },
@@ -18,12 +19,8 @@ const podWithConfigMap: Pod = {
 };
 
 async function world(t: Test) {
-  const host = await MockApiServer.start();
-  const remote = await MockApiServer.start();
-  t.teardown(() => Promise.all([host.close(), remote.close()]));
+  const { host, remote } = await mockClusters(t);
   remote.route((r) => {
-    if (r.url.searchParams.get('watch') === 'true') return 'hang';
-    if (r.method === 'GET' && r.url.pathname === '/api/v1/pods') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
     if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces') return { status: 201, body: JSON.parse(r.body) as unknown };
     return undefined;
   });

@@ -73,7 +73,8 @@ export class RemotePodCalls {
     return this.deps.remoteNamespaceOf(hostNamespace);
   }
 
-  async create(pod: Pod): Promise<void> {
+  /** `signal`: the attempt was given up (its deadline passed); the pod's POST is then dropped unsent or abandoned. */
+  async create(pod: Pod, signal?: AbortSignal): Promise<void> {
     const remoteNamespace = this.remoteNamespaceOf(pod.metadata?.namespace ?? 'default');
     const policy = this.o.podPolicy ?? {};
     const tokens = projectedTokens(pod);
@@ -108,7 +109,7 @@ export class RemotePodCalls {
     });
     let created = false;
     try {
-      await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts));
+      await this.remote.call('other', operation('create', `${what}`), (core, opts) => core.createNamespacedPod({ namespace: remoteNamespace, body: remotePod }, opts), definedOnly({ signal }));
       created = true;
     } catch (err) {
       if (isKind(err, 'not-found')) this.namespaces.forget(remoteNamespace); // deleted under us; next attempt re-creates it
