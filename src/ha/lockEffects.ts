@@ -130,8 +130,9 @@ export function lockEffects(deps: LockActorDeps, config: LockConfig): (effect: L
         deps.logger.info('node lock: giving the node back to a peer below its share', { node: config.nodeName, identity });
         return;
       case 'stopped':
+        const lease = effect.release;
         return releaseLease({
-          clock: ctx.clock, leaseApi: deps.leaseApi, lease: effect.release, deadlineMs: config.settings.renewDeadlineMs, onStopped: deps.onStopped,
+          clock: ctx.clock, write: lease && (() => deps.leaseApi.updateLease(lease)), deadlineMs: config.settings.renewDeadlineMs, onStopped: deps.onStopped,
           failed: (error) => deps.logger.debug('node lock: release failed (it will expire)', { node: config.nodeName, error }),
         });
     }

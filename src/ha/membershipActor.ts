@@ -7,12 +7,12 @@
  */
 import { callWithDeadline } from '../lib/callWithDeadline.js';
 import { isoOrNull } from '../lib/clock.js';
-import { errorMessage } from '../lib/errorMessage.js';
 import type { LeaseListApi } from '../adapters/kubernetes/leaseApi.js';
 import type { Logger } from '../adapters/logger.js';
 import { apiFailure } from '../runtime/apiFailures.js';
 import type { ActorBehavior, EffectContext } from '../runtime/behavior.js';
 import { reportTo, withSchedule } from '../runtime/effectOutcome.js';
+import { releaseLease } from './leaseRelease.js';
 import { decideMembers, initialMembersState, MEMBER_SELECTOR, memberName, startMembers, type Members, type MembersConfig, type MembersEffect, type MembersMsg, type MembersState } from './membership.js';
 
 export const MEMBERS_ACTOR = 'members';
@@ -60,7 +60,12 @@ export function membersActor(deps: MembersActorDeps, config: MembersConfig): Act
           deps.publish(effect.members);
           return;
         case 'stopped':
-          return removeOwn(ctx, effect.remove);
+          // Deleted, not emptied: peers see this replica gone, and no Lease is left per pod name.
+          return releaseLease({
+            clock: ctx.clock, deadlineMs: settings.renewDeadlineMs, onStopped: deps.onStopped,
+            write: effect.remove ? () => deps.leaseApi.deleteLease(settings.namespace, memberName(settings.identity)) : undefined,
+            failed: (error) => deps.logger.debug('replica membership: removing the Lease failed (it will expire)', { identity: settings.identity, error }),
+          });
       }
     }),
     summarize: (state) => ({
@@ -74,17 +79,4 @@ export function membersActor(deps: MembersActorDeps, config: MembersConfig): Act
       lastError: state.lastError ?? null,
     }),
   };
-
-  /** Deletes the own Lease, bounded by the renew deadline; a failure leaves it to expire. */
-  async function removeOwn(ctx: Ctx, remove: boolean): Promise<void> {
-    try {
-      if (remove) {
-        await callWithDeadline(ctx.clock, settings.renewDeadlineMs, undefined, () => deps.leaseApi.deleteLease(settings.namespace, memberName(settings.identity))).catch((error: unknown) =>
-          deps.logger.debug('replica membership: removing the Lease failed (it will expire)', { identity: settings.identity, error: errorMessage(error) }),
-        );
-      }
-    } finally {
-      deps.onStopped();
-    }
-  }
 }
