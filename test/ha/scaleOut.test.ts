@@ -13,6 +13,19 @@ import { advanceUntil, NS, replica, run, type Replica } from './replicas.js';
 
 const NODES = Array.from({ length: 9 }, (_, i) => `vk-${i + 1}`);
 const counts = (rs: readonly Replica[]): number[] => rs.map((r) => r.driving.size);
+/** When `r` gave a node back, from its log (`<at> -<node>`). */
+const giveBacks = (r: Replica): number[] => r.log.filter((l) => l.includes(' -')).map((l) => Number(l.split(' ')[0]));
+
+/** Replica a alone, driving the first `n` nodes; `api` wraps the shared store for a's own calls. */
+async function soleReplica(t: { teardown(fn: () => unknown): void }, n: number, api: (store: FakeLeaseApi) => FakeLeaseApi = (store) => store) {
+  const clock = new ManualClock();
+  const store = new FakeLeaseApi();
+  const nodes = NODES.slice(0, n);
+  const a = replica('a', nodes, api(store), clock);
+  t.teardown(() => a.locks.stop());
+  await advanceUntil(clock, () => a.driving.size === n, 120_000);
+  return { clock, store, nodes, a };
+}
 
 /** Advances the clock like `advanceUntil`, noting the first moment any node is driven by two replicas. */
 function watched(clock: ManualClock, rs: () => readonly Replica[]): { until(what: () => boolean, limitMs: number): Promise<number>; overlap(): string | undefined } {
@@ -47,7 +60,7 @@ t.test('three replicas, nine nodes: 3/3/3; one dies: the others drive all nine w
   await run(clock, 60_000);
   t.same(counts(rs).sort(), [4, 5], 'two replicas settle at ⌈9/2⌉ and the rest, never above');
 
-  const gaveBack = (r: Replica): number => r.log.filter((l) => l.includes(' -')).length;
+  const gaveBack = (r: Replica): number => giveBacks(r).length;
   const before = { a: gaveBack(a), b: gaveBack(b) };
   const c2 = start('c');
   rs = [a, b, c2];
@@ -61,31 +74,20 @@ t.test('three replicas, nine nodes: 3/3/3; one dies: the others drive all nine w
 });
 
 t.test('a replica gives back at most one node per lock duration', async (t) => {
-  const clock = new ManualClock();
-  const store = new FakeLeaseApi();
-  const nodes = NODES.slice(0, 6);
-  const a = replica('a', nodes, store, clock);
-  t.teardown(() => a.locks.stop());
-  await advanceUntil(clock, () => a.driving.size === 6, 120_000);
+  const { clock, store, nodes, a } = await soleReplica(t, 6);
   const b = replica('b', nodes, store, clock);
   t.teardown(() => b.locks.stop());
   await advanceUntil(clock, () => b.driving.size === 3, 120_000);
-  const losses = a.log.filter((l) => l.includes(' -')).map((l) => Number(l.split(' ')[0]));
+  const losses = giveBacks(a);
   t.equal(losses.length, 3);
   for (let i = 1; i < losses.length; i += 1) t.ok(losses[i]! - losses[i - 1]! >= 15_000, `give-back ${i + 1} came ${losses[i]! - losses[i - 1]!} ms after the one before`);
 });
 
 t.test('a replica whose listings stop gives nothing back: the last listing is not trusted for long', async (t) => {
-  const clock = new ManualClock();
-  const store = new FakeLeaseApi();
-  const nodes = NODES.slice(0, 4);
   let listing = true;
-  const aApi = Object.assign(Object.create(store) as FakeLeaseApi, {
+  const { clock, store, nodes, a } = await soleReplica(t, 4, (store) => Object.assign(Object.create(store) as FakeLeaseApi, {
     listLeases: (ns: string, selector: string) => (listing ? store.listLeases(ns, selector) : Promise.reject(kubeError('transient', 'list leases'))),
-  });
-  const a = replica('a', nodes, aApi, clock);
-  t.teardown(() => a.locks.stop());
-  await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  }));
   listing = false; // a's view of its peers ends here, before b joins
   const b = replica('b', nodes, store, clock);
   t.teardown(() => b.locks.stop());
@@ -98,12 +100,7 @@ t.test('a replica whose listings stop gives nothing back: the last listing is no
 });
 
 t.test('a peer configured with other nodes is never given one (a config rollout half done)', async (t) => {
-  const clock = new ManualClock();
-  const store = new FakeLeaseApi();
-  const nodes = NODES.slice(0, 4);
-  const a = replica('a', nodes, store, clock);
-  t.teardown(() => a.locks.stop());
-  await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  const { clock, store, a } = await soleReplica(t, 4);
   const b = replica('b', [], store, clock);
   t.teardown(() => b.locks.stop());
   let undriven = 0;
@@ -112,16 +109,11 @@ t.test('a peer configured with other nodes is never given one (a config rollout 
     if (a.driving.size < 4) undriven += 100;
   }
   t.equal(undriven, 0, 'every node driven all the while');
-  t.notOk(a.log.some((l) => l.includes(' -')), 'nothing given back');
+  t.same(giveBacks(a), [], 'nothing given back');
 });
 
 t.test('a peer that renews but cannot take the node: the node comes back, and each time the wait before the next give-back doubles', async (t) => {
-  const clock = new ManualClock();
-  const store = new FakeLeaseApi();
-  const nodes = NODES.slice(0, 4);
-  const a = replica('a', nodes, store, clock);
-  t.teardown(() => a.locks.stop());
-  await advanceUntil(clock, () => a.driving.size === 4, 120_000);
+  const { clock, store, nodes, a } = await soleReplica(t, 4);
   // b's node-lock writes are refused (its lock actors cannot take), its membership Lease is fine.
   const refused = (lease: { metadata?: { name?: string } }) => lease.metadata?.name?.startsWith('tether-node-') ?? false;
   const bApi = Object.assign(Object.create(store) as FakeLeaseApi, {
@@ -132,7 +124,7 @@ t.test('a peer that renews but cannot take the node: the node comes back, and ea
   t.teardown(() => b.locks.stop());
   await run(clock, 240_000);
   t.equal(b.driving.size, 0);
-  const gives = a.log.filter((l) => l.includes(' -')).map((l) => Number(l.split(' ')[0]));
+  const gives = giveBacks(a);
   t.ok(gives.length >= 2 && gives.length <= 4, `${gives.length} give-backs in 240 s (a lock duration apart each time, they would be about ten)`);
   const gaps = gives.slice(1).map((g, i) => g - gives[i]!);
   t.ok(gaps.every((g, i) => i === 0 || g > gaps[i - 1]!), `the waits grow: ${gaps.join(', ')} ms`);
