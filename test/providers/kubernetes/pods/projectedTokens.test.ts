@@ -14,7 +14,7 @@ import type { PodPolicy } from '../../../../src/providers/kubernetes/pods/podPol
 import { projectedTokens, toRemotePod } from '../../../../src/providers/kubernetes/pods/podTranslation.js';
 import { eventReasonOf, providerKindOf } from '../../../../src/providers/errors.js';
 import { formatPath } from '../../../../src/lib/fieldProblem.js';
-import { MockApiServer } from '../../../adapters/kubernetes/mockApiServer.js';
+import { mockClusters } from '../mockClusters.js';
 
 const withToken: Pod = {
   metadata: { name: 'web-1', namespace: 'shop', uid: 'host-uid' },
@@ -39,13 +39,9 @@ void t.test('translation never keeps a projected token source; the pod\'s own on
 });
 
 async function world(t: Test, podPolicy: PodPolicy) {
-  const host = await MockApiServer.start();
-  const remote = await MockApiServer.start();
-  t.teardown(() => Promise.all([host.close(), remote.close()]));
+  const { host, remote } = await mockClusters(t);
   host.route((r) => (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/configmaps/cfg' ? { body: { metadata: { name: 'cfg', namespace: 'shop' }, data: {} } } : undefined));
   remote.route((r) => {
-    if (r.url.searchParams.get('watch') === 'true') return 'hang';
-    if (r.method === 'GET' && r.url.pathname === '/api/v1/pods') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
     if (r.method === 'POST') return { status: 201, body: JSON.parse(r.body) as unknown };
     return undefined;
   });

@@ -11,7 +11,7 @@ import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import { KubernetesProvider } from '../../../../src/providers/kubernetes/index.js';
 import type { PodPolicy } from '../../../../src/providers/kubernetes/pods/podPolicy.js';
 import { eventReasonOf, providerKindOf } from '../../../../src/providers/errors.js';
-import { MockApiServer, status } from '../../../adapters/kubernetes/mockApiServer.js';
+import { status } from '../../../adapters/kubernetes/mockApiServer.js';
 import { transient } from '../../../../src/providers/errors.js';
 import { Reflector } from '../../../../src/providers/kubernetes/configReflection/configReflector.js';
 import type { HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
@@ -22,6 +22,7 @@ import { ManualClock } from '../../../support/manualClock.js';
 import { runReconcilers } from '../../../support/reconcilers.js';
 import { drain, until } from '../../../support/until.js';
 import { asCalled, silentLog } from '../configReflection/configMapWorld.js';
+import { mockClusters } from '../mockClusters.js';
 
 const hostPod: Pod = {
   metadata: { name: 'web-1', namespace: 'shop', uid: 'host-uid' },
@@ -32,17 +33,13 @@ const hostPod: Pod = {
 };
 
 async function world(t: Test, existing: Record<string, unknown> | undefined, podPolicy: PodPolicy = {}) {
-  const host = await MockApiServer.start();
-  const remote = await MockApiServer.start();
-  t.teardown(() => Promise.all([host.close(), remote.close()]));
+  const { host, remote } = await mockClusters(t);
   host.route((r) => {
     if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/secrets/db') return { body: { metadata: { name: 'db', namespace: 'shop' }, data: { pw: 'c2VjcmV0' } } };
     if (r.method === 'GET' && r.url.pathname === '/api/v1/namespaces/shop/configmaps/app-config') return { body: { metadata: { name: 'app-config', namespace: 'shop' }, data: { a: 'b' } } };
     return undefined;
   });
   remote.route((r) => {
-    if (r.url.searchParams.get('watch') === 'true') return 'hang';
-    if (r.method === 'GET' && r.url.pathname === '/api/v1/pods') return { body: { metadata: { resourceVersion: '1' }, items: [] } };
     if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces') {
       return existing ? { status: 409, body: status(409, 'AlreadyExists', 'namespaces "shop-home" already exists') } : { status: 201, body: JSON.parse(r.body) as unknown };
     }
