@@ -20,7 +20,7 @@ import { ConnectionPool, pooledKubeConfig, type ConnectionPoolOptions } from './
 import { EventRecorderClient, type EventRecorderOptions } from './eventRecorderClient.js';
 import { loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
 import { isRead, type Operation } from './operation.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter, type Priority, type PriorityStats } from './rateLimiter.js';
+import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_LIMIT, RateLimiter, type Priority, type PriorityStats } from './rateLimiter.js';
 
 /** A kubeconfig to load (file or string; a Secret is read by the caller), or one already loaded. */
 export type ClusterSource = KubeconfigSource | KubeConfig;
@@ -34,6 +34,8 @@ export interface ClusterCallOptions {
 export interface ClusterClientOptions {
   /** Client-side limit shared by all requests (default qps 50, burst 100: kubelet's defaults). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** Requests in flight at once, lease requests aside (default {@link DEFAULT_MAX_IN_FLIGHT}); also the idle sockets kept. */
+  readonly maxInFlight?: number;
   /** Keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
   readonly connectionPool?: ConnectionPoolOptions | false;
   /** Per-class request deadlines (defaults in call.ts): every call to this cluster is bounded. */
@@ -68,12 +70,14 @@ export class ClusterClient {
   constructor(source: ClusterSource, options: ClusterClientOptions = {}) {
     const loaded = source instanceof KubeConfig ? source : loadKubeConfig(source);
     this.clock = options.clock ?? systemClock;
-    this.pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock: this.clock, ...options.connectionPool });
+    const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    // As many idle sockets kept as requests may run at once: a burst's sockets all stay for the next one.
+    this.pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock: this.clock, maxFreeSockets: maxInFlight, ...options.connectionPool });
     this.kubeConfig = this.pool ? pooledKubeConfig(loaded, this.pool) : loaded;
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
     this.nodeApi = this.kubeConfig.makeApiClient(NodeV1Api);
-    this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), clock: this.clock });
+    this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), maxInFlight, clock: this.clock });
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
     this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
     this.reads = { limiter: this.limiter, deadlines: this.deadlines, clock: this.clock };

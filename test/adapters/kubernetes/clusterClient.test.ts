@@ -45,3 +45,27 @@ t.test('a client built fenced (a standby replica) sends no write until the fence
   await client.call('delete', operation('delete', 'pod ns/a'), (core, o) => core.deleteNamespacedPod({ name: 'a', namespace: 'ns' }, o));
   t.equal(server.requests.filter((r) => r.method === 'DELETE').length, 1, 'opened: the write goes out');
 });
+
+t.test('a burst of requests with the budget lifted runs at most 32 at once, over sockets it keeps: no TLS handshake per request', { timeout: 30_000 }, async (t) => {
+  const server = await MockApiServer.start({ tls: true });
+  t.teardown(() => server.close());
+  let running = 0;
+  let most = 0;
+  server.route(async (r) => {
+    if (r.method !== 'GET') return undefined;
+    running += 1;
+    most = Math.max(most, running);
+    await new Promise((resolve) => setTimeout(resolve, 2)); // the server's own latency
+    running -= 1;
+    return { body: pod('p', '2') };
+  });
+  const client = new ClusterClient(server.kubeConfig(), { rateLimit: { qps: Infinity, burst: 1_000 } });
+  t.teardown(() => client.stop());
+  const burst = (): Promise<unknown[]> =>
+    Promise.all(Array.from({ length: 200 }, (_, i) => client.call('other', operation('get', `pod ns/p${i}`), (core, o) => core.readNamespacedPod({ name: 'p', namespace: 'ns' }, o))));
+  await burst();
+  await burst();
+  t.equal(server.requests.length, 400);
+  t.ok(most <= 32, `at most 32 requests reached the server at once (saw ${most})`);
+  t.ok(server.tlsHandshakes <= 32, `400 requests over at most 32 TLS connections (saw ${server.tlsHandshakes})`);
+});

@@ -143,3 +143,79 @@ t.test('a request whose signal aborts while it waits for a token is dropped, nev
   t.same(started, ['a', 'c'], 'b never ran, and did not use a token');
   await t.rejects(run('d', fence.signal), /lock lost/, 'an already-aborted signal is refused at once');
 });
+
+/** A request that runs until `finish` is called. */
+function pending(): { readonly promise: Promise<void>; readonly finish: () => void } {
+  let finish = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (finish = resolve));
+  return { promise, finish };
+}
+
+t.test('no more than maxInFlight requests run at once; the next starts when one settles', async (t) => {
+  const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 2 });
+  const calls = [pending(), pending(), pending(), pending()];
+  const started: number[] = [];
+  const all = calls.map((c, i) => rl.schedule('status', () => (started.push(i), c.promise)));
+  t.same(started, [0, 1], 'two slots, two requests started, tokens to spare');
+  t.equal(rl.inFlight(), 2);
+  t.equal(rl.queueDepth().status, 2, 'the rest wait in the queue');
+  calls[1]!.finish();
+  await drain(1);
+  t.same(started, [0, 1, 2], 'a settled request frees its slot for the next');
+  calls[0]!.finish();
+  calls[2]!.finish();
+  await drain(1);
+  calls[3]!.finish();
+  await Promise.all(all);
+  t.same(started, [0, 1, 2, 3]);
+  t.equal(rl.inFlight(), 0, 'every slot given back');
+});
+
+t.test('a failed request gives its slot back too', async (t) => {
+  const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 1 });
+  const first = rl.schedule('other', () => Promise.reject(new Error('refused')));
+  const second = rl.schedule('other', () => Promise.resolve('ran'));
+  await t.rejects(first, /refused/);
+  t.equal(await second, 'ran');
+  const thrown = rl.schedule('other', () => {
+    throw new Error('thrown');
+  });
+  await t.rejects(thrown, /thrown/);
+  t.equal(await rl.schedule('other', () => Promise.resolve('after a throw')), 'after a throw');
+  t.equal(rl.inFlight(), 0);
+});
+
+t.test('a lease request starts while every slot is held by slow writes', async (t) => {
+  const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 2 });
+  const slow = [pending(), pending()];
+  const writes = slow.map((c) => rl.schedule('status', () => c.promise));
+  let leaseRan = false;
+  await rl.schedule('lease', () => ((leaseRan = true), Promise.resolve()));
+  t.ok(leaseRan, 'the renewal did not wait for a slot');
+  let deleteRan = false;
+  const deletion = rl.schedule('delete', () => ((deleteRan = true), Promise.resolve()));
+  await drain(1);
+  t.notOk(deleteRan, 'other classes wait for a slot');
+  slow[0]!.finish();
+  await deletion;
+  t.ok(deleteRan);
+  slow[1]!.finish();
+  await Promise.all(writes);
+});
+
+t.test('status writes of one pod waiting for a slot coalesce: only the newest is sent', async (t) => {
+  const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 1 });
+  const blocker = pending();
+  const held = rl.schedule('other', () => blocker.promise);
+  const sent: string[] = [];
+  const older = rl.schedule('status', () => (sent.push('older'), Promise.resolve()), { key: 'status pod u1' });
+  const newer = rl.schedule('status', () => (sent.push('newer'), Promise.resolve()), { key: 'status pod u1' });
+  await t.rejects(older, { name: 'SupersededError' }, 'the older write is dropped unsent');
+  blocker.finish();
+  await Promise.all([held, newer]);
+  t.same(sent, ['newer']);
+});
+
+t.test('maxInFlight below 1 is refused', async (t) => {
+  t.throws(() => new RateLimiter({ qps: 1, burst: 1, maxInFlight: 0 }), RangeError);
+});
