@@ -21,9 +21,8 @@
  *   edited in the remote cluster while a pod still references it is put back from the host,
  *   judged from both watches' caches (copyRepair.ts) on every copy event, every (re)list of
  *   either side and every newly tracked pod, so a deletion that raced the watches' start is seen.
- * - A ServiceAccount token Secret (`kubernetes.io/service-account-token`) is never copied: a pod
- *   that references one is refused (invalid input: annotation and Event on the host pod), since
- *   the remote's users would hold a credential of the host cluster.
+ * - A ServiceAccount token Secret (`kubernetes.io/service-account-token`) is never copied: a pod that
+ *   references one is refused (invalid input: annotation and Event), lest the remote's users hold a host credential.
  *
  * Both loops are reconcilers (src/lib/reconcile.ts) the node's subtree runs as supervised actors
  * (`reconcilers()`): `config-reflection`, keyed `<host namespace>/<kind>/<name>`, whose level
@@ -45,7 +44,7 @@ import { invalidInput, providerKindOf, transient } from '../../errors.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { hostClusterSelector, hostNamespaceAnnotation } from '../marks.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
-import { toProviderError } from '../remoteErrors.js';
+import { toProviderError, untilAborted } from '../remoteErrors.js';
 import { CopyLedger } from './copyLedger.js';
 import { decideCopyRepair } from './copyRepair.js';
 import { CopyWriter, kindWord } from './copyWriter.js';
@@ -157,15 +156,16 @@ export class Reflector {
   /**
    * Copies everything `hostPod` references into `remoteNamespace` (which must exist). Rejects
    * with classified provider errors only. The references count as held until `done` is called.
+   * `signal` aborted (the create was given up): its wait for a host read shared with others ends.
    */
-  async reflectFor(hostPod: Pod, remoteNamespace: string): Promise<{ done: () => void }> {
+  async reflectFor(hostPod: Pod, remoteNamespace: string, signal?: AbortSignal): Promise<{ done: () => void }> {
     const namespace = hostPod.metadata?.namespace ?? 'default';
     const refs = referencedObjects(hostPod);
     const release = this.orphans.hold(`${namespace}/${hostPod.metadata?.name ?? ''}`, namespace, refs.map((r) => referenceKey(r.kind, r.name)));
     try {
       for (const ref of refs) {
         const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
-        const found = await this.writer.readHost(namespace, ref).catch((err: unknown) => {
+        const found = await untilAborted(this.writer.readHost(namespace, ref), signal).catch((err: unknown) => {
           throw toProviderError(err, `read ${what} from the host cluster`);
         });
         if (!found && !ref.optional) {
@@ -290,7 +290,7 @@ export class Reflector {
     const digest = contentDigest(copy);
     const cached = (): HostObject | undefined => this.copies?.[kind].watch.get(`${namespace}/${name}`);
     try {
-      const outcome = await this.writer.store(kind, copy, cached());
+      const outcome = await this.writer.store(kind, copy, cached(), digest);
       if (outcome.type === 'not-owned') return this.reportNotOwned({ hostNamespace, kind, namespace, name }, outcome.uid, 'not overwriting it');
       const stored = outcome.stored;
       this.notOwned.forget(copyKey(hostNamespace, kind, name));

@@ -11,6 +11,7 @@ import { operation } from '../../../adapters/kubernetes/operation.js';
 import { isKind } from '../../../lib/errorKind.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { definedOnly } from '../../../lib/defaults.js';
+import { SharedCalls } from '../../../lib/sharedCalls.js';
 import { isTetherCopy, type HostObject } from './reflectedObject.js';
 import type { ObjectReference, ReferencedKind } from './references.js';
 
@@ -30,10 +31,25 @@ export interface CopyWriterOptions {
 }
 
 export class CopyWriter {
+  /** Host reads in flight, by kind, namespace and name: readers who come while one runs share it. */
+  private readonly reading = new SharedCalls<HostObject | undefined>();
+  /** Remote copy writes in flight, by kind, namespace and name, versioned by the content's digest. */
+  private readonly storing = new SharedCalls<StoreOutcome>();
+
   constructor(private readonly o: CopyWriterOptions) {}
 
-  /** The host object, or undefined when it is not found (the caller decides what that means). */
-  async readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
+  /**
+   * The host object, or undefined when it is not found (the caller decides what that means).
+   * Concurrent reads of one object are one GET: at 10,000 pods created together, each referencing
+   * the namespace's `kube-root-ca.crt`, a GET per pod filled the host client's budget and queue
+   * (the creates then timed out waiting for it). A reader that joins gets an answer sent at most
+   * one round trip before it asked; a read that has settled is not kept (this is not a cache).
+   */
+  readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
+    return this.reading.run(`${ref.kind}/${namespace}/${ref.name}`, () => this.readHostOnce(namespace, ref));
+  }
+
+  private async readHostOnce(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     try {
       return await this.read(this.o.host, ref.kind, namespace, ref.name, `${kindWord(ref.kind)} ${namespace}/${ref.name} from the host cluster`);
     } catch (err) {
@@ -45,9 +61,16 @@ export class CopyWriter {
   /**
    * One write: a replace of the copy the watch holds (`cached`; one request, where
    * create-then-replace costs three), else a create, then a read and replace if it exists. An
-   * object that is not Tether's copy is answered `not-owned` and left as it is.
+   * object that is not Tether's copy is answered `not-owned` and left as it is. A store of the
+   * same `digest` (of the copy's content) to the same copy already in flight is joined, not
+   * repeated: the pods created together that shared one host read would each write it.
    */
-  async store(kind: ReferencedKind, copy: HostObject, cached: HostObject | undefined): Promise<StoreOutcome> {
+  store(kind: ReferencedKind, copy: HostObject, cached: HostObject | undefined, digest: string): Promise<StoreOutcome> {
+    const key = `${kind}/${copy.metadata?.namespace ?? ''}/${copy.metadata?.name ?? ''}`;
+    return this.storing.run(key, () => this.storeOnce(kind, copy, cached), digest);
+  }
+
+  private async storeOnce(kind: ReferencedKind, copy: HostObject, cached: HostObject | undefined): Promise<StoreOutcome> {
     const namespace = copy.metadata?.namespace ?? '';
     const what = `remote ${kindWord(kind)} ${namespace}/${copy.metadata?.name ?? ''}`;
     if (cached && this.owns(cached)) {

@@ -103,7 +103,7 @@ export class RemotePodCalls {
     await asProviderCall(`create remote namespace ${remoteNamespace}`, () => this.namespaces.ensure(remoteNamespace, pod.metadata?.namespace ?? 'default'));
     // The token's Secret first, so the remote kubelet finds it when it mounts the pod's volumes.
     const token = access && (await this.deps.hostTokens?.prepare(subjectOfHostPod(pod, access.serviceAccount), remoteNamespace));
-    const held = await this.reflector.reflectFor(pod, remoteNamespace).catch((err: unknown) => {
+    const held = await this.reflector.reflectFor(pod, remoteNamespace, signal).catch((err: unknown) => {
       token?.done();
       throw err;
     });

@@ -312,3 +312,59 @@ void t.test('a copy no pod references any more by the end of its namespace check
   t.same(world.writes, [], 'the sweep owns it now');
   await world.reflector.stop();
 });
+
+/** A host whose Secret reads wait until `answer` is called; counts the reads that reached it. */
+function heldHost(): { readonly host: ClusterClient; readonly reads: () => number; readonly answer: () => void } {
+  let reads = 0;
+  let answer = (): void => undefined;
+  let gate = new Promise<void>((resolve) => (answer = resolve));
+  const core = {
+    readNamespacedSecret: async ({ name, namespace }: { name: string; namespace: string }) => {
+      reads += 1;
+      await gate;
+      return { metadata: { name, namespace }, type: 'Opaque', data: { a: 'eA==' } };
+    },
+  };
+  const host = { call: (_p: string, op: Operation, fn: (c: typeof core) => Promise<unknown>) => asCalled(op, () => fn(core)) } as unknown as ClusterClient;
+  return {
+    host,
+    reads: () => reads,
+    answer: () => {
+      answer();
+      gate = new Promise<void>((resolve) => (answer = resolve));
+    },
+  };
+}
+
+void t.test('pods created at once that reference one host Secret share one read of it; a later pod reads it afresh', async (t) => {
+  const writes: string[] = [];
+  const held = heldHost();
+  const reflector = new Reflector({ host: held.host, remote: fakeCluster({}, writes), hostClusterId: 'home', remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never });
+  t.teardown(() => reflector.stop());
+  const creating = Array.from({ length: 20 }, () => reflector.reflectFor(podWithSecretVolume('plain'), 'shop-home'));
+  await drain();
+  t.equal(held.reads(), 1, 'twenty creates, one host read in flight');
+  held.answer();
+  for (const h of await Promise.all(creating)) h.done();
+  t.same(writes, ['shop-home/plain'], 'the copy written once');
+  const later = reflector.reflectFor(podWithSecretVolume('plain'), 'shop-home');
+  await drain();
+  t.equal(held.reads(), 2, 'a read that has settled is not a cache: the next pod reads the Secret again');
+  held.answer();
+  (await later).done();
+});
+
+void t.test('a create given up while its host read still waits is answered at once with the reason; the others still get the object', async (t) => {
+  const held = heldHost();
+  const reflector = new Reflector({ host: held.host, remote: fakeCluster({}, []), hostClusterId: 'home', remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never });
+  t.teardown(() => reflector.stop());
+  const attempt = new AbortController();
+  const givenUp = reflector.reflectFor(podWithSecretVolume('plain'), 'shop-home', attempt.signal);
+  const other = reflector.reflectFor(podWithSecretVolume('plain'), 'shop-home');
+  await drain();
+  attempt.abort(new Error('the provider did not answer the create within 60 s'));
+  await t.rejects(givenUp, /within 60 s/, 'the given-up create does not wait for the read');
+  held.answer();
+  (await other).done();
+  t.equal(held.reads(), 1, 'the read the two shared went on for the pod still creating');
+});

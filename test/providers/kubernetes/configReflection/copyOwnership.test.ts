@@ -95,7 +95,7 @@ void t.test('the delete of Tether\'s own copy carries its uid and resourceVersio
 void t.test('the update of a copy whose marks were removed is refused: nothing is overwritten', async (t) => {
   const world = fakeRemote(takenOver());
   const desired = remoteCopy('ConfigMap', { ...source, data: { 'app.conf': 'v2' } }, 'shop-home', 'home');
-  const outcome = await writerOn(world.remote).store('ConfigMap', desired, ours()); // the watch still shows it marked
+  const outcome = await writerOn(world.remote).store('ConfigMap', desired, ours(), 'v2'); // the watch still shows it marked
   t.same(outcome, { type: 'not-owned', uid: 'c-1' });
   t.same(world.calls, ['replace at 10 uid c-1', 'create', 'read'], 'the replace at the judged version failed; no replace at the new one');
   t.same((world.current() as { data?: object }).data, { 'app.conf': 'v1' }, 'the remote admin\'s object is as they left it');
