@@ -13,6 +13,8 @@ export class SharedCalls<T> {
     const outcome = call().finally(() => {
       if (this.running.get(key)?.outcome === outcome) this.running.delete(key);
     });
+    // Every caller may stop waiting (a given-up create): a failure then has no one to go to.
+    outcome.catch(() => undefined);
     this.running.set(key, { version, outcome });
     return outcome;
   }

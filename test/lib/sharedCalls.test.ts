@@ -1,5 +1,6 @@
 import t from 'tap';
 import { SharedCalls } from '../../src/lib/sharedCalls.js';
+import { drain } from '../support/until.js';
 
 function held<T>(): { readonly promise: Promise<T>; readonly settle: (value: T) => void; readonly fail: (error: Error) => void } {
   let settle = (_: T): void => undefined;
@@ -49,4 +50,15 @@ void t.test('another key, or another version of the same key, is a call of its o
   v1.settle('wrote v1');
   t.equal(await first, 'wrote v1');
   t.equal(calls.size, 0, 'the older call settling late does not leave or drop an entry');
+});
+
+void t.test('a failure that no caller waits for any more is not an unhandled rejection', async (t) => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown): void => void unhandled.push(reason);
+  process.on('unhandledRejection', record);
+  t.teardown(() => process.off('unhandledRejection', record));
+  const calls = new SharedCalls<string>();
+  void calls.run('k', () => Promise.reject(new Error('refused'))); // every caller stopped waiting (a given-up create)
+  await drain(); // unhandled rejections are reported once the microtask queue has run
+  t.same(unhandled, []);
 });

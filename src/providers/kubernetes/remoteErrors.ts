@@ -70,7 +70,10 @@ export async function asProviderCall<T>(operation: string, fn: () => Promise<T>)
 /** Rejects with the signal's reason as soon as it aborts; the underlying work is not cancelled. */
 export function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return pending;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) {
+    pending.catch(() => undefined); // nobody waits for it now: its failure must not go unhandled
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });

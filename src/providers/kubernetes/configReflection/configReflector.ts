@@ -155,8 +155,7 @@ export class Reflector {
 
   /**
    * Copies everything `hostPod` references into `remoteNamespace` (which must exist). Rejects
-   * with classified provider errors only. The references count as held until `done` is called.
-   * `signal` aborted (the create was given up): its wait for a host read shared with others ends.
+   * with classified provider errors only. The references stay held until `done`; an aborted `signal` (a given-up create) ends the wait for a shared read.
    */
   async reflectFor(hostPod: Pod, remoteNamespace: string, signal?: AbortSignal): Promise<{ done: () => void }> {
     const namespace = hostPod.metadata?.namespace ?? 'default';
@@ -164,6 +163,7 @@ export class Reflector {
     const release = this.orphans.hold(`${namespace}/${hostPod.metadata?.name ?? ''}`, namespace, refs.map((r) => referenceKey(r.kind, r.name)));
     try {
       for (const ref of refs) {
+        signal?.throwIfAborted();
         const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
         const found = await untilAborted(this.writer.readHost(namespace, ref), signal).catch((err: unknown) => {
           throw toProviderError(err, `read ${what} from the host cluster`);

@@ -16,8 +16,13 @@ import { cumulativeCpu, InvalidStatsSummary, podStatsOfKubeletSummary } from '..
 import type { PodStats, StatsSummary, UsageStats } from '../../provider.js';
 import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.js';
 import { ownershipOf, type OwnershipRule } from '../pods/ownership.js';
-import { toProviderError, untilAborted } from '../remoteErrors.js';
+import { toProviderError } from '../remoteErrors.js';
 import { describeOperation, operation } from '../../../adapters/kubernetes/operation.js';
+import { forEachBounded } from '../../../lib/boundedConcurrency.js';
+import { definedOnly } from '../../../lib/defaults.js';
+
+/** Remote nodes whose summaries one scrape reads at once (the remote client runs 32 requests at once in all). */
+const SCRAPE_CONCURRENCY = 8;
 
 /** What the node's cumulative CPU carries from one summary to the next. */
 export interface NodeCpuCounter {
@@ -119,7 +124,12 @@ export class RemoteStats {
   private async read(signal?: AbortSignal): Promise<StatsSummary> {
     const owned = this.o.owned();
     const nodes = [...remoteNodesOf(owned, this.o.rule).keys()];
-    const results = await Promise.allSettled(nodes.map((node) => this.nodeSummary(node, signal)));
+    const results: PromiseSettledResult<PodStats[]>[] = [];
+    // A few nodes at a time: one scrape must not take every request slot of the remote client
+    // (the creates and deletes of pods wait behind it) while dead nodes time out.
+    await forEachBounded(nodes.keys(), SCRAPE_CONCURRENCY, async (i) => {
+      results[i] = await this.nodeSummary(nodes[i] ?? '', signal).then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
+    });
     const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ node: nodes[i] ?? '', error: r.reason as unknown }] : []));
     for (const f of failures) this.o.log.warn('remote node stats unavailable', { node: f.node, error: String(f.error) });
     const first = failures[0];
@@ -138,8 +148,8 @@ export class RemoteStats {
     const op = operation('get', `stats summary of remote node ${node}`);
     let body: unknown;
     try {
-      body = await untilAborted(this.o.remote.call('other', op, (core, options) =>
-        core.connectGetNodeProxyWithPath({ name: node, path: 'stats/summary' }, options)), signal);
+      body = await this.o.remote.call('other', op, (core, options) =>
+        core.connectGetNodeProxyWithPath({ name: node, path: 'stats/summary' }, options), definedOnly({ signal }));
     } catch (err) {
       throw toProviderError(err, describeOperation(op));
     }

@@ -139,3 +139,32 @@ t.test('RemoteStats asks each remote node through the node proxy; a failing node
   t.equal(providerKindOf(error), 'transient');
   t.match(String(error), /no remote node's stats could be read/);
 });
+
+t.test('one scrape reads at most 8 remote nodes at once, each call carrying the scrape\'s signal', async (t) => {
+  const many = Array.from({ length: 20 }, (_, i) => remotePod(`p${i}`, `host-${i}`, `remote-${i}`, `worker-${i}`));
+  let running = 0;
+  let most = 0;
+  const signals: unknown[] = [];
+  let release = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const core = {
+    connectGetNodeProxyWithPath: async (): Promise<unknown> => {
+      running += 1;
+      most = Math.max(most, running);
+      await gate;
+      running -= 1;
+      return JSON.stringify({ pods: [] });
+    },
+  };
+  const client = {
+    call: (_p: unknown, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>, callOptions?: { signal?: AbortSignal }) => (signals.push(callOptions?.signal), fn(core, {})),
+  } as unknown as ClusterClient;
+  const scrape = new AbortController();
+  const summary = new RemoteStats({ ...options(client), owned: () => many }).summary(scrape.signal);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(most, 8, 'eight nodes asked at once; the rest wait, not the remote client\'s slots');
+  release();
+  await summary;
+  t.equal(signals.length, 20, 'every node asked');
+  t.ok(signals.every((s) => s === scrape.signal), 'a scrape given up drops its queued reads in the client');
+});
