@@ -16,3 +16,15 @@ export async function forEachBounded<T>(items: Iterable<T>, limit: number, fn: (
   };
   await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
 }
+
+/**
+ * `Promise.allSettled` over `items` with at most `limit` calls of `fn` in flight: every outcome,
+ * in the order of `items`.
+ */
+export async function settledBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = [];
+  await forEachBounded(items.keys(), limit, async (i) => {
+    results[i] = await fn(items[i] as T).then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
+  });
+  return results;
+}

@@ -1,22 +1,16 @@
 import t from 'tap';
 import { SharedCalls } from '../../src/lib/sharedCalls.js';
 import { drain } from '../support/until.js';
-
-function held<T>(): { readonly promise: Promise<T>; readonly settle: (value: T) => void; readonly fail: (error: Error) => void } {
-  let settle = (_: T): void => undefined;
-  let fail = (_: Error): void => undefined;
-  const promise = new Promise<T>((resolve, reject) => ((settle = resolve), (fail = reject)));
-  return { promise, settle, fail };
-}
+import { deferred } from '../support/deferred.js';
 
 void t.test('callers of one key while its call runs share that call and its answer', async (t) => {
   const calls = new SharedCalls<string>();
-  const call = held<string>();
+  const call = deferred<string>();
   let made = 0;
   const asks = [1, 2, 3].map(() => calls.run('cm/shop/root-ca', () => ((made += 1), call.promise)));
   t.equal(made, 1, 'one call for three callers');
   t.equal(calls.size, 1);
-  call.settle('the object');
+  call.resolve('the object');
   t.same(await Promise.all(asks), ['the object', 'the object', 'the object']);
   t.equal(calls.size, 0, 'forgotten once settled');
 });
@@ -30,10 +24,10 @@ void t.test('a settled call is not a cache: the next caller calls again', async 
 
 void t.test('a failure is every sharer\'s, and the next caller calls afresh', async (t) => {
   const calls = new SharedCalls<string>();
-  const call = held<string>();
+  const call = deferred<string>();
   const a = calls.run('k', () => call.promise);
   const b = calls.run('k', () => Promise.resolve('never made'));
-  call.fail(new Error('timed out'));
+  call.reject(new Error('timed out'));
   await t.rejects(a, /timed out/);
   await t.rejects(b, /timed out/);
   t.equal(await calls.run('k', () => Promise.resolve('fresh')), 'fresh');
@@ -41,13 +35,13 @@ void t.test('a failure is every sharer\'s, and the next caller calls afresh', as
 
 void t.test('another key, or another version of the same key, is a call of its own', async (t) => {
   const calls = new SharedCalls<string>();
-  const v1 = held<string>();
+  const v1 = deferred<string>();
   const first = calls.run('copy', () => v1.promise, 'digest-1');
   const other = calls.run('another copy', () => Promise.resolve('b'), 'digest-1');
   const second = calls.run('copy', () => Promise.resolve('wrote v2'), 'digest-2');
   t.equal(await other, 'b');
   t.equal(await second, 'wrote v2', 'a newer content is written, not joined to the older write');
-  v1.settle('wrote v1');
+  v1.resolve('wrote v1');
   t.equal(await first, 'wrote v1');
   t.equal(calls.size, 0, 'the older call settling late does not leave or drop an entry');
 });

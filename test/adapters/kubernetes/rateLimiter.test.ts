@@ -1,6 +1,7 @@
 import t from 'tap';
 import { drain } from '../../support/until.js';
 import { ManualClock } from '../../support/manualClock.js';
+import { deferred } from '../../support/deferred.js';
 import type { Priority } from '../../../src/adapters/kubernetes/rateLimiter.js';
 import { RateLimiter } from '../../../src/adapters/kubernetes/rateLimiter.js';
 
@@ -144,28 +145,22 @@ t.test('a request whose signal aborts while it waits for a token is dropped, nev
   await t.rejects(run('d', fence.signal), /lock lost/, 'an already-aborted signal is refused at once');
 });
 
-/** A request that runs until `finish` is called. */
-function pending(): { readonly promise: Promise<void>; readonly finish: () => void } {
-  let finish = (): void => undefined;
-  const promise = new Promise<void>((resolve) => (finish = resolve));
-  return { promise, finish };
-}
 
 t.test('no more than maxInFlight requests run at once; the next starts when one settles', async (t) => {
   const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 2 });
-  const calls = [pending(), pending(), pending(), pending()];
+  const calls = [deferred(), deferred(), deferred(), deferred()];
   const started: number[] = [];
   const all = calls.map((c, i) => rl.schedule('status', () => (started.push(i), c.promise)));
   t.same(started, [0, 1], 'two slots, two requests started, tokens to spare');
   t.equal(rl.inFlight(), 2);
   t.equal(rl.queueDepth().status, 2, 'the rest wait in the queue');
-  calls[1]!.finish();
+  calls[1]!.resolve();
   await drain(1);
   t.same(started, [0, 1, 2], 'a settled request frees its slot for the next');
-  calls[0]!.finish();
-  calls[2]!.finish();
+  calls[0]!.resolve();
+  calls[2]!.resolve();
   await drain(1);
-  calls[3]!.finish();
+  calls[3]!.resolve();
   await Promise.all(all);
   t.same(started, [0, 1, 2, 3]);
   t.equal(rl.inFlight(), 0, 'every slot given back');
@@ -187,7 +182,7 @@ t.test('a failed request gives its slot back too', async (t) => {
 
 t.test('a lease request starts while every slot is held by slow writes', async (t) => {
   const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 2 });
-  const slow = [pending(), pending()];
+  const slow = [deferred(), deferred()];
   const writes = slow.map((c) => rl.schedule('status', () => c.promise));
   let leaseRan = false;
   await rl.schedule('lease', () => ((leaseRan = true), Promise.resolve()));
@@ -196,22 +191,22 @@ t.test('a lease request starts while every slot is held by slow writes', async (
   const deletion = rl.schedule('delete', () => ((deleteRan = true), Promise.resolve()));
   await drain(1);
   t.notOk(deleteRan, 'other classes wait for a slot');
-  slow[0]!.finish();
+  slow[0]!.resolve();
   await deletion;
   t.ok(deleteRan);
-  slow[1]!.finish();
+  slow[1]!.resolve();
   await Promise.all(writes);
 });
 
 t.test('status writes of one pod waiting for a slot coalesce: only the newest is sent', async (t) => {
   const rl = new RateLimiter({ qps: Infinity, burst: 100, maxInFlight: 1 });
-  const blocker = pending();
+  const blocker = deferred();
   const held = rl.schedule('other', () => blocker.promise);
   const sent: string[] = [];
   const older = rl.schedule('status', () => (sent.push('older'), Promise.resolve()), { key: 'status pod u1' });
   const newer = rl.schedule('status', () => (sent.push('newer'), Promise.resolve()), { key: 'status pod u1' });
   await t.rejects(older, { name: 'SupersededError' }, 'the older write is dropped unsent');
-  blocker.finish();
+  blocker.resolve();
   await Promise.all([held, newer]);
   t.same(sent, ['newer']);
 });

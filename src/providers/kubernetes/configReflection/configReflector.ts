@@ -155,7 +155,7 @@ export class Reflector {
 
   /**
    * Copies everything `hostPod` references into `remoteNamespace` (which must exist). Rejects
-   * with classified provider errors only. The references stay held until `done`; an aborted `signal` (a given-up create) ends the wait for a shared read.
+   * with classified provider errors only. The references stay held until `done`; an aborted `signal` (a given-up create) starts no read and ends the wait for a shared one.
    */
   async reflectFor(hostPod: Pod, remoteNamespace: string, signal?: AbortSignal): Promise<{ done: () => void }> {
     const namespace = hostPod.metadata?.namespace ?? 'default';
@@ -163,9 +163,9 @@ export class Reflector {
     const release = this.orphans.hold(`${namespace}/${hostPod.metadata?.name ?? ''}`, namespace, refs.map((r) => referenceKey(r.kind, r.name)));
     try {
       for (const ref of refs) {
-        signal?.throwIfAborted();
         const what = `${kindWord(ref.kind)} ${namespace}/${ref.name}`;
-        const found = await untilAborted(this.writer.readHost(namespace, ref), signal).catch((err: unknown) => {
+        const reading = signal?.aborted === true ? Promise.reject(signal.reason as Error) : untilAborted(this.writer.readHost(namespace, ref), signal);
+        const found = await reading.catch((err: unknown) => {
           throw toProviderError(err, `read ${what} from the host cluster`);
         });
         if (!found && !ref.optional) {

@@ -42,8 +42,8 @@ export class CopyWriter {
    * The host object, or undefined when it is not found (the caller decides what that means).
    * Concurrent reads of one object are one GET: at 10,000 pods created together, each mounting
    * one ConfigMap, a GET per create filled the host client's budget and queue (the creates then
-   * timed out waiting for it). A reader that joins gets an answer sent at most
-   * one round trip before it asked; a read that has settled is not kept (this is not a cache).
+   * timed out waiting for it). A reader that joins gets an answer sent at most one round trip
+   * before it asked; a read that has settled is not kept (this is not a cache).
    */
   readHost(namespace: string, ref: ObjectReference): Promise<HostObject | undefined> {
     return this.reading.run(`${ref.kind}/${namespace}/${ref.name}`, () => this.readHostOnce(namespace, ref));

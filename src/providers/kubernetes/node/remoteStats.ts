@@ -18,7 +18,7 @@ import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.j
 import { ownershipOf, type OwnershipRule } from '../pods/ownership.js';
 import { toProviderError } from '../remoteErrors.js';
 import { describeOperation, operation } from '../../../adapters/kubernetes/operation.js';
-import { forEachBounded } from '../../../lib/boundedConcurrency.js';
+import { settledBounded } from '../../../lib/boundedConcurrency.js';
 import { definedOnly } from '../../../lib/defaults.js';
 
 /** Remote nodes whose summaries one scrape reads at once (the remote client runs 32 requests at once in all). */
@@ -124,12 +124,9 @@ export class RemoteStats {
   private async read(signal?: AbortSignal): Promise<StatsSummary> {
     const owned = this.o.owned();
     const nodes = [...remoteNodesOf(owned, this.o.rule).keys()];
-    const results: PromiseSettledResult<PodStats[]>[] = [];
     // A few nodes at a time: one scrape must not take every request slot of the remote client
     // (the creates and deletes of pods wait behind it) while dead nodes time out.
-    await forEachBounded(nodes.keys(), SCRAPE_CONCURRENCY, async (i) => {
-      results[i] = await this.nodeSummary(nodes[i] ?? '', signal).then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
-    });
+    const results = await settledBounded(nodes, SCRAPE_CONCURRENCY, (node) => this.nodeSummary(node, signal));
     const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ node: nodes[i] ?? '', error: r.reason as unknown }] : []));
     for (const f of failures) this.o.log.warn('remote node stats unavailable', { node: f.node, error: String(f.error) });
     const first = failures[0];
