@@ -58,7 +58,7 @@ export async function startAgentFromConfig(config: TetherConfig, options: StartO
   // One host connection per node, for the node's actors and its provider alike; stopped last.
   const hostKubeConfig = loadKubeConfig(host);
   const hostClients = config.nodes.map((node) => new ClusterClient(hostKubeConfig, {
-    clock, ...definedOnly({ rateLimit: config.rateLimit, fenced: fenced ? `this replica does not hold the lock of node ${node.name}` : undefined }),
+    clock, ...definedOnly({ rateLimit: config.rateLimit, eventRateLimit: config.eventRateLimit, fenced: fenced ? `this replica does not hold the lock of node ${node.name}` : undefined }),
   }));
   // One host EventRecorder per node too, for the node's actors and its provider alike.
   const hostEvents = config.nodes.map((node, i) => hostClients[i]!.eventRecorder({ reportingInstance: node.name, clock, log: logger.child({ node: node.name }) }));

@@ -21,10 +21,10 @@ import { errorMessage } from '../lib/errorMessage.js';
 import { systemClock } from '../adapters/clock.js';
 import type { EventRecorder } from '../adapters/kubernetes/eventRecorder.js';
 import type { EventRecorderClient } from '../adapters/kubernetes/eventRecorderClient.js';
-import type { ClusterClient } from '../adapters/kubernetes/clusterClient.js';
+import type { ClusterClient, RequestClass } from '../adapters/kubernetes/clusterClient.js';
 import { createKubeClients, createReplicaLeases, type KubeClients } from '../adapters/kubernetes/kubeClients.js';
 import { loadKubeConfig, type KubeconfigSource } from '../adapters/kubernetes/kubeconfig.js';
-import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
+import type { PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import { jsonLogger, type Logger } from '../adapters/logger.js';
 import { withDeepCopies } from '../providers/deepCopy.js';
 import { isWriteFencedProvider, type Provider } from '../providers/provider.js';
@@ -53,6 +53,8 @@ export interface AgentOptions {
   readonly host: KubeconfigSource;
   readonly nodes: readonly AgentNodeSpec[];
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** The host Events' own limit (default qps 50, burst 100). */
+  readonly eventRateLimit?: { readonly qps: number; readonly burst: number };
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly rootPolicy?: RestartPolicy;
@@ -143,7 +145,7 @@ export class TetherAgent implements Lifecycle {
       },
     });
     this.slots = options.nodes.map((spec) => {
-      const clients = createKubeClients(spec.hostClient ?? hostConfig(), { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...definedOnly({ eventRecorder: spec.hostEvents, rateLimit: options.rateLimit }) });
+      const clients = createKubeClients(spec.hostClient ?? hostConfig(), { nodeName: spec.name, clock, log: logger.child({ node: spec.name }), ...definedOnly({ eventRecorder: spec.hostEvents, rateLimit: options.rateLimit, eventRateLimit: options.eventRateLimit }) });
       const onStatusLatency = options.onStatusLatency;
       const observe = onStatusLatency ? (seconds: number): void => onStatusLatency(spec.name, seconds) : undefined;
       return { name: spec.name, clients, provider: spec.provider, launch: () => this.launch(spec, clients, clock, logger, observe), term: 0 };
@@ -253,7 +255,7 @@ export class TetherAgent implements Lifecycle {
   }
 
   /** Read-only, for /metrics: each node's API rate-limiter counters, by node name. */
-  rateLimiterStats(): Map<string, Record<Priority, PriorityStats>> {
+  rateLimiterStats(): Map<string, Record<RequestClass, PriorityStats>> {
     return new Map(this.slots.map((slot) => [slot.name, slot.clients.rateLimiterStats()]));
   }
 

@@ -75,6 +75,8 @@ export const configSchema = z.strictObject({
   }, 'a mapping (address, clientCAFile, certFile, keyFile, certificateCheckIntervalMs, enabled, requestTimeoutSeconds, streams)').optional(),
   /** Client-side limit on each virtual node's host API requests (default qps 50, burst 100, as the kubelet). */
   rateLimit: rateLimit.optional(),
+  /** The host Events' own limit, apart from `rateLimit` (default qps 50, burst 100: the kubelet's eventRecordQPS and eventBurst). */
+  eventRateLimit: rateLimit.optional(),
   /**
    * High availability: several replicas share the virtual nodes, each node driven by whichever
    * replica holds its Lease lock (`tether-node-<node>` in `namespace`). Off when absent. The

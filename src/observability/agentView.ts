@@ -3,7 +3,8 @@
  * nodes, and the API clients' rate-limiter counters. TetherAgent satisfies it; tests pass a fake.
  * Everything here is read-only.
  */
-import type { Priority, PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
+import type { RequestClass } from '../adapters/kubernetes/clusterClient.js';
+import type { PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 import type { ActorRegistry } from '../runtime/actorRegistry.js';
 
 export interface NodeView {
@@ -26,7 +27,7 @@ export interface AgentView {
   /** With leader election a replica may drive no node (a standby): it is still ready to serve. */
   readonly standbyAllowed?: boolean;
   /** Rate-limiter counters per node and priority, when the agent has API clients. */
-  rateLimiterStats?(): ReadonlyMap<string, Readonly<Record<Priority, PriorityStats>>>;
+  rateLimiterStats?(): ReadonlyMap<string, Readonly<Record<RequestClass, PriorityStats>>>;
   /** Finished host API requests per node, keyed `<verb> <code>`. */
   apiRequestCounts?(): ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** Under leader election: who drives each configured node as this replica sees it, and the live replicas. */

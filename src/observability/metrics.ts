@@ -14,6 +14,7 @@ import type { ActorRegistry } from '../runtime/actorRegistry.js';
 import type { AgentView } from './agentView.js';
 import { SEP, treeFigures, type TreeFigures } from './treeFigures.js';
 import { ProviderGauges } from './providerGauges.js';
+import type { PriorityStats } from '../adapters/kubernetes/rateLimiter.js';
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -155,7 +156,7 @@ export class TetherMetrics {
 
   private rateLimiterGauges(registers: Registry[]): void {
     const stats = (): ReturnType<NonNullable<AgentView['rateLimiterStats']>> => this.agent?.rateLimiterStats?.() ?? new Map();
-    const perPriority = (name: string, help: string, pick: (s: { queued: number; started: number; waitMs: number }) => number): void => {
+    const perPriority = (name: string, help: string, pick: (s: PriorityStats) => number): void => {
       new Gauge({ name, help, labelNames: ['node', 'priority'], registers, collect() {
         this.reset();
         for (const [node, byPriority] of stats()) {
@@ -187,6 +188,7 @@ export class TetherMetrics {
     perPriority('tether_api_rate_limiter_wait_seconds_total', 'Cumulative time requests waited for the client-side rate limiter.', (s) => s.waitMs / 1000);
     perPriority('tether_api_rate_limiter_started_total', 'Requests let through by the rate limiter.', (s) => s.started);
     perPriority('tether_api_rate_limiter_queued', 'Requests waiting for the rate limiter now.', (s) => s.queued);
+    perPriority('tether_api_rate_limiter_dropped_total', 'Requests refused unsent because their queue was full (priority="event": Events past 1,000 queued).', (s) => s.dropped);
   }
 }
 

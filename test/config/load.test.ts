@@ -155,3 +155,12 @@ t.test('the simulated provider\'s imageCommands: image → argv; anything else n
   const result = parseConfig(bad, 'f.yaml', { env: {} });
   t.match(result.ok ? [] : result.problems, [/nodes\[0\]\.provider\.imageCommands\.busybox: .*list of words/]);
 });
+
+t.test('eventRateLimit: the host Events\' own budget, checked as rateLimit is', async (t) => {
+  const node = 'nodes: [{ name: vk, internalIP: 127.0.0.1, provider: { type: simulated } }]\n';
+  t.match(parseConfig(`eventRateLimit: { qps: 5, burst: 10 }\n${node}`, 'f.yaml', { env: {} }), { ok: true, config: { eventRateLimit: { qps: 5, burst: 10 } } });
+  const bad = parseConfig(`eventRateLimit: { qps: 0, burst: 2.5 }\n${node}`, 'f.yaml', { env: {} });
+  const problems = bad.ok ? '' : bad.problems.join('\n');
+  t.match(problems, /eventRateLimit\.qps: expected a positive number, got 0/);
+  t.match(problems, /eventRateLimit\.burst: expected a positive integer, got 2\.5/);
+});

@@ -81,8 +81,9 @@ export class FakeTree {
         return { name, path: c.path, watchesSynced: () => this.synced.get(name) ?? false };
       }),
       rateLimiterStats: () => new Map([...this.synced.keys()].map((n) => [n, {
-        lease: { queued: 0, started: 3, waitMs: 0 }, delete: { queued: 0, started: 0, waitMs: 0 },
-        status: { queued: 1, started: 5, waitMs: 250 }, other: { queued: 0, started: 9, waitMs: 40 },
+        lease: { queued: 0, started: 3, waitMs: 0, dropped: 0 }, delete: { queued: 0, started: 0, waitMs: 0, dropped: 0 },
+        status: { queued: 1, started: 5, waitMs: 250, dropped: 0 }, other: { queued: 0, started: 9, waitMs: 40, dropped: 0 },
+        event: { queued: 2, started: 4, waitMs: 10, dropped: 7 },
       }])),
     };
   }

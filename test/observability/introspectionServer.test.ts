@@ -186,6 +186,7 @@ t.test('/metrics: tree gauges computed at scrape time move with the tree', async
   t.match(body, /tether_lease_renew_lag_seconds\{node="vk-a"\} 0.12/);
   t.match(body, /tether_node_ready\{node="vk-a"\} 1/);
   t.match(body, /tether_api_rate_limiter_wait_seconds_total\{node="vk-a",priority="status"\} 0.25/);
+  t.match(body, /tether_api_rate_limiter_dropped_total\{node="vk-a",priority="event"\} 7/, 'the Events dropped past their queue bound are counted');
   const shard = tree.registry.get('tether/node-vk-a/pods/shard-00') as Parameters<FakeTree['addPod']>[0];
   const crashing = tree.addPod(shard, 'uid-9', 'shop', 'web-9');
   crashing.status = 'restarting';

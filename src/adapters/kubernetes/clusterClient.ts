@@ -6,6 +6,11 @@
  * node has one host client: one limiter, one pool, one fence. The Kubernetes provider holds a
  * second for its remote cluster.
  *
+ * Events have a limiter of their own, as the kubelet gives them a client of its own (50 qps,
+ * burst 100; cmd/kubelet/app/server.go), with a bounded queue: a storm of Events (four reflected
+ * per offloaded pod at 10k pods) must not hold up the reads and writes that drive pods, and
+ * Events past the bound are dropped, as client-go's recorder drops them past 1,000 queued.
+ *
  * Whoever creates a ClusterClient stops it (closing its pooled connections), after everything
  * that calls through it has stopped.
  */
@@ -22,6 +27,16 @@ import { loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
 import { isRead, type Operation } from './operation.js';
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_LIMIT, RateLimiter, type Priority, type PriorityStats } from './rateLimiter.js';
 
+/** The Events' budget when none is configured: the kubelet's (eventRecordQPS 50, eventBurst 100). */
+export const DEFAULT_EVENT_RATE_LIMIT = { qps: 50, burst: 100 } as const;
+/** Events waiting at most; past it they are dropped (client-go's recorder: maxQueuedEvents). */
+export const MAX_QUEUED_EVENTS = 1_000;
+/** Event requests in flight at once: at 50 a second and ~10 ms each, a few are plenty. */
+const EVENT_MAX_IN_FLIGHT = 4;
+
+/** The rate limiter's classes, and `event` for the Events' own limiter. */
+export type RequestClass = Priority | 'event';
+
 /** A kubeconfig to load (file or string; a Secret is read by the caller), or one already loaded. */
 export type ClusterSource = KubeconfigSource | KubeConfig;
 
@@ -34,6 +49,8 @@ export interface ClusterCallOptions {
 export interface ClusterClientOptions {
   /** Client-side limit shared by all requests (default qps 50, burst 100: kubelet's defaults). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** The Events' own limit (default qps 50, burst 100: the kubelet's eventRecordQPS and eventBurst). */
+  readonly eventRateLimit?: { readonly qps: number; readonly burst: number };
   /** Requests in flight at once, lease requests aside (default {@link DEFAULT_MAX_IN_FLIGHT}); also the idle sockets kept. */
   readonly maxInFlight?: number;
   /** Keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
@@ -55,6 +72,8 @@ export class ClusterClient {
   /** node.k8s.io/v1 (RuntimeClasses). */
   readonly nodeApi: NodeV1Api;
   readonly limiter: RateLimiter;
+  /** Events' requests only: their own budget and a bounded queue. */
+  readonly eventLimiter: RateLimiter;
   readonly server: string;
   readonly deadlines: CallDeadlines;
   readonly clock: Clock;
@@ -72,12 +91,16 @@ export class ClusterClient {
     this.clock = options.clock ?? systemClock;
     const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     // As many idle sockets kept as requests may run at once: a burst's sockets all stay for the next one.
-    this.pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock: this.clock, maxFreeSockets: maxInFlight, ...options.connectionPool });
+    const maxFreeSockets = maxInFlight + EVENT_MAX_IN_FLIGHT;
+    this.pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock: this.clock, maxFreeSockets, ...options.connectionPool });
     this.kubeConfig = this.pool ? pooledKubeConfig(loaded, this.pool) : loaded;
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
     this.nodeApi = this.kubeConfig.makeApiClient(NodeV1Api);
     this.limiter = new RateLimiter({ ...(options.rateLimit ?? DEFAULT_RATE_LIMIT), maxInFlight, clock: this.clock });
+    this.eventLimiter = new RateLimiter({
+      ...(options.eventRateLimit ?? DEFAULT_EVENT_RATE_LIMIT), maxInFlight: EVENT_MAX_IN_FLIGHT, maxQueued: MAX_QUEUED_EVENTS, clock: this.clock,
+    });
     this.server = this.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
     this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
     this.reads = { limiter: this.limiter, deadlines: this.deadlines, clock: this.clock };
@@ -129,19 +152,21 @@ export class ClusterClient {
     return this.callApi(this.nodeApi, priority, op, fn, options);
   }
 
-  /** An events.k8s.io/v1 recorder whose writes go through this cluster's limiter and fence. */
+  /** An events.k8s.io/v1 recorder whose writes go through the Events' limiter and this cluster's fence. */
   eventRecorder(options: EventRecorderOptions): EventRecorderClient {
-    return new EventRecorderClient(this.kubeConfig.makeApiClient(EventsV1Api), this.writes, options);
+    return new EventRecorderClient(this.kubeConfig.makeApiClient(EventsV1Api), { ...this.writes, limiter: this.eventLimiter }, options);
   }
 
-  /** Rate limiter counters per priority (queue depth, started, cumulative wait). */
-  rateLimiterStats(): Record<Priority, PriorityStats> {
-    return this.limiter.stats();
+  /** Rate limiter counters per class (queue depth, started, cumulative wait, dropped); `event` is the Events' limiter. */
+  rateLimiterStats(): Record<RequestClass, PriorityStats> {
+    return { ...this.limiter.stats(), event: this.eventLimiter.stats().other };
   }
 
-  /** Finished requests keyed `<verb> <code>`. */
+  /** Finished requests keyed `<verb> <code>`, Events' included. */
   apiRequestCounts(): ReadonlyMap<string, number> {
-    return this.limiter.requestCounts();
+    const counts = new Map(this.limiter.requestCounts());
+    for (const [key, n] of this.eventLimiter.requestCounts()) counts.set(key, (counts.get(key) ?? 0) + n);
+    return counts;
   }
 
   private callApi<A, T>(api: A, priority: Priority, op: Operation, fn: (api: A, options: ConfigurationOptions) => Promise<T>, options: ClusterCallOptions = {}): Promise<T> {

@@ -8,6 +8,7 @@ import type { EventRecorder, EventSource, EventSubject, EventType } from './even
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
 import { operation } from './operation.js';
+import { isQueueFull } from './rateLimiter.js';
 import { definedOnly } from '../../lib/defaults.js';
 
 export const REPORTING_CONTROLLER = 'tether.dev/virtual-kubelet';
@@ -91,7 +92,10 @@ export class EventRecorderClient implements EventRecorder {
       (event) => event.metadata?.name,
       (err: unknown) => {
         if (this.tracked.get(key) === series) this.tracked.delete(key);
-        this.log.warn('could not record event', { reason, regarding: regarding.name, error: describeApiError(err) });
+        // Dropped past the Events' queue bound (a storm): counted in the limiter's metrics, so
+        // not a warning each, or a storm of Events would become a storm of log lines.
+        if (isQueueFull(err)) this.log.debug('event dropped: too many queued', { reason, regarding: regarding.name });
+        else this.log.warn('could not record event', { reason, regarding: regarding.name, error: describeApiError(err) });
         return undefined;
       },
     );

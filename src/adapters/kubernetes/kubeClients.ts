@@ -10,7 +10,7 @@ import type { Clock } from '../../lib/clock.js';
 import { LifecycleControl, type Lifecycle } from '../../lib/lifecycle.js';
 import type { WatchTiming } from './cachedListWatch.js';
 import type { CallDeadlines } from './call.js';
-import { ClusterClient } from './clusterClient.js';
+import { ClusterClient, type RequestClass } from './clusterClient.js';
 import type { ConnectionPoolOptions } from './connectionPool.js';
 import type { EventRecorder } from './eventRecorder.js';
 import type { EventRecorderClient } from './eventRecorderClient.js';
@@ -22,7 +22,7 @@ import type { NodeApi } from './nodeApi.js';
 import { NodeApiClient } from './nodeApiClient.js';
 import type { PodApi } from './podApi.js';
 import { PodApiClient } from './podApiClient.js';
-import type { Priority, PriorityStats } from './rateLimiter.js';
+import type { PriorityStats } from './rateLimiter.js';
 import type { NodeWatch, PodWatch } from './watch.js';
 import { createNodeWatch, createPodWatch } from './watchClients.js';
 import { definedOnly } from '../../lib/defaults.js';
@@ -36,6 +36,8 @@ export interface KubeClientsOptions {
    * defaults). A ClusterClient handed in brings its own.
    */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  /** As `rateLimit`: the Events' own limit (default qps 50, burst 100). */
+  readonly eventRateLimit?: { readonly qps: number; readonly burst: number };
   /** As `rateLimit`: keep-alive connection reuse (on by default); `false` uses client-node's per-request agents. */
   readonly connectionPool?: ConnectionPoolOptions | false;
   readonly watch?: WatchTiming;
@@ -69,8 +71,8 @@ export interface KubeClients extends Lifecycle {
   watchPods(): PodWatch;
   /** A new (unstarted) watch of the node's own Node object. */
   watchNode(): NodeWatch;
-  /** Rate limiter counters per priority (queue depth, started, cumulative wait). */
-  rateLimiterStats(): Record<Priority, PriorityStats>;
+  /** Rate limiter counters per class (queue depth, started, cumulative wait, dropped); `event` is the Events' limiter. */
+  rateLimiterStats(): Record<RequestClass, PriorityStats>;
   /** Finished requests keyed `<verb> <code>`. */
   apiRequestCounts(): ReadonlyMap<string, number>;
   /**
@@ -86,7 +88,7 @@ export interface KubeClients extends Lifecycle {
 export function createKubeClients(host: ClusterClient | KubeConfig, options: KubeClientsOptions): KubeClients {
   const owned = !(host instanceof ClusterClient);
   const cluster = host instanceof ClusterClient ? host : new ClusterClient(host, {
-    ...definedOnly({ rateLimit: options.rateLimit, connectionPool: options.connectionPool, deadlines: options.deadlines, clock: options.clock }),
+    ...definedOnly({ rateLimit: options.rateLimit, eventRateLimit: options.eventRateLimit, connectionPool: options.connectionPool, deadlines: options.deadlines, clock: options.clock }),
   });
   const { clock, core, deadlines, kubeConfig: kc } = cluster;
   const log = options.log ?? noopKubeLog;

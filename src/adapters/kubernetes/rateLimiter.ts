@@ -17,9 +17,13 @@
  * queue, as a work queue's keys do: a newer request takes the place of an older one with the same
  * key still waiting (the older one is never sent and rejects with {@link SupersededError}), and
  * requests with one key run one at a time, in order, so an older write can never land last.
+ *
+ * `maxQueued` bounds the queue, for requests that may be lost (Events, as client-go's recorder
+ * drops them past 1,000 queued): one scheduled while the queue is full is refused unsent.
  */
 import { onAbort } from '../../lib/abortFanOut.js';
 import type { Clock, Timer } from '../../lib/clock.js';
+import { causeChain, KindedError } from '../../lib/errorKind.js';
 import { systemClock } from '../clock.js';
 
 /** Request classes, highest priority first. */
@@ -43,6 +47,8 @@ export interface RateLimiterOptions {
   readonly burst: number;
   /** Requests running at once, lease requests aside (they never wait for a slot). Default: no cap. Must be >= 1. */
   readonly maxInFlight?: number;
+  /** Requests waiting at most, all classes together; past it a new one is refused ({@link QueueFullError}). Default: no bound. Must be >= 0. */
+  readonly maxQueued?: number;
   readonly clock?: Clock;
 }
 
@@ -54,6 +60,8 @@ export interface PriorityStats {
   readonly started: number;
   /** Total milliseconds that started requests spent queued. */
   readonly waitMs: number;
+  /** Requests refused unsent because the queue was full (only with `maxQueued`). */
+  readonly dropped: number;
 }
 
 export interface ScheduleOptions {
@@ -71,12 +79,23 @@ export class SupersededError extends Error {
   }
 }
 
+/** The rejection of a request scheduled while the queue was full: it was never sent. */
+export class QueueFullError extends KindedError {
+  override readonly name = 'QueueFullError';
+  constructor(readonly maxQueued: number) {
+    super('transient', `dropped before it was sent: ${maxQueued} requests already wait for the rate limiter`);
+  }
+}
+
 /** True if `err` or one of its causes is a {@link SupersededError}. */
 export function isSuperseded(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; depth++) {
-    if (e instanceof SupersededError) return true;
-    e = e.cause;
-  }
+  for (const e of causeChain(err)) if (e instanceof SupersededError) return true;
+  return false;
+}
+
+/** True if `err` or one of its causes is a {@link QueueFullError}. */
+export function isQueueFull(err: unknown): boolean {
+  for (const e of causeChain(err)) if (e instanceof QueueFullError) return true;
   return false;
 }
 
@@ -105,6 +124,7 @@ interface ClassState {
   readonly queue: Waiting[];
   started: number;
   waitMs: number;
+  dropped: number;
 }
 
 export class RateLimiter implements RequestScheduler {
@@ -112,6 +132,7 @@ export class RateLimiter implements RequestScheduler {
   private readonly qps: number;
   private readonly burst: number;
   private readonly maxInFlight: number;
+  private readonly maxQueued: number;
   /** Requests started and not yet settled, lease requests included. */
   private running = 0;
   private tokens: number;
@@ -129,12 +150,15 @@ export class RateLimiter implements RequestScheduler {
     const maxInFlight = options.maxInFlight ?? Infinity;
     if (!(maxInFlight >= 1)) throw new RangeError(`rate limiter maxInFlight must be >= 1, got ${options.maxInFlight}`);
     this.maxInFlight = maxInFlight;
+    const maxQueued = options.maxQueued ?? Infinity;
+    if (!(maxQueued >= 0)) throw new RangeError(`rate limiter maxQueued must be >= 0, got ${options.maxQueued}`);
+    this.maxQueued = maxQueued;
     this.clock = options.clock ?? systemClock;
     this.qps = options.qps;
     this.burst = Math.floor(options.burst);
     this.tokens = this.burst;
     this.refilledAt = this.clock.now();
-    const fresh = (): ClassState => ({ queue: [], started: 0, waitMs: 0 });
+    const fresh = (): ClassState => ({ queue: [], started: 0, waitMs: 0, dropped: 0 });
     this.classes = { lease: fresh(), delete: fresh(), status: fresh(), other: fresh() };
   }
 
@@ -194,6 +218,11 @@ export class RateLimiter implements RequestScheduler {
         this.dispatch();
         return;
       }
+      if (this.waitingNow() >= this.maxQueued) {
+        this.classes[priority].dropped += 1;
+        drop(new QueueFullError(this.maxQueued));
+        return;
+      }
       const waiting: Waiting = { enqueuedAt: this.clock.now(), key, start, drop };
       slot = waiting;
       if (key !== undefined) this.waitingByKey.set(key, waiting);
@@ -206,6 +235,13 @@ export class RateLimiter implements RequestScheduler {
   queueDepth(): Record<Priority, number> {
     const c = this.classes;
     return { lease: c.lease.queue.length, delete: c.delete.queue.length, status: c.status.queue.length, other: c.other.queue.length };
+  }
+
+  /** Requests waiting now, all classes together. */
+  private waitingNow(): number {
+    let n = 0;
+    for (const p of PRIORITIES) n += this.classes[p].queue.length;
+    return n;
   }
 
   /** Requests started and not yet settled, lease requests included. */
@@ -229,7 +265,7 @@ export class RateLimiter implements RequestScheduler {
   stats(): Record<Priority, PriorityStats> {
     const one = (p: Priority): PriorityStats => {
       const c = this.classes[p];
-      return { queued: c.queue.length, started: c.started, waitMs: c.waitMs };
+      return { queued: c.queue.length, started: c.started, waitMs: c.waitMs, dropped: c.dropped };
     };
     return { lease: one('lease'), delete: one('delete'), status: one('status'), other: one('other') };
   }

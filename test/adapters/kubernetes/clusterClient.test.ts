@@ -69,3 +69,33 @@ t.test('a burst of requests with the budget lifted runs at most 32 at once, over
   t.ok(most <= 32, `at most 32 requests reached the server at once (saw ${most})`);
   t.ok(server.tlsHandshakes <= 32, `400 requests over at most 32 TLS connections (saw ${server.tlsHandshakes})`);
 });
+
+t.test('Events have a budget of their own: a backlog of them does not hold up a read of the host', { timeout: 20_000 }, async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  server.route((r) => (r.method === 'POST' ? { body: { metadata: { name: 'e' } } } : r.method === 'GET' ? { body: pod('p', '2') } : undefined));
+  // One token each, refilled only on a clock that never moves.
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock, rateLimit: { qps: 1, burst: 1 }, eventRateLimit: { qps: 1, burst: 1 } });
+  t.teardown(() => client.stop());
+  const events = client.eventRecorder({ reportingInstance: 'vk-1', clock });
+  for (let i = 0; i < 5; i++) events.record({ kind: 'Pod', apiVersion: 'v1', namespace: 'ns', name: `p${i}`, uid: `u${i}` }, 'Normal', 'Pulled', 'remote event', 'Reflect');
+  t.equal(client.rateLimiterStats().event.queued, 4, 'the Events beyond the budget wait in their own queue');
+  const read = await client.call('other', operation('get', 'pod ns/p'), (core, o) => core.readNamespacedPod({ name: 'p', namespace: 'ns' }, o));
+  t.match(read, { metadata: { name: 'p' } }, 'the read goes out on the host budget, ahead of the Events');
+  t.equal(client.rateLimiterStats().other.queued, 0);
+});
+
+t.test('Events past the bound of their queue are dropped unsent, as client-go drops them; the rest still go out', { timeout: 20_000 }, async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  server.route((r) => (r.method === 'POST' ? { body: { metadata: { name: 'e' } } } : undefined));
+  const clock = new ManualClock();
+  const client = new ClusterClient(server.kubeConfig(), { clock, eventRateLimit: { qps: 1, burst: 1 } });
+  t.teardown(() => client.stop());
+  const events = client.eventRecorder({ reportingInstance: 'vk-1', clock });
+  for (let i = 0; i < 1_010; i++) events.record({ kind: 'Pod', apiVersion: 'v1', namespace: 'ns', name: `p${i}`, uid: `u${i}` }, 'Normal', 'Pulled', 'remote event', 'Reflect');
+  const stats = client.rateLimiterStats().event;
+  t.equal(stats.queued, 1_000, 'at most 1,000 Events wait');
+  t.equal(stats.dropped, 9, 'one sent, 1,000 queued, the other 9 dropped');
+});

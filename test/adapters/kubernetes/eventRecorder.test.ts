@@ -93,3 +93,20 @@ t.test('failures are logged, never thrown', async (t) => {
   t.match(warnings[0], /could not record event/);
   t.equal(server.matching('POST', eventsPath).length, 1);
 });
+
+t.test('Events dropped past their queue bound are a debug line each, not a warning: the metric counts them', async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  server.route((r) => (r.method === 'POST' ? { status: 201, body: { metadata: { name: 'e', namespace: 'ns' } } } : undefined));
+  const clock = new ManualClock();
+  const warnings: string[] = [];
+  const debug: string[] = [];
+  const log: KubeLog = { debug: (m) => debug.push(m), warn: (m) => warnings.push(m) };
+  const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', clock, log, eventRateLimit: { qps: 1, burst: 1 } });
+  // The queued Events are dropped at the end (the clock never refills their budget), so stopping does not wait on them.
+  t.teardown(() => (clients.fenceWrites('the test is over'), clients.stop()));
+  for (let i = 0; i < 1_003; i++) clients.events.record({ ...subject, name: `p${i}`, uid: `u${i}` }, 'Normal', 'Pulled', 'remote', 'Reflect');
+  await until('the two dropped Events logged', () => debug.filter((m) => /event dropped: too many queued/.test(m)).length === 2);
+  t.same(warnings, []);
+  t.equal(clients.rateLimiterStats().event.dropped, 2);
+});

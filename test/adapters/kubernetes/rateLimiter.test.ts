@@ -214,3 +214,23 @@ t.test('status writes of one pod waiting for a slot coalesce: only the newest is
 t.test('maxInFlight below 1 is refused', async (t) => {
   t.throws(() => new RateLimiter({ qps: 1, burst: 1, maxInFlight: 0 }), RangeError);
 });
+
+t.test('past maxQueued, a new request is refused unsent and counted; one taking a waiting request\'s place is not', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 1, burst: 1, maxQueued: 2, clock });
+  const sent: string[] = [];
+  const send = (name: string) => (): Promise<string> => (sent.push(name), Promise.resolve(name));
+  const first = rl.schedule('other', send('first'));
+  const waiting = [rl.schedule('other', send('a')), rl.schedule('status', send('b'), { key: 'status pod u1' })];
+  await t.rejects(rl.schedule('other', send('c')), { name: 'QueueFullError', kind: 'transient' }, 'the queue holds two: the third is refused');
+  const newer = rl.schedule('status', send('b2'), { key: 'status pod u1' });
+  await t.rejects(waiting[1]!, { name: 'SupersededError' }, 'a keyed request still takes its older twin\'s place');
+  t.same(rl.stats().other, { queued: 1, started: 1, waitMs: 0, dropped: 1 });
+  clock.advance(2_000);
+  t.same(await Promise.all([first, waiting[0]!, newer]), ['first', 'a', 'b2']);
+  t.same(sent, ['first', 'b2', 'a'], 'c was never sent');
+});
+
+t.test('maxQueued below 0 is refused', async (t) => {
+  t.throws(() => new RateLimiter({ qps: 1, burst: 1, maxQueued: -1 }), RangeError);
+});
