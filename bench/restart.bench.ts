@@ -25,6 +25,7 @@
  *
  *   npm run bench:restart                         # N = 1,000, three restarts of each kind
  *   npm run bench:restart -- --pods 100 --runs 1  # a quick look
+ *   npm run bench:restart -- --pods 10000 --runs 1 --agent-node-flags=--max-old-space-size=256   # the host agent's V8 as in the chart's 512Mi container
  *
  * The last line: `restart: ready=Xs writes=host:N remote:M pods-status:K`, medians over every
  * restart: host writes other than Lease renewals, remote writes other than Leases and Nodes (the
@@ -48,11 +49,14 @@ const { values: flags } = parseArgs({
     pods: { type: 'string', default: '1000' },
     runs: { type: 'string', default: '3' },
     'quiet-window-s': { type: 'string', default: '30' },
+    /** Node flags for the host agent only, space-separated (e.g. the chart's V8 sizing: `--max-old-space-size=256`). */
+    'agent-node-flags': { type: 'string', default: '' },
   },
 });
 const N = Number(flags.pods);
 const RUNS = Number(flags.runs);
 const QUIET_WINDOW_MS = Number(flags['quiet-window-s']) * 1000;
+const AGENT_NODE_FLAGS = flags['agent-node-flags'].split(' ').filter((f) => f !== '');
 const STEP_TIMEOUT_MS = Math.max(300_000, N * 600);
 /** Writes other than Leases and Nodes have not moved for this long: steady. */
 const QUIET_MS = 5_000;
@@ -199,20 +203,36 @@ async function hostAgentConfig(dir: string, host: Cluster, remote: Cluster): Pro
 }
 
 const startHostAgent = (files: HostAgentFiles): Agent =>
-  spawnLogged([join(root, 'dist/src/cli/main.js'), 'run', '--config', files.config], files.logFile);
+  spawnLogged([...AGENT_NODE_FLAGS, join(root, 'dist/src/cli/main.js'), 'run', '--config', files.config], files.logFile);
 
 interface ActorLine { kind?: string; summary?: { stage?: string; ready?: boolean } | null }
 
-/** Pod actors of the virtual node that are running and ready, from the agent's `/actors`. */
+interface SummaryLine { nodes?: { node: string; roles: { role: string; states: { state: string; count: number }[] }[] }[] }
+
+/**
+ * Pod actors of the virtual node that are running and ready, from the agent's `/actors`. Its pages
+ * are bounded (96 KiB, ~200 pod actors), so this follows the cursor; the cheap `/actors/summary`
+ * goes first, and the pages are read only once every pod actor reports phase Running.
+ */
 async function adoptedPods(port: number): Promise<number> {
+  const base = `http://127.0.0.1:${port}`;
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/actors?node=${NODE}&format=ndjson`, { signal: AbortSignal.timeout(10_000) });
-    if (!res.ok) return 0;
+    const summary = await fetch(`${base}/actors/summary?node=${NODE}&role=pod`, { signal: AbortSignal.timeout(10_000) });
+    if (!summary.ok) return 0;
+    const states = ((await summary.json()) as SummaryLine).nodes?.find((n) => n.node === NODE)?.roles.find((r) => r.role === 'pod')?.states ?? [];
+    const running = states.find((s) => s.state === 'running')?.count ?? 0;
+    if (running < N) return running;
     let n = 0;
-    for (const line of (await res.text()).split('\n')) {
-      if (!line) continue;
-      const a = JSON.parse(line) as ActorLine;
-      if (a.kind === 'pod' && a.summary?.stage === 'running' && a.summary.ready === true) n++;
+    for (let cursor: string | undefined = '', pages = 0; cursor !== undefined && pages < 10_000; pages++) {
+      const res = await fetch(`${base}/actors?node=${NODE}&role=pod&format=ndjson${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { signal: AbortSignal.timeout(10_000) });
+      if (!res.ok) return 0;
+      cursor = undefined;
+      for (const line of (await res.text()).split('\n')) {
+        if (!line) continue;
+        const a = JSON.parse(line) as ActorLine & { cursor?: string };
+        if (a.cursor !== undefined) cursor = a.cursor;
+        else if (a.kind === 'pod' && a.summary?.stage === 'running' && a.summary.ready === true) n++;
+      }
     }
     return n;
   } catch {

@@ -5,10 +5,9 @@ import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import { operation } from './operation.js';
+import { LIST_PAGE_SIZE } from './pagedList.js';
 import { statusPatchBody } from './statusPatch.js';
 import { definedOnly } from '../../lib/defaults.js';
-
-const PAGE_SIZE = 500;
 
 /**
  * A patch whose `metadata.uid` differs from the stored pod's is refused by the API server as 422
@@ -99,7 +98,7 @@ export class PodApiClient implements PodApi {
   private listPage(options: ListPodsOptions, cont: string | undefined): Promise<V1PodList> {
     const { namespace, fieldSelector, labelSelector } = options;
     const query = {
-      limit: PAGE_SIZE,
+      limit: LIST_PAGE_SIZE,
       ...definedOnly({ _continue: cont, fieldSelector, labelSelector }),
     };
     const where = namespace ?? 'all namespaces';

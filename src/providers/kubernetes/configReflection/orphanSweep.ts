@@ -9,6 +9,7 @@
  * one key: after start-up, shortly after one of this node's remote pods goes, and at every resync.
  */
 import { operation } from '../../../adapters/kubernetes/operation.js';
+import { forEachPage } from '../../../adapters/kubernetes/pagedList.js';
 import type { V1ConfigMapList, V1SecretList } from '@kubernetes/client-node';
 import type { Clock } from '../../../lib/clock.js';
 import type { KubeLog } from '../../../adapters/kubernetes/log.js';
@@ -58,7 +59,7 @@ export class OrphanSweep {
     ].filter((c) => this.oldEnough(c.object) && isTetherCopy(c.object, this.o.hostClusterId, this.o.remoteNamespaceOf));
     const namespaces = new Set(candidates.map((c) => c.object.metadata?.namespace ?? ''));
     for (const namespace of namespaces) {
-      const used = await this.referencedInRemoteNamespace(namespace);
+      const used = await this.referencedInRemoteNamespace(namespace, signal);
       for (const c of candidates) {
         signal.throwIfAborted();
         const name = c.object.metadata?.name ?? '';
@@ -76,12 +77,18 @@ export class OrphanSweep {
   }
 
   /** Keys referenced by any Tether pod in a remote namespace, or held by pods this node is creating. */
-  private async referencedInRemoteNamespace(remoteNamespace: string): Promise<Set<string>> {
-    const pods = await this.o.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
-      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.o.hostClusterId) }, options),
-    );
+  private async referencedInRemoteNamespace(remoteNamespace: string, signal: AbortSignal): Promise<Set<string>> {
     const used = new Set<string>();
-    for (const pod of pods.items) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
+    const labelSelector = hostClusterSelector(this.o.hostClusterId);
+    // Page by page, keeping only the names referenced: at 10k pods one list was ~40 MB at once.
+    await forEachPage(
+      (page) => this.o.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
+        core.listNamespacedPod({ namespace: remoteNamespace, labelSelector, ...page }, options), { deadline: 'list', signal }),
+      (pods) => {
+        for (const pod of pods) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
+      },
+      signal,
+    );
     for (const held of this.holds.values()) {
       if (this.o.remoteNamespaceOf(held.namespace) === remoteNamespace) for (const key of held.keys) used.add(key);
     }

@@ -3,6 +3,7 @@
  * server's `/readyz` (with a timeout), `capacity` sums its usable nodes (capacity.ts), `nodeInfo`
  * describes one of them.
  */
+import { forEachPage } from '../../../adapters/kubernetes/pagedList.js';
 import { Health } from '@kubernetes/client-node';
 import type { Node, Pod } from '../../../adapters/kubernetes/model.js';
 import type { NodeResources, ProviderNodeInfo, ResourceList } from '../../provider.js';
@@ -74,11 +75,20 @@ export class RemoteNode {
     return list.items;
   }
 
-  /** One list of every non-terminal pod in the remote cluster (a cost paid once per capacity poll). */
+  /**
+   * Every non-terminal pod in the remote cluster but this node's own (a cost paid once per
+   * capacity poll), read page by page and kept only if it counts: at 10,000 offloaded pods one
+   * unpaged list was ~40 MB at once, all of it this node's own pods, which capacity leaves out.
+   */
   private async nonTerminalPods(): Promise<Pod[]> {
-    const list = await asProviderCall('list remote pods', () =>
-      this.o.remote.call('other', operation('list', 'remote pods'), (core, options) => core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL }, options)),
-    );
-    return list.items;
+    const others: Pod[] = [];
+    await asProviderCall('list remote pods', () => forEachPage(
+      (page) => this.o.remote.call('other', operation('list', 'remote pods'), (core, options) =>
+        core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL, ...page }, options), { deadline: 'list' }),
+      (pods) => {
+        for (const pod of pods) if (!this.o.isOwnPod(pod)) others.push(pod);
+      },
+    ));
+    return others;
   }
 }

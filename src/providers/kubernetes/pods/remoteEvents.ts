@@ -27,6 +27,7 @@ import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.j
 import type { HostIdentity } from './hostView.js';
 import { hostIdentityOf } from './hostView.js';
 import { NamespacedWatches } from '../namespacedWatches.js';
+import { definedOnly } from '../../../lib/defaults.js';
 import { done, reconcileTrigger, type ReconcileResult, type Reconciler } from '../../../lib/reconcile.js';
 
 export type RemoteEventCallback = (hostRef: HostIdentity, type: 'Normal' | 'Warning', reason: string, note: string) => void;
@@ -131,6 +132,7 @@ export class RemoteEvents {
       clock: this.o.clock,
       log: this.o.log,
       description: `pod events in remote namespace ${namespace}`,
+      transform: slimEvent,
     };
     return this.o.watchFactory ? this.o.watchFactory(options) : new CachedListWatch<CoreV1Event>(options);
   }
@@ -166,6 +168,24 @@ export class RemoteEvents {
       this.o.log.warn('remote event callback threw', { error: err instanceof Error ? err.message : String(err) });
     }
   }
+}
+
+/**
+ * What the cache keeps of an Event: only what reflecting it reads (its name and version, the pod
+ * it is about, what it says, when it was seen). At 10,000 offloaded pods the whole Events, about
+ * four per pod, were 61 MiB of the agent's heap, the largest single part of it.
+ */
+export function slimEvent(e: CoreV1Event): CoreV1Event {
+  const m = e.metadata;
+  const lastObservedTime = e.series?.lastObservedTime;
+  return {
+    metadata: definedOnly({ name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp }),
+    involvedObject: definedOnly({ name: e.involvedObject.name, uid: e.involvedObject.uid }),
+    ...definedOnly({
+      type: e.type, reason: e.reason, message: e.message, lastTimestamp: e.lastTimestamp, eventTime: e.eventTime, firstTimestamp: e.firstTimestamp,
+      series: lastObservedTime === undefined ? undefined : { lastObservedTime },
+    }),
+  };
 }
 
 function lastSeen(e: CoreV1Event): number {

@@ -17,6 +17,7 @@ import type { ClusterClient } from '../../../adapters/kubernetes/clusterClient.j
 import { isHeadless, isReflectedBy, type ReflectionMarks } from './reflectedService.js';
 import type { DesiredObject, ReflectedKind } from './servicePlan.js';
 import { operation, type Operation } from '../../../adapters/kubernetes/operation.js';
+import { forEachPage } from '../../../adapters/kubernetes/pagedList.js';
 import type { Priority } from '../../../adapters/kubernetes/rateLimiter.js';
 import { definedOnly } from '../../../lib/defaults.js';
 import { hostClusterSelector, hostNamespaceAnnotation, isOwned, labelValue, virtualNodeLabel } from '../marks.js';
@@ -142,13 +143,19 @@ export class ReflectionWriter {
    * namespace `hostNamespace` in `remoteNamespace` (their node marks, sorted): who needs its copies.
    */
   async nodesWithPods(remoteNamespace: string, hostNamespace: string): Promise<string[]> {
-    const pods = await this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
-      core.listNamespacedPod({ namespace: remoteNamespace, labelSelector: hostClusterSelector(this.marks.hostClusterId) }, options));
-    const nodes = pods.items
-      .filter((p) => p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined)
-      .map((p) => p.metadata?.labels?.[virtualNodeLabel] ?? '')
-      .filter((node) => node !== '');
-    return [...new Set(nodes)].sort();
+    const labelSelector = hostClusterSelector(this.marks.hostClusterId);
+    const nodes = new Set<string>();
+    await forEachPage(
+      (page) => this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
+        core.listNamespacedPod({ namespace: remoteNamespace, labelSelector, ...page }, options), { deadline: 'list' }),
+      (pods) => {
+        for (const p of pods) {
+          const node = p.metadata?.labels?.[virtualNodeLabel] ?? '';
+          if (p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined && node !== '') nodes.add(node);
+        }
+      },
+    );
+    return [...nodes].sort();
   }
 
   /**

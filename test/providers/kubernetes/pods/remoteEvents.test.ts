@@ -132,3 +132,26 @@ void t.test('an Event without involvedObject.uid, or with another uid, is droppe
   t.same(w.passed, ['shop/web/host-u1 Normal Pulled remote: real'], 'only the Event naming the remote pod\'s uid');
   t.equal(w.events.droppedCount(), 2, 'the two others are counted');
 });
+
+void t.test('the namespace watch keeps of each Event only what reflecting it reads: at 10k pods the whole Events were 61 MiB of heap', async (t) => {
+  let transform: ((e: CoreV1Event) => CoreV1Event) | undefined;
+  const events = new RemoteEvents({
+    remote: {} as unknown as ClusterClient, clock: new ManualClock(since), log: silentLog, since, podOf: () => undefined, onEvent: () => undefined,
+    watchFactory: (o) => ((transform = o.transform), new FakeListWatch<CoreV1Event>(o.path)),
+  });
+  const w = world();
+  await runLoop(t, { ...w, events });
+  events.podAppeared('shop-home', 'web');
+  await until('watched', () => transform !== undefined);
+  const full: CoreV1Event = {
+    ...event('e1', ['web', 'u1'], '7', since + 1, 'pulled image'),
+    metadata: { name: 'e1', namespace: 'shop-home', resourceVersion: '7', uid: 'eu', managedFields: [{ manager: 'kubelet', operation: 'Update' }], creationTimestamp: new Date(since) },
+    involvedObject: { kind: 'Pod', name: 'web', uid: 'u1', namespace: 'shop-home', apiVersion: 'v1', resourceVersion: '99', fieldPath: 'spec.containers{c}' },
+    source: { component: 'kubelet', host: 'w1' }, reportingComponent: 'kubelet', reportingInstance: 'w1', count: 3, firstTimestamp: new Date(since - 5), action: 'Pull',
+  };
+  t.same(transform!(full), {
+    metadata: { name: 'e1', namespace: 'shop-home', resourceVersion: '7', creationTimestamp: new Date(since) },
+    involvedObject: { name: 'web', uid: 'u1' },
+    type: 'Normal', reason: 'Pulled', message: 'pulled image', lastTimestamp: new Date(since + 1), firstTimestamp: new Date(since - 5),
+  });
+});

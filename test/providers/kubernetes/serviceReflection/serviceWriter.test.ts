@@ -184,3 +184,20 @@ t.test('the virtual nodes with live pods of a host namespace in a remote namespa
   const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
   t.same(await new ReflectionWriter(remote, marks).nodesWithPods('shop-home', 'shop'), ['vk-1', 'vk-3']);
 });
+
+t.test('who has pods in the namespace is read page by page: a sibling only on a later page is the heir', async (t) => {
+  const pod = (node: string, i: number): object => ({ metadata: { name: `p-${i}`, labels: { 'tether.dev/virtual-node': node }, annotations: { 'tether.dev/host-namespace': 'shop' } } });
+  const pods = [...Array.from({ length: 700 }, (_, i) => pod('vk-1', i)), pod('vk-2', 700)];
+  const limits: (number | undefined)[] = [];
+  const core = {
+    listNamespacedPod: async (q: { limit?: number; _continue?: string }) => {
+      limits.push(q.limit);
+      const from = Number(q._continue ?? '0');
+      const to = q.limit === undefined ? pods.length : Math.min(pods.length, from + q.limit);
+      return { items: pods.slice(from, to), metadata: to < pods.length ? { _continue: String(to) } : {} };
+    },
+  };
+  const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
+  t.equal(await new ReflectionWriter(remote, marks).heir('shop-home', 'shop'), 'vk-2');
+  t.same(limits, [500, 500], 'two pages of at most 500');
+});
