@@ -14,8 +14,9 @@
  * namespace's watch, enqueue it; a reconcile keeps the namespace watched exactly while it holds
  * pods of this node, and passes on every cached Event whose version it has not handled yet
  * (`handled`, which lives here, so a crash of the reconciler loses nothing: its restart re-lists
- * the namespaces and passes on what was missed, and repeats nothing). Changes of one Event that
- * pile up while a reconcile runs are passed on once, as the latest.
+ * the namespaces and passes on what was missed, and repeats nothing). After a namespace's first
+ * list, a reconcile looks only at the Events its watch changed since the last one (`changed`).
+ * Changes of one Event that pile up while a reconcile runs are passed on once, as the latest.
  */
 import { operation } from '../../../adapters/kubernetes/operation.js';
 import type { CoreV1Event } from '@kubernetes/client-node';
@@ -53,6 +54,13 @@ export class RemoteEvents {
   private readonly podsByNamespace = new Map<string, Set<string>>();
   /** Per watched namespace, the version of each Event already passed on (or skipped as history). */
   private readonly handled = new Map<string, Map<string, string>>();
+  /**
+   * Per namespace, the Events changed since its last reconcile, or `all` after a (re-)list: a
+   * reconcile looks at those only. At 10k pods a namespace caches ~40k Events, and a pass over
+   * all of them for each Event that came was quadratic. Kept here, as `handled` is, so a crash of
+   * the reconciler loses none.
+   */
+  private readonly changed = new Map<string, Set<string> | 'all'>();
   private readonly trigger = reconcileTrigger();
   private readonly loop: Reconciler;
   private stopped = false;
@@ -100,11 +108,27 @@ export class RemoteEvents {
     if (wanted !== this.watches.namespaces().includes(namespace)) this.watches.setNamespaces(this.podsByNamespace.keys());
     if (!wanted) {
       this.handled.delete(namespace);
+      this.changed.delete(namespace);
       return done;
     }
     // Until the first list is in, nothing is known to be history; 'synced' enqueues again.
     if (!this.watches.isSynced(namespace)) return done;
     const primed = this.handled.get(namespace);
+    const changed = this.changed.get(namespace);
+    this.changed.delete(namespace);
+    if (primed && changed === undefined) return done; // nothing came (a pod appeared, a resync)
+    if (primed && changed !== 'all' && changed !== undefined) {
+      for (const name of changed) {
+        const e = this.watches.get(namespace, name);
+        const version = e?.metadata.resourceVersion ?? '';
+        if (!e) primed.delete(name);
+        else if (primed.get(name) !== version) {
+          primed.set(name, version);
+          this.pass(namespace, e);
+        }
+      }
+      return done;
+    }
     const handled = new Map<string, string>();
     for (const e of this.watches.list(namespace)) {
       const key = e.metadata.name ?? '';
@@ -138,7 +162,12 @@ export class RemoteEvents {
   }
 
   private onWatchEvent(namespace: string, event: EngineEvent<CoreV1Event>): void {
-    if (event.type !== 'error') this.trigger.enqueue(namespace);
+    if (event.type === 'error') return;
+    const changed = this.changed.get(namespace);
+    if (event.type === 'synced') this.changed.set(namespace, 'all');
+    else if (changed === undefined) this.changed.set(namespace, new Set([event.object.metadata.name ?? '']));
+    else if (changed !== 'all') changed.add(event.object.metadata.name ?? '');
+    this.trigger.enqueue(namespace);
   }
 
   /** Events about a pod of this node's name without its uid (absent or another): dropped, counted for /metrics. */

@@ -155,3 +155,28 @@ void t.test('the namespace watch keeps of each Event only what reflecting it rea
     type: 'Normal', reason: 'Pulled', message: 'pulled image', lastTimestamp: new Date(since + 1), firstTimestamp: new Date(since - 5),
   });
 });
+
+void t.test('after the first list, an Event that comes costs a look at that Event only, not a pass over the namespace\'s cache (at 10k pods, ~40k Events)', async (t) => {
+  const w = world();
+  await runLoop(t, w);
+  w.events.podAppeared('shop-home', 'web');
+  await until('watched', () => w.watches.has(path));
+  const watch = w.watches.get(path)!;
+  let listed = 0;
+  const list = watch.list.bind(watch);
+  watch.list = () => (listed++, list());
+  watch.listed(Array.from({ length: 2_000 }, (_, i) => event(`old-${i}`, ['web', 'u1'], String(i + 1), since - 1)));
+  await until('the first list handled', () => listed >= 1);
+  await drain(20);
+  const afterFirst = listed;
+  for (let i = 0; i < 50; i++) watch.added(event(`new-${i}`, ['web', 'u1'], String(5_000 + i), since + 1));
+  await until('the new ones passed on', () => w.passed.length === 50);
+  watch.modified(event('old-7', ['web', 'u1'], '9000', since + 2, 'old-7 again'));
+  watch.deleted(event('old-8', ['web', 'u1'], '9001', since + 2));
+  await until('the change passed on', () => w.passed.length === 51);
+  t.equal(listed, afterFirst, 'no whole-namespace pass after the first list');
+  t.equal(w.passed[50], 'shop/web/host-u1 Normal Pulled remote: old-7 again');
+  watch.listed(watch.list()); // a re-list: a whole pass again, that repeats nothing
+  await drain(20);
+  t.equal(w.passed.length, 51);
+});
