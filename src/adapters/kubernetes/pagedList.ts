@@ -18,13 +18,13 @@ export interface Page<T> {
   readonly metadata?: { readonly _continue?: string; readonly resourceVersion?: string };
 }
 
-/** Reads every page of a list through `fetchPage`, handing each page's items to `onItems`; `signal` stops it between pages. */
-export async function forEachPage<T>(fetchPage: (query: PageQuery) => Promise<Page<T>>, onItems: (items: readonly T[]) => void, signal?: AbortSignal): Promise<void> {
+/** Reads every page of a list through `fetchPage`, handing each page to `onPage`; `signal` stops it between pages. */
+export async function forEachPage<T>(fetchPage: (query: PageQuery) => Promise<Page<T>>, onPage: (page: Page<T>) => void, signal?: AbortSignal): Promise<void> {
   let cont: string | undefined;
   do {
     signal?.throwIfAborted();
     const page = await fetchPage(cont === undefined ? { limit: LIST_PAGE_SIZE } : { limit: LIST_PAGE_SIZE, _continue: cont });
-    onItems(page.items);
+    onPage(page);
     cont = page.metadata?._continue || undefined;
   } while (cont !== undefined);
 }

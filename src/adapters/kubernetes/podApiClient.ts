@@ -5,7 +5,7 @@ import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import { operation } from './operation.js';
-import { LIST_PAGE_SIZE } from './pagedList.js';
+import { forEachPage, type PageQuery } from './pagedList.js';
 import { statusPatchBody } from './statusPatch.js';
 import { definedOnly } from '../../lib/defaults.js';
 
@@ -85,22 +85,16 @@ export class PodApiClient implements PodApi {
   async listPods(options: ListPodsOptions = {}): Promise<PodList> {
     const items: Pod[] = [];
     let resourceVersion: string | undefined;
-    let cont: string | undefined;
-    do {
-      const page = await this.listPage(options, cont);
+    await forEachPage((page) => this.listPage(options, page), (page) => {
       items.push(...page.items);
       resourceVersion ??= page.metadata?.resourceVersion ?? '';
-      cont = page.metadata?._continue || undefined;
-    } while (cont !== undefined);
+    });
     return { items, resourceVersion: resourceVersion ?? '' };
   }
 
-  private listPage(options: ListPodsOptions, cont: string | undefined): Promise<V1PodList> {
+  private listPage(options: ListPodsOptions, page: PageQuery): Promise<V1PodList> {
     const { namespace, fieldSelector, labelSelector } = options;
-    const query = {
-      limit: LIST_PAGE_SIZE,
-      ...definedOnly({ _continue: cont, fieldSelector, labelSelector }),
-    };
+    const query = { ...page, ...definedOnly({ fieldSelector, labelSelector }) };
     const where = namespace ?? 'all namespaces';
     return call(this.limiter, 'other', operation('list', `pods in ${where}`), (o) =>
       namespace !== undefined

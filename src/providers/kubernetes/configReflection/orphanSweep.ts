@@ -84,8 +84,8 @@ export class OrphanSweep {
     await forEachPage(
       (page) => this.o.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
         core.listNamespacedPod({ namespace: remoteNamespace, labelSelector, ...page }, options), { deadline: 'list', signal }),
-      (pods) => {
-        for (const pod of pods) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
+      ({ items }) => {
+        for (const pod of items) for (const ref of referencedObjects(pod)) used.add(referenceKey(ref.kind, ref.name));
       },
       signal,
     );

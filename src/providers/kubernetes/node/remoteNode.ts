@@ -85,8 +85,8 @@ export class RemoteNode {
     await asProviderCall('list remote pods', () => forEachPage(
       (page) => this.o.remote.call('other', operation('list', 'remote pods'), (core, options) =>
         core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL, ...page }, options), { deadline: 'list' }),
-      (pods) => {
-        for (const pod of pods) if (!this.o.isOwnPod(pod)) others.push(pod);
+      ({ items }) => {
+        for (const pod of items) if (!this.o.isOwnPod(pod)) others.push(pod);
       },
     ));
     return others;

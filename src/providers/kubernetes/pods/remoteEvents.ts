@@ -116,9 +116,9 @@ export class RemoteEvents {
     const primed = this.handled.get(namespace);
     const changed = this.changed.get(namespace);
     this.changed.delete(namespace);
-    if (primed && changed === undefined) return done; // nothing came (a pod appeared, a resync)
-    if (primed && changed !== 'all' && changed !== undefined) {
-      for (const name of changed) {
+    if (primed && changed !== 'all') {
+      // Nothing came (a pod appeared, a resync), or only the Events in `changed`.
+      for (const name of changed ?? []) {
         const e = this.watches.get(namespace, name);
         const version = e?.metadata.resourceVersion ?? '';
         if (!e) primed.delete(name);

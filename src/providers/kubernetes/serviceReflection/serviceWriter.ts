@@ -148,8 +148,8 @@ export class ReflectionWriter {
     await forEachPage(
       (page) => this.remote.call('other', operation('list', `tether pods in ${remoteNamespace}`), (core, options) =>
         core.listNamespacedPod({ namespace: remoteNamespace, labelSelector, ...page }, options), { deadline: 'list' }),
-      (pods) => {
-        for (const p of pods) {
+      ({ items }) => {
+        for (const p of items) {
           const node = p.metadata?.labels?.[virtualNodeLabel] ?? '';
           if (p.metadata?.annotations?.[hostNamespaceAnnotation] === hostNamespace && p.metadata.deletionTimestamp === undefined && node !== '') nodes.add(node);
         }

@@ -10,6 +10,7 @@ import { OrphanSweep } from '../../../../src/providers/kubernetes/configReflecti
 import { remoteCopy, type HostObject } from '../../../../src/providers/kubernetes/configReflection/reflectedObject.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { asCalled, silentLog } from './configMapWorld.js';
+import { pagedList } from '../../../support/pagedList.js';
 
 const copyOf = (name: string): HostObject => {
   const copy = remoteCopy('ConfigMap', { metadata: { name, namespace: 'shop' }, data: {} }, 'shop-home', 'home');
@@ -22,16 +23,11 @@ const podUsing = (i: number, configMap: string): object => ({
 
 t.test('the sweep reads the remote pods page by page, and keeps a copy only a pod of a later page references', async (t) => {
   const pods = [...Array.from({ length: 1_200 }, (_, i) => podUsing(i, 'used-early')), podUsing(1_200, 'used-late')];
-  const lists: { limit: number | undefined; continue: string | undefined }[] = [];
+  const { asks: lists, list } = pagedList(pods);
   const core = {
     listConfigMapForAllNamespaces: async () => ({ items: [copyOf('used-early'), copyOf('used-late'), copyOf('unused')] }),
     listSecretForAllNamespaces: async () => ({ items: [] }),
-    listNamespacedPod: async (q: { limit?: number; _continue?: string }) => {
-      lists.push({ limit: q.limit, continue: q._continue });
-      const from = Number(q._continue ?? '0');
-      const to = q.limit === undefined ? pods.length : Math.min(pods.length, from + q.limit);
-      return { items: pods.slice(from, to), metadata: to < pods.length ? { _continue: String(to) } : {} };
-    },
+    listNamespacedPod: list,
   };
   const remote = { call: (_p: string, op: Operation, fn: (c: typeof core, o: object) => Promise<unknown>) => asCalled(op, () => fn(core, {})) } as unknown as ClusterClient;
   const sweep = new OrphanSweep({ remote, hostClusterId: 'home', remoteNamespaceOf: (ns) => `${ns}-home`, clock: new ManualClock(), log: silentLog as never, minAgeMs: 0 });

@@ -3,6 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import t from 'tap';
 import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { RemoteNode } from '../../../../src/providers/kubernetes/node/remoteNode.js';
+import { pagedList } from '../../../support/pagedList.js';
 
 const worker = { metadata: { name: 'w1' }, status: { allocatable: { cpu: '8', memory: '16Gi', pods: '2000' }, conditions: [{ type: 'Ready', status: 'True' }] } };
 const pod = (name: string, own: boolean): object => ({
@@ -13,19 +14,11 @@ const pod = (name: string, own: boolean): object => ({
 
 t.test('capacity reads the remote pods page by page, and a foreign pod on a later page still counts', async (t) => {
   const pods = [...Array.from({ length: 1_100 }, (_, i) => pod(`own-${i}`, true)), pod('foreign', false)];
-  const limits: (number | undefined)[] = [];
-  const core = {
-    listNode: async () => ({ items: [worker] }),
-    listPodForAllNamespaces: async (q: { limit?: number; _continue?: string }) => {
-      limits.push(q.limit);
-      const from = Number(q._continue ?? '0');
-      const to = q.limit === undefined ? pods.length : Math.min(pods.length, from + q.limit);
-      return { items: pods.slice(from, to), metadata: to < pods.length ? { _continue: String(to) } : {} };
-    },
-  };
+  const { asks, list } = pagedList(pods);
+  const core = { listNode: async () => ({ items: [worker] }), listPodForAllNamespaces: list };
   const remote = { kubeConfig: new KubeConfig(), call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
   const node = new RemoteNode({ remote, isOwnPod: (p) => p.metadata?.labels?.['own'] === 'yes' });
   const capacity = await node.capacity();
-  t.same(limits, [500, 500, 500], 'three pages of at most 500');
+  t.same(asks.map((a) => a.limit), [500, 500, 500], 'three pages of at most 500');
   t.match(capacity, { allocatable: { cpu: '7', pods: '1999' } }, 'the foreign pod\'s request is taken from what is left; this node\'s own pods are not');
 });

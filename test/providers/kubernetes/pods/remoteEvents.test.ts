@@ -10,6 +10,7 @@ import type { Pod } from '../../../../src/adapters/kubernetes/model.js';
 import type { Reconciler } from '../../../../src/lib/reconcile.js';
 import type { ClusterClient } from '../../../../src/adapters/kubernetes/clusterClient.js';
 import { RemoteEvents } from '../../../../src/providers/kubernetes/pods/remoteEvents.js';
+import type { CachedListWatchOptions } from '../../../../src/adapters/kubernetes/cachedListWatch.js';
 import type { ActorSystem } from '../../../../src/supervisors/actorSystem.js';
 import { FakeListWatch } from '../../../support/fakeListWatch.js';
 import { ManualClock } from '../../../support/manualClock.js';
@@ -36,6 +37,8 @@ function event(name: string, [pod, podUid]: readonly [string, string], resourceV
 interface World {
   events: RemoteEvents;
   watches: Map<string, FakeListWatch<CoreV1Event>>;
+  /** The options each namespace's watch was built with. */
+  options: Map<string, CachedListWatchOptions<CoreV1Event>>;
   passed: string[];
   pods: Map<string, Pod>;
   clock: ManualClock;
@@ -44,6 +47,7 @@ interface World {
 function world(): World {
   const clock = new ManualClock(since + 1000);
   const watches = new Map<string, FakeListWatch<CoreV1Event>>();
+  const options = new Map<string, CachedListWatchOptions<CoreV1Event>>();
   const pods = new Map<string, Pod>([['web', remotePod('web', 'u1')]]);
   const passed: string[] = [];
   const events = new RemoteEvents({
@@ -53,10 +57,11 @@ function world(): World {
     watchFactory: (o) => {
       const watch = new FakeListWatch<CoreV1Event>(o.path);
       watches.set(o.path, watch);
+      options.set(o.path, o);
       return watch;
     },
   });
-  return { events, watches, passed, pods, clock };
+  return { events, watches, options, passed, pods, clock };
 }
 
 const runLoop = (t: Tap, w: World, loop: Reconciler = w.events.reconciler()): Promise<ActorSystem> => runLoops(t, [loop], w.clock);
@@ -134,22 +139,19 @@ void t.test('an Event without involvedObject.uid, or with another uid, is droppe
 });
 
 void t.test('the namespace watch keeps of each Event only what reflecting it reads: at 10k pods the whole Events were 61 MiB of heap', async (t) => {
-  let transform: ((e: CoreV1Event) => CoreV1Event) | undefined;
-  const events = new RemoteEvents({
-    remote: {} as unknown as ClusterClient, clock: new ManualClock(since), log: silentLog, since, podOf: () => undefined, onEvent: () => undefined,
-    watchFactory: (o) => ((transform = o.transform), new FakeListWatch<CoreV1Event>(o.path)),
-  });
   const w = world();
-  await runLoop(t, { ...w, events });
-  events.podAppeared('shop-home', 'web');
-  await until('watched', () => transform !== undefined);
+  await runLoop(t, w);
+  w.events.podAppeared('shop-home', 'web');
+  await until('watched', () => w.options.has(path));
+  const transform = w.options.get(path)?.transform;
+  t.ok(transform, 'the watch is built with a transform');
   const full: CoreV1Event = {
     ...event('e1', ['web', 'u1'], '7', since + 1, 'pulled image'),
     metadata: { name: 'e1', namespace: 'shop-home', resourceVersion: '7', uid: 'eu', managedFields: [{ manager: 'kubelet', operation: 'Update' }], creationTimestamp: new Date(since) },
     involvedObject: { kind: 'Pod', name: 'web', uid: 'u1', namespace: 'shop-home', apiVersion: 'v1', resourceVersion: '99', fieldPath: 'spec.containers{c}' },
     source: { component: 'kubelet', host: 'w1' }, reportingComponent: 'kubelet', reportingInstance: 'w1', count: 3, firstTimestamp: new Date(since - 5), action: 'Pull',
   };
-  t.same(transform!(full), {
+  t.same(transform?.(full), {
     metadata: { name: 'e1', namespace: 'shop-home', resourceVersion: '7', creationTimestamp: new Date(since) },
     involvedObject: { name: 'web', uid: 'u1' },
     type: 'Normal', reason: 'Pulled', message: 'pulled image', lastTimestamp: new Date(since + 1), firstTimestamp: new Date(since - 5),

@@ -10,6 +10,7 @@ import { remoteService, serviceDigest } from '../../../../src/providers/kubernet
 import type { DesiredObject } from '../../../../src/providers/kubernetes/serviceReflection/servicePlan.js';
 import { ReflectionWriter } from '../../../../src/providers/kubernetes/serviceReflection/serviceWriter.js';
 import { KubeApiError } from '../../../../src/adapters/kubernetes/errors.js';
+import { pagedList } from '../../../support/pagedList.js';
 
 const marks = { hostClusterId: 'home', nodeName: 'vk-1' };
 const apiError = (kind: 'already-exists' | 'not-found' | 'conflict'): KubeApiError => new KubeApiError({ kind, message: kind }, 'test');
@@ -188,16 +189,9 @@ t.test('the virtual nodes with live pods of a host namespace in a remote namespa
 t.test('who has pods in the namespace is read page by page: a sibling only on a later page is the heir', async (t) => {
   const pod = (node: string, i: number): object => ({ metadata: { name: `p-${i}`, labels: { 'tether.dev/virtual-node': node }, annotations: { 'tether.dev/host-namespace': 'shop' } } });
   const pods = [...Array.from({ length: 700 }, (_, i) => pod('vk-1', i)), pod('vk-2', 700)];
-  const limits: (number | undefined)[] = [];
-  const core = {
-    listNamespacedPod: async (q: { limit?: number; _continue?: string }) => {
-      limits.push(q.limit);
-      const from = Number(q._continue ?? '0');
-      const to = q.limit === undefined ? pods.length : Math.min(pods.length, from + q.limit);
-      return { items: pods.slice(from, to), metadata: to < pods.length ? { _continue: String(to) } : {} };
-    },
-  };
+  const { asks, list } = pagedList(pods);
+  const core = { listNamespacedPod: list };
   const remote = { call: (_p: string, _op: unknown, fn: (c: typeof core, o: object) => Promise<unknown>) => fn(core, {}) } as unknown as ClusterClient;
   t.equal(await new ReflectionWriter(remote, marks).heir('shop-home', 'shop'), 'vk-2');
-  t.same(limits, [500, 500], 'two pages of at most 500');
+  t.same(asks.map((a) => a.limit), [500, 500], 'two pages of at most 500');
 });
