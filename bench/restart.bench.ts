@@ -162,7 +162,9 @@ async function changesQuiet(host: Cluster, remote: Cluster, timeoutMs: number): 
 interface Agent {
   readonly child: ChildProcess;
   readonly pid: number;
-  readonly exited: Promise<void>;
+  readonly logFile: string;
+  /** How it ended: its exit code, or the signal that ended it. */
+  readonly exited: Promise<string>;
 }
 
 function spawnLogged(args: string[], logFile: string): Agent {
@@ -170,8 +172,20 @@ function spawnLogged(args: string[], logFile: string): Agent {
   const out = createWriteStream(logFile, { flags: 'a' });
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return { child, pid: child.pid!, exited };
+  const exited = new Promise<string>((r) => child.once('exit', (code, signal) => r(signal ?? `exit code ${code}`)));
+  return { child, pid: child.pid!, logFile, exited };
+}
+
+/**
+ * `work`, failed as soon as one of `agents` exits: an agent that runs out of heap mid-run would
+ * otherwise leave the bench waiting out its step timeouts (an hour at 10k pods) for pods that no
+ * agent drives any more.
+ */
+function whileAlive<T>(agents: Agent[], work: Promise<T>): Promise<T> {
+  const died = agents.map((a) => a.exited.then((how): never => {
+    throw new Error(`agent ${a.pid} exited (${how}) mid-run; its log: ${a.logFile}`);
+  }));
+  return Promise.race([work, ...died]);
 }
 
 interface HostAgentFiles { config: string; introspectionPort: number; logFile: string }
@@ -268,9 +282,9 @@ function scaled(counts: WriteCounts, fromMs: number, toMs: number): Map<string, 
   return new Map([...counts].map(([k, v]) => [k, (v * toMs) / fromMs]));
 }
 
-interface Setup { readonly host: Cluster; readonly remote: Cluster; readonly files: HostAgentFiles }
+interface Setup { readonly host: Cluster; readonly remote: Cluster; readonly files: HostAgentFiles; readonly worker: Agent }
 
-async function restartOnce(mode: Mode, run: number, agent: Agent, { host, remote, files }: Setup): Promise<{ restart: Restart; agent: Agent }> {
+async function restartOnce(mode: Mode, run: number, agent: Agent, { host, remote, files, worker }: Setup): Promise<{ restart: Restart; agent: Agent }> {
   // The background: the same agent, nothing changing.
   const quietStart = Date.now();
   const [hq0, rq0] = await Promise.all([writeCounts(host), writeCounts(remote)]);
@@ -288,10 +302,10 @@ async function restartOnce(mode: Mode, run: number, agent: Agent, { host, remote
   const spawned = Date.now();
   const rss = new RssPeak(next.pid);
   try {
-    await waitFor(`node Ready and ${N} pod actors adopted`, STEP_TIMEOUT_MS, async () =>
-      ((await nodeReady(host, NODE)) && (await adoptedPods(files.introspectionPort)) >= N ? true : undefined), 500);
+    await whileAlive([next, worker], waitFor(`node Ready and ${N} pod actors adopted`, STEP_TIMEOUT_MS, async () =>
+      ((await nodeReady(host, NODE)) && (await adoptedPods(files.introspectionPort)) >= N ? true : undefined), 500));
     const readyMs = Date.now() - spawned;
-    const lastChange = await changesQuiet(host, remote, STEP_TIMEOUT_MS);
+    const lastChange = await whileAlive([next, worker], changesQuiet(host, remote, STEP_TIMEOUT_MS));
     const steadyMs = Math.max(readyMs, lastChange - spawned);
     const cpuS = cpuSeconds(next.pid);
     const [h1, r1, g1] = await Promise.all([writeCounts(host), writeCounts(remote), writeCounts(remote, GETS)]);
@@ -382,13 +396,13 @@ async function main(): Promise<void> {
 
     const t = Date.now();
     await host.kubectl(['apply', '-f', '-'], { input: workload(N) });
-    await waitFor(`${N} host pods Running+Ready with remote IPs`, STEP_TIMEOUT_MS, async () => ((await offloadedReady(host)) >= N ? true : undefined), 2_000);
+    await whileAlive([agent, worker], waitFor(`${N} host pods Running+Ready with remote IPs`, STEP_TIMEOUT_MS, async () => ((await offloadedReady(host)) >= N ? true : undefined), 2_000));
     log(`${N} pods offloaded and Ready in ${((Date.now() - t) / 1000).toFixed(1)} s; waiting for the writes to stop`);
-    await changesQuiet(host, remote, STEP_TIMEOUT_MS);
+    await whileAlive([agent, worker], changesQuiet(host, remote, STEP_TIMEOUT_MS));
 
     for (let run = 1; run <= RUNS; run++) {
       for (const mode of ['graceful', 'crash'] as const) {
-        const { restart, agent: next } = await restartOnce(mode, run, agent, { host, remote, files });
+        const { restart, agent: next } = await restartOnce(mode, run, agent, { host, remote, files, worker });
         agent = next;
         restarts.push(restart);
         if ((await offloadedReady(host)) < N) log(`${mode} #${run}: fewer than ${N} host pods Running+Ready after the restart`);
