@@ -31,14 +31,14 @@
  * restart: host writes other than Lease renewals, remote writes other than Leases and Nodes (the
  * remote's own), host pod status writes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
 import { benchLog, nodeReady, repositoryRoot, runBench } from './clusterBench.js';
 import { freePort } from '../src/harness/ports.js';
+import { startProcess, type ManagedProcess } from '../src/harness/processes.js';
 import { total, writeCounts, writesBetween, type WriteCounts } from './apiServerWrites.js';
 import { cpuSeconds, fmt, median, medianCell, RssPeak, sleep, waitFor } from './measure.js';
 
@@ -159,21 +159,14 @@ async function changesQuiet(host: Cluster, remote: Cluster, timeoutMs: number): 
 
 // --- the agents -------------------------------------------------------------------------------
 
-interface Agent {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly logFile: string;
-  /** How it ended: its exit code, or the signal that ended it. */
-  readonly exited: Promise<string>;
-}
+/**
+ * An agent is a harness process: its own process group, its output in its log file, killed when
+ * the bench exits however it ends (an interrupted bench leaves no agent behind).
+ */
+type Agent = ManagedProcess;
 
-function spawnLogged(args: string[], logFile: string): Agent {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = createWriteStream(logFile, { flags: 'a' });
-  child.stdout?.pipe(out);
-  child.stderr?.pipe(out);
-  const exited = new Promise<string>((r) => child.once('exit', (code, signal) => r(signal ?? `exit code ${code}`)));
-  return { child, pid: child.pid!, logFile, exited };
+function spawnLogged(name: string, args: string[], logFile: string): Agent {
+  return startProcess({ name, command: process.execPath, args, logPath: logFile });
 }
 
 /**
@@ -183,7 +176,7 @@ function spawnLogged(args: string[], logFile: string): Agent {
  */
 function whileAlive<T>(agents: Agent[], work: Promise<T>): Promise<T> {
   const died = agents.map((a) => a.exited.then((how): never => {
-    throw new Error(`agent ${a.pid} exited (${how}) mid-run; its log: ${a.logFile}`);
+    throw new Error(`${a.spec.name} (pid ${a.pid}) exited (${how.signal ?? `exit code ${how.code}`}) mid-run; its log: ${a.spec.logPath}`);
   }));
   return Promise.race([work, ...died]);
 }
@@ -217,7 +210,7 @@ async function hostAgentConfig(dir: string, host: Cluster, remote: Cluster): Pro
 }
 
 const startHostAgent = (files: HostAgentFiles): Agent =>
-  spawnLogged([...AGENT_NODE_FLAGS, join(root, 'dist/src/cli/main.js'), 'run', '--config', files.config], files.logFile);
+  spawnLogged('host agent', [...AGENT_NODE_FLAGS, join(root, 'dist/src/cli/main.js'), 'run', '--config', files.config], files.logFile);
 
 interface ActorLine { kind?: string; summary?: { stage?: string; ready?: boolean } | null }
 
@@ -294,8 +287,12 @@ async function restartOnce(mode: Mode, run: number, agent: Agent, { host, remote
 
   const [h0, r0, g0] = await Promise.all([writeCounts(host), writeCounts(remote), writeCounts(remote, GETS)]);
   const signalled = Date.now();
-  agent.child.kill(mode === 'graceful' ? 'SIGTERM' : 'SIGKILL');
-  await Promise.race([agent.exited, sleep(30_000)]);
+  if (mode === 'graceful') await agent.stop(30_000);
+  else {
+    process.kill(agent.pid, 'SIGKILL');
+    // The harness unrefs its children: the timer keeps this process alive until the exit comes.
+    await Promise.race([agent.exited, sleep(30_000)]);
+  }
   log(`${mode} #${run}: old agent gone after ${((Date.now() - signalled) / 1000).toFixed(1)} s; starting a new one`);
 
   const next = startHostAgent(files);
@@ -386,7 +383,7 @@ async function main(): Promise<void> {
   let agent: Agent | undefined;
   const restarts: Restart[] = [];
   try {
-    worker = spawnLogged([join(root, 'dist/bench/compare/tetherNode.js'), '--kubeconfig', remote.kubeconfigPath, '--node', REMOTE_WORKER,
+    worker = spawnLogged('remote worker', [join(root, 'dist/bench/compare/tetherNode.js'), '--kubeconfig', remote.kubeconfigPath, '--node', REMOTE_WORKER,
       '--no-taints', '--pod-cidr', REMOTE_CIDR, '--start-latency-ms', '200'], join(dir, 'remote-worker.log'));
     const files = await hostAgentConfig(dir, host, remote);
     agent = startHostAgent(files);
@@ -409,12 +406,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    for (const a of [agent, worker]) {
-      if (!a) continue;
-      a.child.kill('SIGTERM');
-      await Promise.race([a.exited, sleep(15_000)]);
-      a.child.kill('SIGKILL');
-    }
+    for (const a of [agent, worker]) await a?.stop(15_000);
     await Promise.all([host.stop(), remote.stop()]);
   }
   report(restarts);
