@@ -206,7 +206,7 @@ function startAgent(side: Side, node: string, kubeconfig: string, eventsFile: st
   const out = { stdio: ['ignore', 'ignore', 'pipe'] as ['ignore', 'ignore', 'pipe'] };
   const budget = ['--qps', String(options.qps), '--burst', String(options.burst)];
   const child = side === 'tether'
-    ? spawn(process.execPath, [join(root, 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget], out)
+    ? spawn(process.execPath, [join(root, options.tetherBuild === 'bundle' ? 'dist/bench/compare/tetherNode.bundle.mjs' : 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget], out)
     : spawn(vkBinary, ['--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget, '--workers', '10'], out);
   const chunks: string[] = [];
   child.stderr?.on('data', (d: Buffer) => {

@@ -9,7 +9,7 @@
  *   node dist/bench/importRss.bench.js --runs 3 @kubernetes/client-node ./dist/src/app/tetherAgent.js
  *
  * A specifier is imported as given from the repository's root (a package name, or a path starting
- * with ./); `-` is the bare process. Extra node flags for the child: `--flags "--max-semi-space-size=1"`.
+ * with ./); `-` is the bare process. Extra node flags for the child: `--flags="--max-semi-space-size=1"` (with `=`: the value starts with a dash).
  * Prints one Markdown row per module, medians of `--runs` processes; nothing here is asserted.
  */
 import { execFileSync } from 'node:child_process';

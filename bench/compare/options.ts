@@ -7,11 +7,14 @@
  * `--bind direct`: the bench creates the pods itself with `spec.nodeName` set and deletes them with
  * one delete-collection, faster than either agent's write budget, so each agent's own cost and
  * ceiling show. `--qps` (and `--burst`, 2x qps unless given) lift both agents' client budget alike.
+ * `--tether-build bundle` (the default) runs Tether's side as one bundled module, as the image ships
+ * the agent (tools/bundle/bundle.mjs); `modules` runs the compiled files under dist/ with node_modules.
  */
 import { parseArgs } from 'node:util';
 
 export type BindMode = 'deployment' | 'direct';
 export type Side = 'tether' | 'virtual-kubelet';
+export type TetherBuild = 'bundle' | 'modules';
 
 export interface CompareOptions {
   readonly pods: number;
@@ -24,10 +27,13 @@ export interface CompareOptions {
   /** Leave out the remote outage phase (a quicker look at create and delete alone). */
   readonly skipOutage: boolean;
   readonly sides: readonly Side[];
+  /** How Tether's side is loaded: the shipped bundle, or dist/'s modules. */
+  readonly tetherBuild: TetherBuild;
 }
 
 const SIDES: readonly Side[] = ['tether', 'virtual-kubelet'];
 const BINDS: readonly BindMode[] = ['deployment', 'direct'];
+const BUILDS: readonly TetherBuild[] = ['bundle', 'modules'];
 
 function positive(flag: string, text: string, integer: boolean): number {
   const value = Number(text);
@@ -57,6 +63,7 @@ export function parseCompareOptions(argv: readonly string[]): CompareOptions {
       'outage-timeout-s': { type: 'string', default: '90' },
       'skip-outage': { type: 'boolean', default: false },
       only: { type: 'string' },
+      'tether-build': { type: 'string', default: 'bundle' },
     },
   });
   const qps = positive('qps', values.qps, false);
@@ -70,5 +77,6 @@ export function parseCompareOptions(argv: readonly string[]): CompareOptions {
     outageTimeoutMs: positive('outage-timeout-s', values['outage-timeout-s'], false) * 1000,
     skipOutage: values['skip-outage'],
     sides: values.only === undefined ? SIDES : [oneOf('only', values.only, SIDES)],
+    tetherBuild: oneOf('tether-build', values['tether-build'], BUILDS),
   };
 }

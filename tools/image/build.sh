@@ -3,10 +3,10 @@
 #
 # Where containers can run `npm ci` (a registry they trust), plain `buildah bud .` or
 # `docker build .` is all it takes. On machines whose registry a fresh container does not trust
-# (these CI machines: npm is reached through a CA only the host trusts), the build stages that
-# need the network are replaced by what the host builds, as buildah's named build contexts: the
-# `build` stage by the compiled JavaScript and the `deps` stage by the production node_modules.
-# The runtime stage, the one users ship, is built unchanged from the same Dockerfile.
+# (these CI machines: npm is reached through a CA only the host trusts), the build stage, the one
+# that needs the network, is replaced by what the host builds, as a buildah named build context:
+# the compiled JavaScript and its bundle (tools/bundle/bundle.mjs). The runtime stage, the one
+# users ship, is built unchanged from the same Dockerfile.
 #
 # Usage: tools/image/build.sh [TAG]   (default tether:<package.json version>)
 # Needs root and buildah; builds the base stand-in first when no registry is reachable
@@ -24,18 +24,15 @@ bash tools/image/base.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 started=$SECONDS
-say "compiling TypeScript (the build stage's output)"
+say "compiling TypeScript and bundling the agent (the build stage's output)"
 npx tsc -p tsconfig.build.json --outDir "$work/build/app/dist" >&2
-say "installing production dependencies (the deps stage's output)"
-mkdir -p "$work/deps/app"
-cp package.json package-lock.json "$work/deps/app/"
-(cd "$work/deps/app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+node tools/bundle/bundle.mjs "$work/build/app/dist" >&2
 
 # The image this tag named before, removed after the build so that rebuilds do not pile up.
 previous=$(buildah inspect --type image --format '{{.FromImageID}}' "$tag" 2>/dev/null || true)
 say "buildah bud (runtime stage from the Dockerfile, --pull=never)"
 buildah bud --quiet --isolation=chroot --pull=never --layers=false --format docker \
-  --build-context build="$work/build" --build-context deps="$work/deps" \
+  --build-context build="$work/build" \
   -f Dockerfile -t "$tag" . >&2
 current=$(buildah inspect --type image --format '{{.FromImageID}}' "$tag")
 if [[ -n "$previous" && "$previous" != "$current" ]]; then buildah rmi "$previous" >/dev/null 2>&1 || true; fi

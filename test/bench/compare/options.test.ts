@@ -1,9 +1,9 @@
 import t from 'tap';
 import { parseCompareOptions } from '../../../bench/compare/options.js';
 
-void t.test('with no arguments, bench:compare runs the Deployment mode at 1,000 pods, three runs, both agents at 50 qps / 100 burst', async (t) => {
+void t.test('with no arguments, bench:compare runs the Deployment mode at 1,000 pods, three runs, both agents at 50 qps / 100 burst, Tether as shipped (bundled)', async (t) => {
   t.strictSame(parseCompareOptions([]), {
-    pods: 1000, runs: 3, bind: 'deployment', qps: 50, burst: 100, outageTimeoutMs: 90_000, skipOutage: false, sides: ['tether', 'virtual-kubelet'],
+    pods: 1000, runs: 3, bind: 'deployment', qps: 50, burst: 100, outageTimeoutMs: 90_000, skipOutage: false, sides: ['tether', 'virtual-kubelet'], tetherBuild: 'bundle',
   });
 });
 
@@ -34,4 +34,10 @@ void t.test('--only runs one side, --skip-outage leaves the outage out, and an u
   t.throws(() => parseCompareOptions(['--only', 'vk']), /--only must be one of tether, virtual-kubelet/);
   t.equal(parseCompareOptions(['--skip-outage']).skipOutage, true);
   t.throws(() => parseCompareOptions(['--direct']), /Unknown option '--direct'/);
+});
+
+void t.test('--tether-build modules runs Tether from dist/\'s compiled modules instead of the bundle; nothing else is taken', async (t) => {
+  t.equal(parseCompareOptions(['--tether-build', 'modules']).tetherBuild, 'modules');
+  t.equal(parseCompareOptions(['--tether-build=bundle']).tetherBuild, 'bundle');
+  t.throws(() => parseCompareOptions(['--tether-build', 'minified']), /--tether-build must be one of bundle, modules, not 'minified'/);
 });
