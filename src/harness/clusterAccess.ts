@@ -79,6 +79,9 @@ export class ClusterAccess {
           if (error) reject(new KubectlError(args, error.code ?? error.signal ?? null, stderr || error.message));
           else resolve(stdout);
         });
+      // A kubectl that exits before reading its input (an API server refusing at once) breaks the
+      // pipe; execFile's callback reports that call, so the write error must not go uncaught.
+      child.stdin?.on('error', () => undefined);
       child.stdin?.end(options.input ?? '');
     });
   }

@@ -12,11 +12,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { jsonLogger } from '../../src/adapters/logger.js';
 import type { ClusterAccess } from '../../src/harness/clusterAccess.js';
 import { reportLogsOnFailure, testNamespace, uniqueNamespace, useSharedClusters } from '../harness/sharedClusters.js';
 import { waitFor } from '../harness/waitFor.js';
 import { getJson, podManifest, type KubeObject } from '../support/kubectlJson.js';
-import { bothReady, startOffloadingNode, startRemoteWorker } from '../support/offloadingTopology.js';
+import { bothReady, startOffloadingNode, startRemoteWorker, type OffloadingNode } from '../support/offloadingTopology.js';
 
 const WORKER_TAINT = 'tether.test/host-sa-worker';
 const toleration = { offloadingPatch: { tolerations: [{ key: WORKER_TAINT, operator: 'Exists' as const, effect: 'NoSchedule' as const }] } };
@@ -57,11 +58,22 @@ t.test('ServiceAccount access to the host API server, through offloading', async
     name: uniqueNamespace('hostsa-worker'), podCIDR: '10.93.0.0/16', deleteNodeOnStop: true,
     taints: [{ key: WORKER_TAINT, value: 'yes', effect: 'NoSchedule' }],
   });
+  // What is under test is the token, not the backoff: a create that failed once (a loaded shared
+  // cluster) is retried within seconds, and a failure prints what each node's actors and provider saw.
+  const lines: string[] = [];
+  const diagnosed = {
+    node: { pod: { retry: { minMs: 500, maxMs: 3_000 } } },
+    onFailure: ({ name, agent }: OffloadingNode) => {
+      const pods = agent.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
+      console.error(`${name} actors:`, JSON.stringify(pods, null, 1), '\nprovider log:\n', lines.slice(-60).join('\n'));
+    },
+  };
+  const log = jsonLogger('info', (line) => lines.push(line));
   const on = startOffloadingNode(t, host, remote, {
-    name: uniqueNamespace('vk-hostsa-on'), hostClusterId: 'hsaon',
-    provider: { ...toleration, hostServiceAccountAccess: { ip: server.hostname, port: Number(server.port) } },
+    name: uniqueNamespace('vk-hostsa-on'), hostClusterId: 'hsaon', ...diagnosed,
+    provider: { ...toleration, log, hostServiceAccountAccess: { ip: server.hostname, port: Number(server.port) } },
   });
-  const off = startOffloadingNode(t, host, remote, { name: uniqueNamespace('vk-hostsa-off'), hostClusterId: 'hsaoff', provider: toleration });
+  const off = startOffloadingNode(t, host, remote, { name: uniqueNamespace('vk-hostsa-off'), hostClusterId: 'hsaoff', ...diagnosed, provider: { ...toleration, log } });
   await bothReady(host, on, remote, worker);
   await bothReady(host, off, remote, worker);
   const ns = await testNamespace(t, host, 'hostsa');
