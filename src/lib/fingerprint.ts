@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A digest of the canonical JSON of a value (object keys sorted, Dates as ISO strings), so two
@@ -7,7 +7,26 @@ import { createHash } from 'node:crypto';
  */
 export function fingerprint(value: unknown): string {
   // As before: a value JSON leaves out entirely (undefined) has no fingerprint, and throws.
-  return createHash('sha1').update(canonicalJson(value) as string).digest('base64url');
+  // The one-shot digest: no Hash object per call (a status write takes several fingerprints).
+  return hash('sha1', canonicalJson(value) as string, 'base64url');
+}
+
+/** Fingerprints already taken, per object (weakly held: they go with their objects). */
+const taken = new WeakMap<object, string>();
+
+/**
+ * {@link fingerprint} of an object that is never changed in place once fingerprinted: a status a
+ * decision built (decisions make new objects), or an object from a watch cache (which replaces an
+ * object on every event and never edits one). Taken once per object, so the several comparisons
+ * one message makes (what to write, what was written, what the host shows) cost lookups (issue 28).
+ */
+export function fingerprintOf(value: object): string {
+  let known = taken.get(value);
+  if (known === undefined) {
+    known = fingerprint(value);
+    taken.set(value, known);
+  }
+  return known;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
-import { canonicalJson, fingerprint } from '../../src/lib/fingerprint.js';
+import { canonicalJson, fingerprint, fingerprintOf } from '../../src/lib/fingerprint.js';
 
 /** The implementation before issue 28 (a sorted copy, then JSON.stringify): the digests must not change. */
 function canonicalCopy(value: unknown): unknown {
@@ -42,4 +42,24 @@ void t.test('canonicalJson is the JSON of the sorted copy, so fingerprints are w
 void t.test('a value JSON leaves out has no fingerprint (it throws, as before)', async (t) => {
   t.throws(() => fingerprint(undefined));
   t.equal(canonicalJson(undefined), undefined);
+});
+
+/** An object whose `phase` counts its reads: a second fingerprint of it that reads it again was taken twice. */
+function countingReads(): { value: object; reads: () => number } {
+  let reads = 0;
+  const value = Object.defineProperty({ conditions: [{ type: 'Ready', status: 'True' }] }, 'phase', {
+    enumerable: true,
+    get: () => (reads++, 'Running'),
+  });
+  return { value, reads: () => reads };
+}
+
+void t.test('fingerprintOf is the fingerprint, taken once per object', async (t) => {
+  fc.assert(fc.property(fc.object(), (value) => fingerprintOf(value) === fingerprint(value)), { numRuns: 200 });
+  const { value, reads } = countingReads();
+  const first = fingerprintOf(value);
+  t.equal(reads(), 1);
+  t.equal(fingerprintOf(value), first);
+  t.equal(reads(), 1, 'the second comparison is a lookup');
+  t.equal(fingerprintOf(countingReads().value), first, 'an equal object compares equal');
 });

@@ -12,7 +12,7 @@ import { eventReasonOf } from '../../providers/errors.js';
 import type { Pod, PodStatus } from '../../adapters/kubernetes/model.js';
 import type { Verdict } from '../admission/admit.js';
 import { isLifecycleHookProvider, type PodProvider } from '../../providers/provider.js';
-import { fingerprint } from '../../lib/fingerprint.js';
+import { fingerprintOf } from '../../lib/fingerprint.js';
 import type { PodIdentity } from '../../lib/podIdentity.js';
 import type { EffectContext } from '../../runtime/behavior.js';
 import { performWithSchedule, reportTo, type Failure, type OwnEffect } from '../../runtime/effectOutcome.js';
@@ -168,7 +168,7 @@ function writeStatus(deps: PodEffectDeps, pod: PodIdentity, status: PodStatus, c
     classify: queuedWriteFailure,
     done: (stored) => ({
       type: 'pod.status-written',
-      written: fingerprint(status),
+      written: fingerprintOf(status),
       stored: ownedFingerprint(stored.status),
       ...definedOnly({ storedVersion: stored.metadata?.resourceVersion || undefined }),
     }),

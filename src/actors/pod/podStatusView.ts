@@ -51,8 +51,18 @@ export function hostStatusFrom(provider: PodStatus): PodStatus {
  * server omits empty fields and adds empty `lastState: {}`).
  */
 export function ownedFingerprint(status: PodStatus | undefined): string {
-  return fingerprint(status === undefined ? {} : asStored(hostStatusFrom(status)));
+  if (status === undefined) return NONE_OWNED;
+  // Statuses are never changed in place (fingerprintOf): one status compared several times is read once.
+  let known = ownedTaken.get(status);
+  if (known === undefined) {
+    known = fingerprint(asStored(hostStatusFrom(status)));
+    ownedTaken.set(status, known);
+  }
+  return known;
 }
+
+const NONE_OWNED = fingerprint({});
+const ownedTaken = new WeakMap<PodStatus, string>();
 
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
@@ -163,11 +173,19 @@ export function isTerminal(status: PodStatus | undefined): boolean {
  * changes and resyncs never reach the provider.
  */
 export function specFingerprint(pod: Pod): string {
-  const annotations = Object.fromEntries(
-    Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => !key.startsWith(annotationPrefix)),
-  );
-  return fingerprint({ spec: pod.spec, labels: pod.metadata?.labels ?? {}, annotations });
+  // Per pod object, as the watch cache never changes one in place (fingerprintOf).
+  let known = specTaken.get(pod);
+  if (known === undefined) {
+    const annotations = Object.fromEntries(
+      Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => !key.startsWith(annotationPrefix)),
+    );
+    known = fingerprint({ spec: pod.spec, labels: pod.metadata?.labels ?? {}, annotations });
+    specTaken.set(pod, known);
+  }
+  return known;
 }
+
+const specTaken = new WeakMap<Pod, string>();
 
 /** The seconds the provider gives the pod's containers to stop. */
 export function gracePeriodSeconds(pod: Pod | undefined): number {

@@ -6,7 +6,7 @@
  */
 import type { PodStatus } from '../../adapters/kubernetes/model.js';
 import { isOlder } from '../../adapters/kubernetes/watchCache.js';
-import { fingerprint } from '../../lib/fingerprint.js';
+import { fingerprintOf } from '../../lib/fingerprint.js';
 import { generationOf, withObservedGeneration } from './observedGeneration.js';
 import { hostStatusFrom, isNotReadyMark, ownedFingerprint } from './podStatusView.js';
 import type { PodActorConfig } from './config.js';
@@ -101,8 +101,8 @@ export function requestWrite(state: PodState, provided: PodStatus): Next {
   // What the provider cannot do (ephemeral containers, a resize) is said as the kubelet says it.
   // A container whose postStart hook still runs has not started (postStart.ts).
   const status = withObservedGeneration(unsupportedSaid(withReadinessGates(withPostStartHeld(provided, state.postStart, state.host), state.host), state), state.host);
-  const fp = fingerprint(status);
-  const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprint(state.writes.last) : null) : state.writes.confirmed;
+  const fp = fingerprintOf(status);
+  const newest = state.writes.inFlight > 0 ? (state.writes.last ? fingerprintOf(state.writes.last) : null) : state.writes.confirmed;
   // Nothing new to write. With nothing in flight, this is also what a pending failure retry must
   // send (not a status this one made stale).
   if (fp === newest) return { state: { ...state, writes: { ...state.writes, held: null, ...definedOnly({ last: state.writes.inFlight === 0 ? status : undefined }) } } };
@@ -182,6 +182,6 @@ export function onHoldExpired(state: PodState, hold: number): Next {
 
 export function retryWrite(state: PodState): Next {
   const status = state.writes.last;
-  if (!status || state.writes.inFlight > 0 || state.host === undefined || fingerprint(status) === state.writes.confirmed) return { state };
+  if (!status || state.writes.inFlight > 0 || state.host === undefined || fingerprintOf(status) === state.writes.confirmed) return { state };
   return withEffects({ ...state, writes: { ...state.writes, inFlight: 1, last: status } }, [{ type: 'host.write-status', status }]);
 }

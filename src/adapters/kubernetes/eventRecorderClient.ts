@@ -2,7 +2,7 @@ import type { EventsV1Api, EventsV1Event } from '@kubernetes/client-node';
 import { PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../../lib/clock.js';
 import { systemClock } from '../clock.js';
-import { call, type Caller } from './call.js';
+import { call, callContext, type Caller } from './call.js';
 import { describeApiError } from './errors.js';
 import type { EventRecorder, EventSource, EventSubject, EventType } from './eventRecorder.js';
 import type { KubeLog } from './log.js';
@@ -72,6 +72,12 @@ export class EventRecorderClient implements EventRecorder {
       known.count += 1;
       known.lastObserved = now;
       known.flushTimer ??= this.clock.setTimer(this.flushMs, () => this.flush(key, known));
+      return;
+    }
+    // In a storm the queue is full: the Event is dropped before its body and request are built,
+    // which cost as much as sending it (issue 28). Counted in the limiter's metrics as any drop.
+    if (callContext(this.limiter).limiter.refuses?.('other') === true) {
+      this.log.debug('event dropped: too many queued', { reason, regarding: regarding.name });
       return;
     }
     known?.flushTimer?.cancel();

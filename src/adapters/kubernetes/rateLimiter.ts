@@ -110,6 +110,12 @@ export interface RequestScheduler {
   schedule<T>(priority: Priority, fn: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** Counts one finished API request by verb and HTTP status (or `network` when none came back). */
   recordRequest?(verb: string, code: string): void;
+  /**
+   * Whether an unkeyed request of `priority` scheduled now would be refused unsent (the queue is
+   * at `maxQueued`); if so it is counted as dropped, as `schedule` counts one. Lets a caller with a
+   * request it may lose (an Event in a storm) not build it at all.
+   */
+  refuses?(priority: Priority): boolean;
 }
 
 interface Waiting {
@@ -229,6 +235,12 @@ export class RateLimiter implements RequestScheduler {
       this.classes[priority].queue.push(waiting);
       this.dispatch();
     });
+  }
+
+  refuses(priority: Priority): boolean {
+    if (this.waitingNow() < this.maxQueued) return false;
+    this.classes[priority].dropped += 1;
+    return true;
   }
 
   /** Queue depth per class right now. */

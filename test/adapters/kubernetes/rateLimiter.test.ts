@@ -231,6 +231,19 @@ t.test('past maxQueued, a new request is refused unsent and counted; one taking 
   t.same(sent, ['first', 'b2', 'a'], 'c was never sent');
 });
 
+t.test('refuses says whether a request scheduled now would be refused, and counts it as dropped', async (t) => {
+  const clock = new ManualClock();
+  const rl = new RateLimiter({ qps: 1, burst: 1, maxQueued: 1, clock });
+  const first = rl.schedule('other', () => Promise.resolve('first'));
+  t.equal(rl.refuses('other'), false, 'room in the queue');
+  const waiting = rl.schedule('other', () => Promise.resolve('queued'));
+  t.equal(rl.refuses('other'), true, 'the queue is full');
+  t.same(rl.stats().other, { queued: 1, started: 1, waitMs: 0, dropped: 1 });
+  t.equal(new RateLimiter({ qps: 1, burst: 1 }).refuses('other'), false, 'no bound, never');
+  clock.advance(1_000);
+  t.same(await Promise.all([first, waiting]), ['first', 'queued']);
+});
+
 t.test('maxQueued below 0 is refused', async (t) => {
   t.throws(() => new RateLimiter({ qps: 1, burst: 1, maxQueued: -1 }), RangeError);
 });
