@@ -74,8 +74,8 @@ export class EventRecorderClient implements EventRecorder {
       known.flushTimer ??= this.clock.setTimer(this.flushMs, () => this.flush(key, known));
       return;
     }
-    // In a storm the queue is full: the Event is dropped before its body and request are built,
-    // which cost as much as sending it (issue 28). Counted in the limiter's metrics as any drop.
+    // In a storm the queue is full: the Event is dropped before its body, request and rejection
+    // are built, work a storm can least spare (issue 28). Counted in the limiter's metrics as any drop.
     if (callContext(this.limiter).limiter.refuses?.('other') === true) {
       this.log.debug('event dropped: too many queued', { reason, regarding: regarding.name });
       return;
