@@ -60,20 +60,27 @@ t.test('ServiceAccount access to the host API server, through offloading', async
   });
   // What is under test is the token, not the backoff: a create that failed once (a loaded shared
   // cluster) is retried within seconds, and a failure prints what each node's actors and provider saw.
-  const lines: string[] = [];
-  const diagnosed = {
-    node: { pod: { retry: { minMs: 500, maxMs: 3_000 } } },
-    onFailure: ({ name, agent }: OffloadingNode) => {
-      const pods = agent.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
-      console.error(`${name} actors:`, JSON.stringify(pods, null, 1), '\nprovider log:\n', lines.slice(-60).join('\n'));
-    },
+  const diagnosed = () => {
+    const lines: string[] = [];
+    return {
+      node: { pod: { retry: { minMs: 500, maxMs: 3_000 } } },
+      onFailure: ({ name, agent }: OffloadingNode) => {
+        const pods = agent.system.snapshot().filter((a) => a.kind === 'pod' || a.status !== 'running');
+        console.error(`${name} actors:`, JSON.stringify(pods, null, 1), '\nprovider log:\n', lines.slice(-60).join('\n'));
+      },
+      log: jsonLogger('info', (line) => lines.push(line)),
+    };
   };
-  const log = jsonLogger('info', (line) => lines.push(line));
+  const onDiagnosed = diagnosed();
   const on = startOffloadingNode(t, host, remote, {
-    name: uniqueNamespace('vk-hostsa-on'), hostClusterId: 'hsaon', ...diagnosed,
-    provider: { ...toleration, log, hostServiceAccountAccess: { ip: server.hostname, port: Number(server.port) } },
+    name: uniqueNamespace('vk-hostsa-on'), hostClusterId: 'hsaon', node: onDiagnosed.node, onFailure: onDiagnosed.onFailure,
+    provider: { ...toleration, log: onDiagnosed.log, hostServiceAccountAccess: { ip: server.hostname, port: Number(server.port) } },
   });
-  const off = startOffloadingNode(t, host, remote, { name: uniqueNamespace('vk-hostsa-off'), hostClusterId: 'hsaoff', ...diagnosed, provider: { ...toleration, log } });
+  const offDiagnosed = diagnosed();
+  const off = startOffloadingNode(t, host, remote, {
+    name: uniqueNamespace('vk-hostsa-off'), hostClusterId: 'hsaoff', node: offDiagnosed.node, onFailure: offDiagnosed.onFailure,
+    provider: { ...toleration, log: offDiagnosed.log },
+  });
   await bothReady(host, on, remote, worker);
   await bothReady(host, off, remote, worker);
   const ns = await testNamespace(t, host, 'hostsa');

@@ -110,4 +110,7 @@ t.test('Events dropped past their queue bound are dropped at once, unsent, a deb
   t.equal(debug.filter((m) => /event dropped: too many queued/.test(m)).length, 2, 'the two dropped Events logged');
   t.same(warnings, []);
   t.equal(clients.rateLimiterStats().event.dropped, 2);
+  // The budget's one token went to the first; the clock never refills it, so nothing else is sent.
+  await until('the first Event sent', () => server.matching('POST', eventsPath).length === 1);
+  t.equal(server.matching('POST', eventsPath).length, 1, 'the dropped ones were never sent');
 });
