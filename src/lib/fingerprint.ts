@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { perObject } from './perObject.js';
 
 /**
  * A digest of the canonical JSON of a value (object keys sorted, Dates as ISO strings), so two
@@ -11,23 +12,12 @@ export function fingerprint(value: unknown): string {
   return hash('sha1', canonicalJson(value) as string, 'base64url');
 }
 
-/** Fingerprints already taken, per object (weakly held: they go with their objects). */
-const taken = new WeakMap<object, string>();
-
 /**
- * {@link fingerprint} of an object that is never changed in place once fingerprinted: a status a
- * decision built (decisions make new objects), or an object from a watch cache (which replaces an
- * object on every event and never edits one). Taken once per object, so the several comparisons
- * one message makes (what to write, what was written, what the host shows) cost lookups (issue 28).
+ * {@link fingerprint} of an object that is never changed in place once fingerprinted (perObject.ts),
+ * taken once per object: the several comparisons one message makes (what to write, what was
+ * written, what the host shows) cost lookups.
  */
-export function fingerprintOf(value: object): string {
-  let known = taken.get(value);
-  if (known === undefined) {
-    known = fingerprint(value);
-    taken.set(value, known);
-  }
-  return known;
-}
+export const fingerprintOf: (value: object) => string = perObject(fingerprint);
 
 /**
  * `JSON.stringify` of `value` with every object's keys sorted, written in one pass: the same text

@@ -5,6 +5,7 @@
  * overhead. CPU in millicores and everything else in base units, as integers. Pure.
  */
 import type { Pod } from '../../adapters/kubernetes/model.js';
+import { perObject } from '../../lib/perObject.js';
 import { parseQuantity } from '../../lib/quantity.js';
 
 export type Requests = Readonly<Record<string, number>>;
@@ -47,19 +48,10 @@ function containerRequests(resources: { requests?: ResourceMap; limits?: Resourc
  * Each admission counts every pod already admitted, so without this a storm of N pods parses N²/2
  * pods' quantities (issue 28: half the agent's CPU while creating 1,000 pods). Keyed by the pod
  * object: the watch cache replaces a pod on every event and never changes one in place, so a pod
- * object's requests never change.
+ * object's requests never change. {@link computePodRequests} once per pod object (perObject.ts): a
+ * pod must not be changed in place after it is counted.
  */
-const memo = new WeakMap<Pod, Requests>();
-
-/** {@link computePodRequests}, once per pod object: a pod must not be changed in place after it is counted. */
-export function podRequests(pod: Pod): Requests {
-  let requests = memo.get(pod);
-  if (requests === undefined) {
-    requests = computePodRequests(pod);
-    memo.set(pod, requests);
-  }
-  return requests;
-}
+export const podRequests: (pod: Pod) => Requests = perObject(computePodRequests);
 
 function computePodRequests(pod: Pod): Requests {
   const spec = pod.spec;

@@ -7,6 +7,7 @@ import { deepCopyPod } from '../../providers/deepCopy.js';
 import { isTerminalPhase } from '../../providers/podStatus.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { fingerprint } from '../../lib/fingerprint.js';
+import { perObject } from '../../lib/perObject.js';
 import { annotationPrefix, hostUidMark, virtualNodeMark } from './annotations.js';
 import type { NodeReadiness } from './protocol.js';
 
@@ -51,18 +52,12 @@ export function hostStatusFrom(provider: PodStatus): PodStatus {
  * server omits empty fields and adds empty `lastState: {}`).
  */
 export function ownedFingerprint(status: PodStatus | undefined): string {
-  if (status === undefined) return NONE_OWNED;
-  // Statuses are never changed in place (fingerprintOf): one status compared several times is read once.
-  let known = ownedTaken.get(status);
-  if (known === undefined) {
-    known = fingerprint(asStored(hostStatusFrom(status)));
-    ownedTaken.set(status, known);
-  }
-  return known;
+  return status === undefined ? NONE_OWNED : ownedOf(status);
 }
 
 const NONE_OWNED = fingerprint({});
-const ownedTaken = new WeakMap<PodStatus, string>();
+// Statuses are never changed in place (perObject.ts): one status compared several times is read once.
+const ownedOf = perObject((status: PodStatus): string => fingerprint(asStored(hostStatusFrom(status))));
 
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
@@ -172,20 +167,13 @@ export function isTerminal(status: PodStatus | undefined): boolean {
  * resourceVersion, managed fields and Tether's own annotations do not count, so status-only
  * changes and resyncs never reach the provider.
  */
-export function specFingerprint(pod: Pod): string {
-  // Per pod object, as the watch cache never changes one in place (fingerprintOf).
-  let known = specTaken.get(pod);
-  if (known === undefined) {
-    const annotations = Object.fromEntries(
-      Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => !key.startsWith(annotationPrefix)),
-    );
-    known = fingerprint({ spec: pod.spec, labels: pod.metadata?.labels ?? {}, annotations });
-    specTaken.set(pod, known);
-  }
-  return known;
-}
-
-const specTaken = new WeakMap<Pod, string>();
+export const specFingerprint = perObject((pod: Pod): string => {
+  // Per pod object, as the watch cache never changes one in place (perObject.ts).
+  const annotations = Object.fromEntries(
+    Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => !key.startsWith(annotationPrefix)),
+  );
+  return fingerprint({ spec: pod.spec, labels: pod.metadata?.labels ?? {}, annotations });
+});
 
 /** The seconds the provider gives the pod's containers to stop. */
 export function gracePeriodSeconds(pod: Pod | undefined): number {

@@ -16,6 +16,7 @@
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../../adapters/kubernetes/model.js';
 import { definedOnly } from '../../lib/defaults.js';
 import { fingerprint } from '../../lib/fingerprint.js';
+import { perObject } from '../../lib/perObject.js';
 import { isTerminalPhase } from '../../providers/podStatus.js';
 import type { Allocation, PodCommon, PodStage } from './protocol.js';
 import type { InPlaceDuties } from './config.js';
@@ -33,16 +34,10 @@ type Tracked = PodCommon & PodStage;
  * The host pod object is replaced only when the host changes, so its fingerprint is kept per
  * object: deciding any other message costs a lookup, not a hash of the spec.
  */
-const resourcesByHost = new WeakMap<Pod, string>();
-
-function resourcesOf(host: Pod): string {
-  const known = resourcesByHost.get(host);
-  if (known !== undefined) return known;
+const resourcesOf = perObject((host: Pod): string => {
   const each = (list: readonly { name: string; resources?: object }[] | undefined) => (list ?? []).map((c) => ({ name: c.name, resources: c.resources ?? {} }));
-  const computed = fingerprint({ init: each(host.spec?.initContainers), containers: each(host.spec?.containers) });
-  resourcesByHost.set(host, computed);
-  return computed;
-}
+  return fingerprint({ init: each(host.spec?.initContainers), containers: each(host.spec?.containers) });
+});
 
 /**
  * The allocation, kept up to date with `host` (the host pod as it will be once the message is

@@ -224,8 +224,7 @@ export class RateLimiter implements RequestScheduler {
         this.dispatch();
         return;
       }
-      if (this.waitingNow() >= this.maxQueued) {
-        this.classes[priority].dropped += 1;
+      if (this.refuses(priority)) {
         drop(new QueueFullError(this.maxQueued));
         return;
       }
