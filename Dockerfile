@@ -13,7 +13,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
 COPY tools/bundle ./tools/bundle
-RUN npx tsc -p tsconfig.build.json && node tools/bundle/bundle.mjs
+RUN npm run build
 
 # --- runtime: node and the agent as one bundled module ------------------------------------------
 # The bundle carries every dependency it uses (tools/bundle/bundle.mjs), so no node_modules ship:

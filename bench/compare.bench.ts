@@ -39,7 +39,7 @@ import { CoreV1Api, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod } 
 import { startCluster, type Cluster } from '../src/harness/controlPlane.js';
 import { benchLog, nodeReady, repositoryRoot, runBench } from './clusterBench.js';
 import { total, writeCounts } from './apiServerWrites.js';
-import { cpuSeconds, fmt, median, medianCell, memKiB, RssPeak, sleep, waitFor } from './measure.js';
+import { cpuSeconds, fmt, inFlight, median, medianCell, memKiB, RssPeak, sleep, waitFor } from './measure.js';
 import { parseCompareOptions, type Side } from './compare/options.js';
 import { apiLimitLine, ratioLine } from './compare/ratioLine.js';
 
@@ -165,14 +165,6 @@ function deploymentYaml(name: string, node: string, replicas: number): string {
       template: { metadata: { labels: { app: name } }, spec: podSpec(node) },
     },
   });
-}
-
-/** `count` calls of `work`, `concurrency` in flight: the bench's own client has no client-side limit. */
-async function inFlight(count: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) await work(next++);
-  }));
 }
 
 /** The workload's two steps, as the bind mode makes them. */

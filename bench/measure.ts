@@ -1,6 +1,6 @@
 /**
  * What the real-control-plane benches (compare, restart) share: a process's CPU and memory from
- * /proc, polling for a condition, and the "median [every run]" cells of their tables.
+ * /proc, polling for a condition, calls a few at a time, and the "median [every run]" cells of their tables.
  */
 import { readFileSync } from 'node:fs';
 
@@ -42,6 +42,14 @@ export class RssPeak {
   stop(): void {
     clearInterval(this.timer);
   }
+}
+
+/** `count` calls of `work`, `concurrency` in flight (a bench's own client has no client-side limit). */
+export async function inFlight(count: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) await work(next++);
+  }));
 }
 
 export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>, everyMs = 250): Promise<T> {

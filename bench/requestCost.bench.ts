@@ -25,6 +25,7 @@ import {
 import { ClusterClient } from '../src/adapters/kubernetes/clusterClient.js';
 import { startCluster } from '../src/harness/controlPlane.js';
 import { benchLog, runBench } from './clusterBench.js';
+import { inFlight, waitFor } from './measure.js';
 
 const log = benchLog('bench:request-cost');
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' } } });
@@ -56,13 +57,6 @@ const httpsLibrary: HttpLibrary = wrapHttpLibrary({
 function api<T>(kc: KubeConfig, type: new (config: ReturnType<typeof createConfiguration>) => T, httpApi?: HttpLibrary): T {
   const server = kc.getCurrentCluster()?.server ?? '';
   return new type(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, ...(httpApi ? { httpApi } : {}) }));
-}
-
-async function inFlight(n: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < n) await fn(next++);
-  }));
 }
 
 const cpuSeconds = (): number => {
@@ -119,15 +113,8 @@ runBench('bench:request-cost', async () => {
     const kc = client.kubeConfig;
     const core = api(kc, CoreV1Api);
     // Until the ServiceAccount controller has made `default`, a pod is refused.
-    for (let tries = 0; ; tries++) {
-      try {
-        await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'bench' }, spec: { nodeName: 'nowhere', containers: [{ name: 'app', image: 'pause' }] } } });
-        break;
-      } catch (error) {
-        if (tries > 60) throw error;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+    const pod = { metadata: { name: 'bench' }, spec: { nodeName: 'nowhere', containers: [{ name: 'app', image: 'pause' }] } };
+    await waitFor('the bench pod created', 30_000, () => core.createNamespacedPod({ namespace: 'default', body: pod }).then(() => true, () => undefined), 500);
     const post = barePost(cluster.kubeconfigPath);
     const paths: [string, (i: number) => Promise<unknown>, (i: number) => Promise<unknown>][] = [['client-node', undefined], ['client-node, https.request', httpsLibrary]].map(([name, httpApi]) => {
       const events = api(kc, EventsV1Api, httpApi as HttpLibrary | undefined);
@@ -140,14 +127,14 @@ runBench('bench:request-cost', async () => {
     const rows: string[] = [];
     for (let round = 1; round <= 2; round++) {
       for (const [name, create, patch] of paths) {
-        await inFlight(200, create);
+        await inFlight(200, IN_FLIGHT, create);
         let cpu = cpuSeconds();
-        await inFlight(N, create);
+        await inFlight(N, IN_FLIGHT, create);
         const perEvent = ((cpuSeconds() - cpu) / N) * 1e3;
         let perPatch = NaN;
         if (name !== 'bare https') {
           cpu = cpuSeconds();
-          await inFlight(N / 2, patch);
+          await inFlight(N / 2, IN_FLIGHT, patch);
           perPatch = ((cpuSeconds() - cpu) / (N / 2)) * 1e3;
         }
         log(`round ${round}, ${name}: ${perEvent.toFixed(3)} ms per Event created, ${Number.isNaN(perPatch) ? 'n/a' : perPatch.toFixed(3)} ms per status patch`);
