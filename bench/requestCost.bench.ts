@@ -2,61 +2,46 @@
  * The agent's CPU per API request on a real control plane, by the path a request takes (issue 28,
  * "Creating CPU at 50 qps: what is left" in docs/benchmarks.md):
  *
- * - `client-node`: the generated API over Tether's pooled keep-alive agents, as the agent sends
- *   every Event and status write (node-fetch underneath);
- * - `client-node, https.request`: the same API with client-node's HTTP library swapped for a
- *   plain `https.request` one (the `httpApi` of its configuration), which is what replacing
- *   node-fetch would save;
+ * - `client-node, node-fetch`: the generated API over Tether's pooled keep-alive agents with
+ *   client-node's default HTTP library (node-fetch), as the agent sent until issue 28;
+ * - `client-node, https.request`: the same API on Tether's HTTP library (src/adapters/kubernetes/
+ *   httpLibrary.ts, the `httpApi` of its configuration), as API clients are made now;
+ * - `client-node through call()`: that, through the rate limiter, a deadline and the fence, as the
+ *   agent's recorder and status writes send (Events on the Events' limiter);
+ * - `EventRecorderClient.record`: the whole recorder, one new Event per record (its series key and
+ *   body included), as a pod actor records one;
  * - `bare https`: no client at all, a keep-alive agent and `JSON.parse` of the answer: the floor.
  *
- * Each path: 200 requests to warm up, then N timed, 8 in flight, two rounds in turn (the first
+ * Each path: 200 requests to warm up, then N timed, 8 in flight (`--in-flight`; the recorder's own cap is 4), two rounds in turn (the first
  * round pays for the JIT). CPU is this process's user + system time.
  *
- *   npm run build && node dist/bench/requestCost.bench.js [--requests 2000]
+ *   npm run build && node dist/bench/requestCost.bench.js [--requests 2000] [--in-flight 8]
  */
-import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  CoreV1Api, createConfiguration, EventsV1Api, PatchStrategy, ResponseContext, ServerConfiguration, setHeaderOptions, V1MicroTime, wrapHttpLibrary,
+  CoreV1Api, createConfiguration, EventsV1Api, IsomorphicFetchHttpLibrary, PatchStrategy, ServerConfiguration, setHeaderOptions, V1MicroTime,
   type HttpLibrary, type KubeConfig,
 } from '@kubernetes/client-node';
+import { nodeHttpLibrary } from '../src/adapters/kubernetes/httpLibrary.js';
+import { call } from '../src/adapters/kubernetes/call.js';
 import { ClusterClient } from '../src/adapters/kubernetes/clusterClient.js';
+import { EventRecorderClient } from '../src/adapters/kubernetes/eventRecorderClient.js';
+import type { RequestScheduler } from '../src/adapters/kubernetes/rateLimiter.js';
+import { operation } from '../src/adapters/kubernetes/operation.js';
 import { startCluster } from '../src/harness/controlPlane.js';
 import { benchLog, runBench } from './clusterBench.js';
 import { inFlight, waitFor } from './measure.js';
 
 const log = benchLog('bench:request-cost');
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '8' } } });
 const N = Number(values.requests);
-const IN_FLIGHT = 8;
+const IN_FLIGHT = Number(values['in-flight']);
 
-/** client-node's HttpLibrary on `https.request`, honouring the agent, headers, body and signal it is given. */
-const httpsLibrary: HttpLibrary = wrapHttpLibrary({
-  send: (request) => new Promise((resolve, reject) => {
-    const url = new URL(request.getUrl());
-    const transport = url.protocol === 'https:' ? https : http;
-    const agent = request.getAgent();
-    const signal = request.getSignal();
-    const req = transport.request(url, { method: request.getHttpMethod(), headers: request.getHeaders(), ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('error', reject);
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? '']));
-        resolve(new ResponseContext(res.statusCode ?? 0, headers, { text: () => Promise.resolve(body.toString('utf8')), binary: () => Promise.resolve(body) }));
-      });
-    });
-    req.on('error', reject);
-    req.end(request.getBody() as string | undefined);
-  }),
-});
-
-function api<T>(kc: KubeConfig, type: new (config: ReturnType<typeof createConfiguration>) => T, httpApi?: HttpLibrary): T {
+function api<T>(kc: KubeConfig, type: new (config: ReturnType<typeof createConfiguration>) => T, httpApi: HttpLibrary): T {
   const server = kc.getCurrentCluster()?.server ?? '';
-  return new type(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, ...(httpApi ? { httpApi } : {}) }));
+  return new type(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, httpApi }));
 }
 
 const cpuSeconds = (): number => {
@@ -109,20 +94,46 @@ function barePost(kubeconfigPath: string): (body: object) => Promise<void> {
 runBench('bench:request-cost', async () => {
   const cluster = await startCluster({ name: 'bench-request-cost' });
   try {
-    const client = new ClusterClient(cluster.kubeConfig(), { rateLimit: { qps: Infinity, burst: 1 } });
+    const client = new ClusterClient(cluster.kubeConfig(), { rateLimit: { qps: Infinity, burst: 1 }, eventRateLimit: { qps: Infinity, burst: 1 } });
     const kc = client.kubeConfig;
-    const core = api(kc, CoreV1Api);
+    const core = kc.makeApiClient(CoreV1Api);
+    // A Node for the pod to be bound to: the pod garbage collector deletes pods bound to none.
+    await core.createNode({ body: { metadata: { name: 'bench-request-cost' } } });
     // Until the ServiceAccount controller has made `default`, a pod is refused.
-    const pod = { metadata: { name: 'bench' }, spec: { nodeName: 'nowhere', containers: [{ name: 'app', image: 'pause' }] } };
+    const pod = { metadata: { name: 'bench' }, spec: { nodeName: 'bench-request-cost', containers: [{ name: 'app', image: 'pause' }] } };
     await waitFor('the bench pod created', 30_000, () => core.createNamespacedPod({ namespace: 'default', body: pod }).then(() => true, () => undefined), 500);
     const post = barePost(cluster.kubeconfigPath);
-    const paths: [string, (i: number) => Promise<unknown>, (i: number) => Promise<unknown>][] = [['client-node', undefined], ['client-node, https.request', httpsLibrary]].map(([name, httpApi]) => {
-      const events = api(kc, EventsV1Api, httpApi as HttpLibrary | undefined);
-      const pods = api(kc, CoreV1Api, httpApi as HttpLibrary | undefined);
+    const paths: [string, (i: number) => Promise<unknown>, (i: number) => Promise<unknown>][] = ([['client-node, node-fetch', new IsomorphicFetchHttpLibrary()], ['client-node, https.request', nodeHttpLibrary]] as const).map(([name, httpApi]) => {
+      const events = api(kc, EventsV1Api, httpApi);
+      const pods = api(kc, CoreV1Api, httpApi);
       return [name as string,
         () => events.createNamespacedEvent({ namespace: 'default', body: event() }),
         (i: number) => pods.patchNamespacedPodStatus({ name: 'bench', namespace: 'default', body: { status: { message: `m${i}` } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch))];
     });
+    // What the agent sends: its library (clientKubeConfig.ts), plus the limiter, the deadline and its signal, the fence.
+    const viaCall = kc.makeApiClient(EventsV1Api);
+    paths.push(['client-node through call()',
+      () => call({ ...client.writes, limiter: client.eventLimiter }, 'other', operation('create', 'event'), (o) => viaCall.createNamespacedEvent({ namespace: 'default', body: event() }, o)),
+      (i: number) => client.call('status', operation('patch', 'status'), (core, o) =>
+        core.patchNamespacedPodStatus({ name: 'bench', namespace: 'default', body: { status: { message: `m${i}` } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o)))]);
+    // The whole recorder (its series key, the Event's body), as the pod actors record: one new Event each.
+    let recorded: (() => void) | undefined;
+    const signalling: RequestScheduler = {
+      schedule: (priority, fn, options) => {
+        const done = recorded;
+        recorded = undefined;
+        return client.eventLimiter.schedule(priority, fn, options).finally(() => done?.());
+      },
+      refuses: (priority) => client.eventLimiter.refuses(priority),
+    };
+    const recorder = new EventRecorderClient(kc.makeApiClient(EventsV1Api), { ...client.writes, limiter: signalling }, { reportingInstance: 'bench' });
+    const subject = { kind: 'Pod', apiVersion: 'v1', namespace: 'default', name: 'bench', uid: 'bench', fieldPath: 'spec.containers{app}' };
+    paths.push(['EventRecorderClient.record',
+      (i: number) => new Promise<void>((resolve) => {
+        recorded = resolve;
+        recorder.record(subject, 'Normal', 'Started', `Started container app (${i}, ${sequence++})`, 'Started');
+      }),
+      () => Promise.resolve()]);
     paths.push(['bare https', () => post(event()), () => Promise.resolve()]);
     const rows: string[] = [];
     for (let round = 1; round <= 2; round++) {
@@ -132,7 +143,7 @@ runBench('bench:request-cost', async () => {
         await inFlight(N, IN_FLIGHT, create);
         const perEvent = ((cpuSeconds() - cpu) / N) * 1e3;
         let perPatch = NaN;
-        if (name !== 'bare https') {
+        if (name !== 'bare https' && name !== 'EventRecorderClient.record') {
           cpu = cpuSeconds();
           await inFlight(N / 2, IN_FLIGHT, patch);
           perPatch = ((cpuSeconds() - cpu) / (N / 2)) * 1e3;

@@ -21,6 +21,7 @@ import { KindedError } from '../../lib/errorKind.js';
 import type { StopOutcome } from '../../lib/lifecycle.js';
 import { systemClock } from '../clock.js';
 import { call, type CallContext, type CallDeadlines, type DeadlineClass, DEFAULT_CALL_DEADLINES } from './call.js';
+import { asClientKubeConfig } from './clientKubeConfig.js';
 import { ConnectionPool, pooledKubeConfig, type ConnectionPoolOptions } from './connectionPool.js';
 import { EventRecorderClient, type EventRecorderOptions } from './eventRecorderClient.js';
 import { loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
@@ -93,7 +94,7 @@ export class ClusterClient {
     // As many idle sockets kept as requests may run at once: a burst's sockets all stay for the next one.
     const maxFreeSockets = maxInFlight + EVENT_MAX_IN_FLIGHT;
     this.pool = options.connectionPool === false ? undefined : new ConnectionPool({ clock: this.clock, maxFreeSockets, ...options.connectionPool });
-    this.kubeConfig = this.pool ? pooledKubeConfig(loaded, this.pool) : loaded;
+    this.kubeConfig = this.pool ? pooledKubeConfig(loaded, this.pool) : asClientKubeConfig(loaded);
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
     this.nodeApi = this.kubeConfig.makeApiClient(NodeV1Api);

@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { RequestContext } from '@kubernetes/client-node';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ClientKubeConfig, copyInto } from './clientKubeConfig.js';
 import type { Clock } from '../../lib/clock.js';
 import { LifecycleControl, type Lifecycle, type StopOptions, type StopOutcome } from '../../lib/lifecycle.js';
 import { systemClock } from '../clock.js';
@@ -160,17 +161,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * request exactly as in client-node.
  */
 export function pooledKubeConfig(kc: KubeConfig, pool: ConnectionPool): KubeConfig {
-  const pooled = new PooledKubeConfig(pool);
-  pooled.loadFromOptions({
-    clusters: kc.getClusters(),
-    contexts: kc.getContexts(),
-    users: kc.getUsers(),
-    currentContext: kc.getCurrentContext(),
-  });
-  return pooled;
+  return copyInto(new PooledKubeConfig(pool), kc);
 }
 
-class PooledKubeConfig extends KubeConfig {
+class PooledKubeConfig extends ClientKubeConfig {
   constructor(private readonly pool: ConnectionPool) {
     super();
   }

@@ -4,8 +4,9 @@
  * except which check refused a 403, which the API server says only in words (admissionDenial.ts).
  *
  * client-node 1.4 rejects with `ApiException` (numeric `.code`, `.body` a raw JSON string of a
- * `Status`, or undefined for 401), node-fetch rejects with a `FetchError` (`type: 'system'`, an
- * errno `code`) or an `AbortError`, and the watch rejects with an Error carrying `statusCode`.
+ * `Status`, or undefined for 401); Tether's HTTP library (httpLibrary.ts) with a `TransportError`
+ * (transient, with the socket's errno `code`); the watch, through node-fetch, with a `FetchError`
+ * (`type: 'system'`, an errno `code`), an `AbortError`, or an Error carrying `statusCode`.
  * The adapters convert all of these into {@link KubeApiError}, so nothing above this folder
  * ever sees a client-node type; {@link classifyApiError} walks the `cause` chain, so wrapping a
  * KubeApiError keeps its class. Above this folder, code reads `kindOf(err)`.

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig, loadYaml } from '@kubernetes/client-node';
 import { errorMessage } from '../../lib/errorMessage.js';
+import { ClientKubeConfig } from './clientKubeConfig.js';
 
 /** Where to load a kubeconfig from. `context` overrides the file's current-context. */
 export type KubeconfigSource =
@@ -115,7 +116,7 @@ function parseInto(label: string, text: string, dir: string | undefined): KubeCo
     throw new KubeconfigError(label, first === 'Failed to load YAML' ? 'file is empty' : `invalid YAML: ${first}`);
   }
   validateRaw(label, raw, dir);
-  const kc = new KubeConfig();
+  const kc = new ClientKubeConfig();
   try {
     kc.loadFromString(text);
     if (dir !== undefined) kc.makePathsAbsolute(dir);
@@ -200,7 +201,7 @@ function fromCluster(prefix: string, env: NodeJS.ProcessEnv): KubeConfig {
   process.env.KUBERNETES_SERVICE_HOST = env.KUBERNETES_SERVICE_HOST;
   process.env.KUBERNETES_SERVICE_PORT = env.KUBERNETES_SERVICE_PORT;
   try {
-    const kc = new KubeConfig();
+    const kc = new ClientKubeConfig();
     kc.loadFromCluster(prefix);
     return kc;
   } finally {
