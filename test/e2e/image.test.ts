@@ -136,8 +136,8 @@ t.test('the image built from the Dockerfile runs as the chart runs it: node Read
   await t.test('the process runs as uid 10001 on Node.js 24 with a read-only root', async (t) => {
     // run.sh starts its own session (the harness detaches it), so the session lists its processes.
     const { stdout: ps } = await run('ps', ['-o', 'pid=,uid=,args=', '--sid', String(tether.pid)]);
-    const line = ps.split('\n').map((l) => l.trim().split(/\s+/)).find((f) => f.slice(2).join(' ') === 'node /app/dist/tether.mjs run --config /etc/tether/tether.yaml');
-    t.ok(line, line ? 'the chart\'s command line runs' : `the chart's command line runs, among:\n${ps}`);
+    const line = ps.split('\n').map((l) => l.trim().split(/\s+/)).find((f) => f.slice(2).join(' ') === 'node --max-semi-space-size=16 /app/dist/tether.mjs run --config /etc/tether/tether.yaml');
+    t.ok(line, line ? 'the chart\'s command line runs, the young generation bounded' : `the chart's command line runs, the young generation bounded, among:\n${ps}`);
     t.equal(line?.[1], '10001', 'as the chart\'s runAsUser');
     const rootMount = readFileSync(`/proc/${line?.[0]}/mountinfo`, 'utf8').split('\n').map((l) => l.split(' ')).find((f) => f[4] === '/');
     t.match(rootMount?.[5], /^ro\b/, 'its root filesystem is read-only');
