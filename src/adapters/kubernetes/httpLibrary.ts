@@ -1,7 +1,7 @@
 /**
  * client-node's HTTP library for API calls, on `node:https` / `node:http` instead of its default
  * (node-fetch). Why by hand: node-fetch is a whole fetch implementation (WHATWG headers, body
- * mixins, redirects) on top of the same `http.request`, and it cost 0.1–0.3 ms more CPU per
+ * mixins, redirects) on top of the same `http.request`, and it cost 0.04–0.3 ms more CPU per
  * request than this (bench:request-cost, docs/benchmarks.md): with thousands of Events and status
  * writes per storm, a tenth of the agent's CPU (bench:compare). What node-fetch did that API calls
  * rely on is kept: the request's agent (TLS material, the keep-alive pool, proxies), its headers
