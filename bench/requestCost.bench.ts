@@ -21,9 +21,9 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  CoreV1Api, createConfiguration, EventsV1Api, IsomorphicFetchHttpLibrary, PatchStrategy, ServerConfiguration, setHeaderOptions, V1MicroTime,
-  type HttpLibrary, type KubeConfig,
+  CoreV1Api, EventsV1Api, IsomorphicFetchHttpLibrary, PatchStrategy, setHeaderOptions, V1MicroTime,
 } from '@kubernetes/client-node';
+import { apiClientOn } from '../src/adapters/kubernetes/clientKubeConfig.js';
 import { nodeHttpLibrary } from '../src/adapters/kubernetes/httpLibrary.js';
 import { call } from '../src/adapters/kubernetes/call.js';
 import { ClusterClient } from '../src/adapters/kubernetes/clusterClient.js';
@@ -38,11 +38,6 @@ const log = benchLog('bench:request-cost');
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '8' } } });
 const N = Number(values.requests);
 const IN_FLIGHT = Number(values['in-flight']);
-
-function api<T>(kc: KubeConfig, type: new (config: ReturnType<typeof createConfiguration>) => T, httpApi: HttpLibrary): T {
-  const server = kc.getCurrentCluster()?.server ?? '';
-  return new type(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, httpApi }));
-}
 
 const cpuSeconds = (): number => {
   const u = process.cpuUsage();
@@ -104,8 +99,8 @@ runBench('bench:request-cost', async () => {
     await waitFor('the bench pod created', 30_000, () => core.createNamespacedPod({ namespace: 'default', body: pod }).then(() => true, () => undefined), 500);
     const post = barePost(cluster.kubeconfigPath);
     const paths: [string, (i: number) => Promise<unknown>, (i: number) => Promise<unknown>][] = ([['client-node, node-fetch', new IsomorphicFetchHttpLibrary()], ['client-node, https.request', nodeHttpLibrary]] as const).map(([name, httpApi]) => {
-      const events = api(kc, EventsV1Api, httpApi);
-      const pods = api(kc, CoreV1Api, httpApi);
+      const events = apiClientOn(kc, EventsV1Api, httpApi);
+      const pods = apiClientOn(kc, CoreV1Api, httpApi);
       return [name as string,
         () => events.createNamespacedEvent({ namespace: 'default', body: event() }),
         (i: number) => pods.patchNamespacedPodStatus({ name: 'bench', namespace: 'default', body: { status: { message: `m${i}` } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch))];

@@ -9,16 +9,14 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../adapters/logger.js';
+import { errorCode } from '../lib/errorMessage.js';
 import { answerOnSocket } from './httpAnswers.js';
 import type { RejectionReporter } from './rejections.js';
 
 /** Errors that mean the client went away (HPE_INVALID_EOF_STATE: it closed mid-request), not that it sent anything wrong. */
 const GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'HPE_INVALID_EOF_STATE']);
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
+const codeOf = (error: unknown): string => errorCode(error) ?? '';
 
 /** True while a response is being written on the socket (HTTP keep-alive): raw bytes would corrupt it. */
 function responseInProgress(socket: Duplex): boolean {

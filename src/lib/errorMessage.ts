@@ -7,3 +7,9 @@ export function errorMessage(error: unknown): string {
   if (typeof error === 'string') return error;
   return JSON.stringify(error) ?? String(error);
 }
+
+/** The string `code` of anything thrown (a Node errno, `ERR_*`, a TLS reason), if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}

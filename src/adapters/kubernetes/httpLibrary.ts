@@ -3,7 +3,7 @@
  * (node-fetch). Why by hand: node-fetch is a whole fetch implementation (WHATWG headers, body
  * mixins, redirects) on top of the same `http.request`, and it cost 0.04–0.3 ms more CPU per
  * request than this (bench:request-cost, docs/benchmarks.md): with thousands of Events and status
- * writes per storm, a tenth of the agent's CPU (bench:compare). What node-fetch did that API calls
+ * writes per storm, an eighth to a seventh of the agent's CPU (bench:compare). What node-fetch did that API calls
  * rely on is kept: the request's agent (TLS material, the keep-alive pool, proxies), its headers
  * (with a User-Agent and `Accept-Encoding: gzip` unless given), a string body with its length,
  * the abort signal (an aborted request is not sent; a running one loses its socket), gzip answers
@@ -23,6 +23,7 @@ import zlib from 'node:zlib';
 import type { HttpLibrary, RequestContext } from '@kubernetes/client-node';
 import { ResponseContext, wrapHttpLibrary } from '@kubernetes/client-node';
 import { KindedError, kindOf } from '../../lib/errorKind.js';
+import { errorCode, errorMessage } from '../../lib/errorMessage.js';
 
 /**
  * The largest answer read: V8's longest string, past which client-node could not read the body as
@@ -50,8 +51,8 @@ export class TransportError extends KindedError {
 export function sendRequest(request: RequestContext, maxBytes: number = MAX_RESPONSE_BYTES): Promise<ResponseContext> {
   return new Promise((resolve, reject) => {
     const url = new URL(request.getUrl());
-    const where = `${request.getHttpMethod()} ${url.origin}${url.pathname}`;
     const method = request.getHttpMethod();
+    const where = `${method} ${url.origin}${url.pathname}`;
     const body = request.getBody();
     // A defect in the caller, not a network failure: none of Tether's API calls sends a form.
     if (body !== undefined && typeof body !== 'string') {
@@ -131,7 +132,5 @@ function abortError(where: string, signal: AbortSignal): unknown {
 
 function transportError(where: string, err: unknown): TransportError {
   if (err instanceof TransportError) return err;
-  const code = typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
-  const message = err instanceof Error ? err.message : String(err);
-  return new TransportError(`${where}: ${message}`, code, err);
+  return new TransportError(`${where}: ${errorMessage(err)}`, errorCode(err), err);
 }

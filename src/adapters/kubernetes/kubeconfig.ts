@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig, loadYaml } from '@kubernetes/client-node';
-import { errorMessage } from '../../lib/errorMessage.js';
+import { errorCode, errorMessage } from '../../lib/errorMessage.js';
 import { ClientKubeConfig } from './clientKubeConfig.js';
 
 /** Where to load a kubeconfig from. `context` overrides the file's current-context. */
@@ -247,5 +247,5 @@ function isRecord(v: unknown): v is RawEntry {
 
 
 function errnoOf(err: unknown): string {
-  return isRecord(err) && typeof err.code === 'string' ? err.code : errorMessage(err);
+  return errorCode(err) ?? errorMessage(err);
 }
