@@ -28,6 +28,9 @@
  *   npm run bench:compare -- --bind direct --pods 1000            # each agent's own ceiling
  *   npm run bench:compare -- --bind direct --pods 1000 --qps 1000 # with both budgets lifted
  *
+ * To look into Tether's side, TETHER_BENCH_NODE_ARGS adds Node options to its process (e.g.
+ * `--cpu-prof --cpu-prof-dir=DIR`, which NODE_OPTIONS refuses); not used by the tables.
+ *
  * The last line printed is the ratio line (bench/compare/ratioLine.ts):
  * `tether/virtual-kubelet: ready=R cpu=R rss=R writes=R p99=R cpu-create=R cpu-delete=R bind=B qps=Q burst=B`.
  */
@@ -194,11 +197,14 @@ function binder(cluster: Cluster): Binder {
   };
 }
 
+/** Extra Node options for Tether's process only (a profile of the agent alone). */
+const nodeArgs = (process.env['TETHER_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+
 function startAgent(side: Side, node: string, kubeconfig: string, eventsFile: string, vkBinary: string): ChildProcess {
   const out = { stdio: ['ignore', 'ignore', 'pipe'] as ['ignore', 'ignore', 'pipe'] };
   const budget = ['--qps', String(options.qps), '--burst', String(options.burst)];
   const child = side === 'tether'
-    ? spawn(process.execPath, [join(root, options.tetherBuild === 'bundle' ? 'dist/bench/compare/tetherNode.bundle.mjs' : 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget], out)
+    ? spawn(process.execPath, [...nodeArgs, join(root, options.tetherBuild === 'bundle' ? 'dist/bench/compare/tetherNode.bundle.mjs' : 'dist/bench/compare/tetherNode.js'), '--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget], out)
     : spawn(vkBinary, ['--kubeconfig', kubeconfig, '--node', node, '--events-file', eventsFile, ...budget, '--workers', '10'], out);
   const chunks: string[] = [];
   child.stderr?.on('data', (d: Buffer) => {

@@ -50,6 +50,7 @@ export class ConnectionPool implements Lifecycle {
   private created = 0;
   private pooled = 0;
   private unpooled = 0;
+  private last: { readonly isHttps: boolean; readonly tls: https.AgentOptions; readonly key: string } | undefined;
   private readonly life: LifecycleControl;
 
   constructor(private readonly options: ConnectionPoolOptions = {}) {
@@ -83,7 +84,7 @@ export class ConnectionPool implements Lifecycle {
       return template;
     }
     const tls = isHttps ? pickTls((template as https.Agent).options) : {};
-    const key = fingerprint(isHttps, tls);
+    const key = this.keyOf(isHttps, tls);
     let agent = this.agents.get(key);
     if (agent) {
       this.agents.delete(key); // re-insert: Map order is our LRU order
@@ -94,6 +95,19 @@ export class ConnectionPool implements Lifecycle {
     this.agents.set(key, agent);
     this.pooled += 1;
     return agent;
+  }
+
+  /**
+   * client-node hands every request new Buffers of the same CA, certificate and key: comparing
+   * them with the last identity's is a memcmp, where hashing them was a sha256 of a few KiB per
+   * request (issue 28's profile).
+   */
+  private keyOf(isHttps: boolean, tls: https.AgentOptions): string {
+    const last = this.last;
+    if (last !== undefined && last.isHttps === isHttps && TLS_FIELDS.every((f) => sameValue(last.tls[f], tls[f]))) return last.key;
+    const key = fingerprint(isHttps, tls);
+    this.last = { isHttps, tls, key };
+    return key;
   }
 
   stats(): ConnectionPoolStats {
@@ -149,6 +163,18 @@ function fingerprint(isHttps: boolean, tls: https.AgentOptions): string {
     }
   }
   return h.digest('hex');
+}
+
+/** The same TLS setting: equal strings or flags, equal bytes, or lists (CAs, `{buf, passphrase}` entries) of the same. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) || Buffer.isBuffer(b)) return Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b);
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (isRecord(a) && isRecord(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => sameValue(a[k], b[k]));
+  }
+  return false;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

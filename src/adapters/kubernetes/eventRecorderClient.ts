@@ -8,6 +8,7 @@ import type { EventRecorder, EventSource, EventSubject, EventType } from './even
 import type { KubeLog } from './log.js';
 import { noopKubeLog } from './log.js';
 import { operation } from './operation.js';
+import { unreadAnswer } from './plainAnswers.js';
 import { isQueueFull } from './rateLimiter.js';
 import { definedOnly } from '../../lib/defaults.js';
 
@@ -92,10 +93,11 @@ export class EventRecorderClient implements EventRecorder {
       flushTimer: undefined,
       flushing: Promise.resolve(),
     };
+    // The answer is not read: the Event keeps the name it was created with (plainAnswers.ts).
     series.created = call(this.limiter, 'other', operation('create', `event ${reason} on ${regarding.kind} ${regarding.name}`), (o) =>
-      this.api.createNamespacedEvent({ namespace, body }, o),
+      this.api.createNamespacedEvent({ namespace, body }, unreadAnswer(o)),
     ).then(
-      (event) => event.metadata?.name,
+      () => body.metadata?.name,
       (err: unknown) => {
         if (this.tracked.get(key) === series) this.tracked.delete(key);
         // Dropped past the Events' queue bound (a storm): counted in the limiter's metrics, so

@@ -5,6 +5,7 @@ import { KubeApiError } from './errors.js';
 import type { Pod, PodStatus } from './model.js';
 import type { DeletePodOptions, ListPodsOptions, PodApi, PodList } from './podApi.js';
 import { operation } from './operation.js';
+import { plainAnswer, unreadAnswer } from './plainAnswers.js';
 import { forEachPage, type PageQuery } from './pagedList.js';
 import { statusPatchBody } from './statusPatch.js';
 import { definedOnly } from '../../lib/defaults.js';
@@ -51,10 +52,12 @@ export class PodApiClient implements PodApi {
       this.limiter,
       'status',
       operation('patch', `status of pod ${namespace}/${name} (uid ${uid})`),
-      (o) => this.core.patchNamespacedPodStatus(
-        { name, namespace, body: { metadata: { uid }, status: statusPatchBody(status) } },
-        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o),
-      ),
+      // The stored pod is read as plain JSON: its status and resourceVersion are all callers read (plainAnswers.ts).
+      async (o) => {
+        const answer = plainAnswer<Pod>(setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch, o));
+        await this.core.patchNamespacedPodStatus({ name, namespace, body: { metadata: { uid }, status: statusPatchBody(status) } }, answer.options);
+        return answer.value() ?? {};
+      },
       { key: statusKey(uid) },
     ));
   }
@@ -77,7 +80,7 @@ export class PodApiClient implements PodApi {
           namespace,
           ...definedOnly({ gracePeriodSeconds }),
           body: { preconditions: { uid }, ...definedOnly({ gracePeriodSeconds }) },
-        }, o),
+        }, unreadAnswer(o)),
       ),
     );
   }

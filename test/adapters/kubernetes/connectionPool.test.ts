@@ -1,3 +1,4 @@
+import https from 'node:https';
 import t from 'tap';
 import { until } from '../../support/until.js';
 import { CoreV1Api, Watch } from '@kubernetes/client-node';
@@ -85,4 +86,19 @@ t.test('a different TLS identity gets its own agent; old idle agents are retired
   t.equal(pool.stats().agentsCreated, 2);
   await kc1.makeApiClient(CoreV1Api).readNamespacedPod({ name: 'p', namespace: 'ns' });
   t.equal(pool.stats().agentsCreated, 3, 'maxAgents 1: the first identity was retired and is recreated');
+});
+
+t.test('each TLS identity keeps its agent when requests alternate between them, whatever Buffers carry it', async (t) => {
+  const pool = new ConnectionPool();
+  t.teardown(() => pool.stop());
+  // client-node builds a new agent, with new Buffers, for every request.
+  const template = (ca: string, cert = 'cert'): https.Agent => new https.Agent({ ca: [Buffer.from(ca)], cert: Buffer.from(cert), servername: 'api' });
+  const a = pool.agentFor(template('ca-a'));
+  const b = pool.agentFor(template('ca-b'));
+  t.not(a, b);
+  t.equal(pool.agentFor(template('ca-a')), a);
+  t.equal(pool.agentFor(template('ca-a')), a, 'the same identity twice running');
+  t.equal(pool.agentFor(template('ca-b')), b);
+  t.not(pool.agentFor(template('ca-a', 'rotated cert')), a, 'a rotated certificate is another identity');
+  t.equal(pool.stats().agentsCreated, 3);
 });

@@ -12,12 +12,12 @@ const eventsPath = '/apis/events.k8s.io/v1/namespaces/ns/events';
 
 async function setup(t: Test, failCreate = false) {
   const server = await MockApiServer.start();
-  let n = 0;
   server.route((r) => {
     if (r.method === 'POST' && r.url.pathname === eventsPath) {
       if (failCreate) return { status: 403, body: status(403, 'Forbidden', 'events is forbidden') };
       const body = JSON.parse(r.body) as Record<string, unknown>;
-      return { status: 201, body: { ...body, metadata: { name: `p.${++n}`, namespace: 'ns' } } };
+      // As the API server does: the Event is stored under the name it was created with.
+      return { status: 201, body };
     }
     if (r.method === 'PATCH' && r.url.pathname.startsWith(`${eventsPath}/`)) return { body: {} };
     return undefined;
@@ -77,13 +77,31 @@ t.test('repeats within the window become one series update, not a flood', async 
   await until('the series patch', () => server.requests.some((r) => r.method === 'PATCH'));
   const patches = server.requests.filter((r) => r.method === 'PATCH');
   t.equal(patches.length, 1);
-  t.equal(patches[0]?.url.pathname, `${eventsPath}/p.1`);
+  const created = JSON.parse(server.matching('POST', eventsPath)[0]?.body ?? '{}') as { metadata: { name: string } };
+  t.equal(patches[0]?.url.pathname, `${eventsPath}/${created.metadata.name}`);
   t.equal(patches[0]?.headers['content-type'], 'application/merge-patch+json');
   t.match(JSON.parse(patches[0]?.body ?? '{}'), { series: { count: 21, lastObservedTime: /\.\d{6}Z$/ } });
   await until('the different event', () => server.matching('POST', eventsPath).length === 2);
   clock.advance(7 * 60_000);
   clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
   await until('a new Event after the window', () => server.matching('POST', eventsPath).length === 3);
+});
+
+t.test("a created Event's answer is not read: its series is patched under the name it was created with", async (t) => {
+  const server = await MockApiServer.start();
+  t.teardown(() => server.close());
+  // An answer that is not an Event at all: a recorder that read it would lose the name.
+  server.route((r) => (r.method === 'POST' ? { status: 201, body: { metadata: { name: 'not-this-one' }, unexpected: [1, 2] } } : r.method === 'PATCH' ? { body: {} } : undefined));
+  const clock = new ManualClock();
+  const clients = createKubeClients(server.kubeConfig(), { nodeName: 'vk-1', clock, events: { seriesFlushMs: 10_000 }, deadlines: { other: 3_600_000 } });
+  t.teardown(() => clients.stop());
+  clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
+  await until('the event', () => server.matching('POST', eventsPath).length === 1);
+  clients.events.record(subject, 'Warning', 'BackOff', 'restarting', 'Start');
+  clock.advance(10_000);
+  await until('the series patch', () => server.requests.some((r) => r.method === 'PATCH'));
+  const created = JSON.parse(server.matching('POST', eventsPath)[0]?.body ?? '{}') as { metadata: { name: string } };
+  t.equal(server.requests.find((r) => r.method === 'PATCH')?.url.pathname, `${eventsPath}/${created.metadata.name}`);
 });
 
 t.test('failures are logged, never thrown', async (t) => {
