@@ -80,14 +80,28 @@ function classOf(priority: Priority, op: Operation): DeadlineClass {
  * its socket; `base` (e.g. from setHeaderOptions) is kept.
  */
 export function withSignal(signal: AbortSignal, base?: ConfigurationOptions): ConfigurationOptions {
-  const abortable = {
-    pre: (context: RequestContext): Observable<RequestContext> => {
+  return withMiddleware(base, {
+    pre: (context) => {
       context.setSignal(signal);
-      return new Observable(Promise.resolve(context));
+      return context;
     },
-    post: (context: ResponseContext): Observable<ResponseContext> => new Observable(Promise.resolve(context)),
+  });
+}
+
+/** What one middleware does to a request before it is sent and to its answer; a hook left out passes its context on. */
+export interface MiddlewareHooks {
+  readonly pre?: (context: RequestContext) => RequestContext;
+  readonly post?: (context: ResponseContext) => Promise<ResponseContext>;
+}
+
+/** `base` (e.g. from setHeaderOptions) with one more middleware, after its own. */
+export function withMiddleware(base: ConfigurationOptions | undefined, hooks: MiddlewareHooks): ConfigurationOptions {
+  const { pre, post } = hooks;
+  const middleware = {
+    pre: (context: RequestContext): Observable<RequestContext> => new Observable(Promise.resolve(pre ? pre(context) : context)),
+    post: (context: ResponseContext): Observable<ResponseContext> => new Observable(post ? post(context) : Promise.resolve(context)),
   };
-  return { ...base, middleware: [...(base?.middleware ?? []), abortable], middlewareMergeStrategy: 'append' };
+  return { ...base, middleware: [...(base?.middleware ?? []), middleware], middlewareMergeStrategy: 'append' };
 }
 
 /** How one call is scheduled: the limiter's options, and the class whose deadline applies. */

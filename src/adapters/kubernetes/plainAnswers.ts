@@ -10,21 +10,14 @@
  * nothing, which the caller does not use). Any other answer passes untouched, so errors are read
  * and classified exactly as before.
  */
-import type { ConfigurationOptions, RequestContext } from '@kubernetes/client-node';
-import { Observable, ResponseContext } from '@kubernetes/client-node';
+import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { ResponseContext } from '@kubernetes/client-node';
+import { withMiddleware } from './call.js';
 
 /** What client-node reads in place of a 2xx answer. */
 const NOTHING = '{}';
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
-
-function withPost(base: ConfigurationOptions | undefined, post: (context: ResponseContext) => Promise<ResponseContext>): ConfigurationOptions {
-  const middleware = {
-    pre: (context: RequestContext): Observable<RequestContext> => new Observable(Promise.resolve(context)),
-    post: (context: ResponseContext): Observable<ResponseContext> => new Observable(post(context)),
-  };
-  return { ...base, middleware: [...(base?.middleware ?? []), middleware], middlewareMergeStrategy: 'append' };
-}
 
 function answered(context: ResponseContext, text: string): ResponseContext {
   return new ResponseContext(context.httpStatusCode, context.headers, {
@@ -35,7 +28,7 @@ function answered(context: ResponseContext, text: string): ResponseContext {
 
 /** Request options under which a 2xx answer is not read at all: for writes whose answer Tether ignores. */
 export function unreadAnswer(base?: ConfigurationOptions): ConfigurationOptions {
-  return withPost(base, (context) => Promise.resolve(isSuccess(context.httpStatusCode) ? answered(context, NOTHING) : context));
+  return withMiddleware(base, { post: (context) => Promise.resolve(isSuccess(context.httpStatusCode) ? answered(context, NOTHING) : context) });
 }
 
 /** The options of a call whose 2xx answer is read as plain JSON, and that answer once the call resolved. */
@@ -51,7 +44,7 @@ export interface PlainAnswer<T> {
  */
 export function plainAnswer<T>(base?: ConfigurationOptions): PlainAnswer<T> {
   let value: T | undefined;
-  const options = withPost(base, async (context) => {
+  const post = async (context: ResponseContext): Promise<ResponseContext> => {
     if (!isSuccess(context.httpStatusCode)) return context;
     const text = await context.body.text();
     try {
@@ -60,6 +53,6 @@ export function plainAnswer<T>(base?: ConfigurationOptions): PlainAnswer<T> {
       return answered(context, text);
     }
     return answered(context, NOTHING);
-  });
-  return { options, value: () => value };
+  };
+  return { options: withMiddleware(base, { post }), value: () => value };
 }
