@@ -78,6 +78,8 @@ interface Current {
   node?: ActorRef<NodeMsg>;
   lease?: ActorRef<LeaseMsg>;
   controller?: ActorRef<ControllerMsg>;
+  /** The subtree's admission ledger, told each pod watch event before the controller is. */
+  admission?: AdmittedPods;
 }
 
 export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, deps: VirtualNodeDeps): VirtualNode {
@@ -112,9 +114,11 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
       // The node's admitted pods outlive pod actor restarts (a restart of the node's subtree starts afresh, from the cache).
       const admission = new AdmittedPods({
         pods: () => deps.podWatch.list(),
+        pod: (namespace, podName) => deps.podWatch.get(namespace, podName),
         node: () => deps.nodeWatch.get(),
         policy: { daemonSets: config.admission.daemonSets, features: new Set(supportedPodFeatures(deps.provider)) },
       });
+      current.admission = admission;
       const podDeps: PodActorDeps = {
         // Who runs hooks and says the container Events is the provider's nature, not a setting.
         config: { ...config.pod, containerDuties: containerDutiesOf(deps.provider) },
@@ -179,7 +183,10 @@ export function startVirtualNode(root: Supervisor, config: VirtualNodeConfig, de
   );
 
   const subscriptions = [
-    deps.podWatch.events.subscribe((event) => current.controller?.tell({ type: 'pods.watch', event })),
+    deps.podWatch.events.subscribe((event) => {
+      current.admission?.observe(event);
+      current.controller?.tell({ type: 'pods.watch', event });
+    }),
     deps.nodeWatch.events.subscribe((event) => {
       const msg = nodeObserved(event);
       if (msg) current.node?.tell(msg);

@@ -1,14 +1,15 @@
 /**
  * Kubelet admission, decided before the provider is asked: the checks of kubelet v1.36.3's
  * predicate admit handler (pkg/kubelet/lifecycle/predicate.go), in its order and with its reasons
- * and messages, for every provider alike. Pure: (node, pods already admitted, pod, policy) ->
+ * and messages, for every provider alike. Pure: (node, what the pods already admitted use, pod, policy) ->
  * admit | reject. A rejected pod becomes Failed with `reason` and "Pod was rejected: <message>".
  */
 import type { Node, Pod } from '../../adapters/kubernetes/model.js';
 import type { PodFeature } from '../../providers/provider.js';
 import { daemonSetVerdict, type DaemonSetPolicy, type OwnerWarning } from './daemonSets.js';
 import { matchesNodeAffinity } from './nodeAffinity.js';
-import { amountOf, podRequests, type Requests } from './podRequests.js';
+import { hostPortsOf, type NodeUsage } from './nodeUsage.js';
+import { amountOf, podRequests } from './podRequests.js';
 
 /** `ownerWarning`: the rejected pod's owner is told too (a DaemonSet, once per node: admittedPods.ts). */
 export type Verdict = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string; readonly ownerWarning?: OwnerWarning };
@@ -28,9 +29,9 @@ const predicate = (name: string, desc: string): Verdict => reject(name, `Predica
 
 /**
  * `node` is the Node as the host API server has it (labels and allocatable included); `others`
- * the pods admitted before and not terminal, not including `pod`.
+ * what the pods admitted before and not terminal use, not including `pod` (nodeUsage.ts).
  */
-export function admit(node: Node | undefined, others: readonly Pod[], pod: Pod, policy: AdmissionPolicy): Verdict {
+export function admit(node: Node | undefined, others: NodeUsage, pod: Pod, policy: AdmissionPolicy): Verdict {
   if (!node) return reject('InvalidNodeInfo', 'Kubelet cannot get node info.');
   const nodeOs = node.metadata?.labels?.['kubernetes.io/os'] ?? node.status?.nodeInfo?.operatingSystem;
   const podOsLabel = pod.metadata?.labels?.['kubernetes.io/os'];
@@ -46,7 +47,7 @@ export function admit(node: Node | undefined, others: readonly Pod[], pod: Pod, 
 }
 
 /** The scheduler's admission check as the kubelet runs it; the first failure decides. */
-function generalPredicates(node: Node, others: readonly Pod[], pod: Pod): Verdict {
+function generalPredicates(node: Node, others: NodeUsage, pod: Pod): Verdict {
   const resources = insufficientResource(node, others, pod);
   if (resources) return resources;
   if (!matchesNodeAffinity(pod, node)) return predicate('NodeAffinity', "node(s) didn't match Pod's node affinity/selector");
@@ -59,12 +60,12 @@ const reasonFor = (resource: string): string => `OutOf${resource}`;
 const notEnough = (resource: string, requested: number, used: number, capacity: number): Verdict =>
   reject(reasonFor(resource), `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`);
 
-function insufficientResource(node: Node, others: readonly Pod[], pod: Pod): Verdict | undefined {
+function insufficientResource(node: Node, others: NodeUsage, pod: Pod): Verdict | undefined {
   const allocatable = node.status?.allocatable ?? {};
   const allowedPods = amountOf('pods', allocatable['pods'] ?? '0');
-  if (others.length + 1 > allowedPods) return notEnough('pods', 1, others.length, allowedPods);
+  if (others.pods + 1 > allowedPods) return notEnough('pods', 1, others.pods, allowedPods);
   const wanted = podRequests(pod);
-  const used = sumRequests(others);
+  const used = others.requests;
   // Named resources first (cpu, memory, ephemeral-storage), then the rest; the kubelet ignores an
   // extended resource the node does not have at all.
   const order = ['cpu', 'memory', 'ephemeral-storage', ...Object.keys(wanted).filter((r) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(r)).sort()];
@@ -83,33 +84,10 @@ function insufficientResource(node: Node, others: readonly Pod[], pod: Pod): Ver
 /** Extended resources are domain-qualified, outside kubernetes.io (v1helper.IsExtendedResourceName), or hugepages-free scalars. */
 const isExtended = (resource: string): boolean => resource.includes('/') && !resource.startsWith('kubernetes.io/') && !resource.startsWith('requests.');
 
-function sumRequests(pods: readonly Pod[]): Requests {
-  const out: Record<string, number> = {};
-  // for-in rather than Object.entries: this runs once per admitted pod for every admission.
-  for (const p of pods) {
-    const requests = podRequests(p);
-    for (const name in requests) out[name] = (out[name] ?? 0) + (requests[name] as number);
-  }
-  return out;
-}
-
-interface HostPort {
-  readonly ip: string;
-  readonly protocol: string;
-  readonly port: number;
-}
-
-function hostPortsOf(pod: Pod): HostPort[] {
-  const containers = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')];
-  return containers.flatMap((c) =>
-    (c.ports ?? []).filter((p) => (p.hostPort ?? 0) > 0).map((p) => ({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol ?? 'TCP', port: p.hostPort ?? 0 })),
-  );
-}
-
 /** The same port and protocol, on the same address or either on every address (0.0.0.0). */
-function hostPortsConflict(others: readonly Pod[], pod: Pod): boolean {
+function hostPortsConflict(others: NodeUsage, pod: Pod): boolean {
   const wanted = hostPortsOf(pod);
   if (wanted.length === 0) return false;
-  const taken = others.flatMap(hostPortsOf);
+  const taken = others.hostPorts();
   return wanted.some((w) => taken.some((t) => t.port === w.port && t.protocol === w.protocol && (t.ip === w.ip || t.ip === '0.0.0.0' || w.ip === '0.0.0.0')));
 }

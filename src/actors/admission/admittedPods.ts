@@ -6,15 +6,21 @@
  *
  * The pods counted against a new one: those of the node in the host cache, not terminal, that
  * were admitted here or that the host shows Running (admitted by an earlier process: after a
- * restart, running pods are taken as they are, never judged again).
+ * restart, running pods are taken as they are, never judged again). Kept as the host cache changes
+ * (`observe`, told every event of the node's pod watch), so an admission does not walk the node's
+ * pods (nodeUsage.ts).
  */
 import type { Node, Pod } from '../../adapters/kubernetes/model.js';
+import type { PodWatchEvent } from '../../adapters/kubernetes/watch.js';
 import { admit, type AdmissionPolicy, type Verdict } from './admit.js';
 import { DAEMON_SET_REJECTED, daemonSetWarning } from './daemonSets.js';
+import { UsageTotal } from './nodeUsage.js';
 
 export interface AdmissionSources {
-  /** The node's pods in the host watch cache. */
+  /** The node's pods in the host watch cache, read once, when the ledger is made. */
   readonly pods: () => readonly Pod[];
+  /** One pod of the node in the host watch cache. */
+  readonly pod: (namespace: string, name: string) => Pod | undefined;
   /** The node's Node object as the host has it (undefined before the node watch has listed it). */
   readonly node: () => Node | undefined;
   readonly policy: AdmissionPolicy;
@@ -23,11 +29,28 @@ export interface AdmissionSources {
 const terminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 export class AdmittedPods {
+  /** UIDs admitted here or found running at the provider; forgotten when the host deletes the pod. */
   private readonly admitted = new Set<string>();
+  /** The pods that count against a new one, as the host cache has them. */
+  private readonly counted = new UsageTotal();
   /** DaemonSets (uids) already warned that this node rejects their pods: once each, not per re-created pod. */
   private readonly warned = new Set<string>();
 
-  constructor(private readonly sources: AdmissionSources) {}
+  constructor(private readonly sources: AdmissionSources) {
+    for (const pod of sources.pods()) this.recount(pod);
+  }
+
+  /** Every event of the node's pod watch, as it happens (the cache already reflects it). */
+  observe(event: PodWatchEvent): void {
+    if (event.type === 'added' || event.type === 'updated') this.recount(event.pod);
+    else if (event.type === 'deleted') {
+      const uid = event.pod.metadata?.uid;
+      if (!uid) return;
+      // Gone from the host: its resources are free again.
+      this.admitted.delete(uid);
+      this.counted.remove(uid);
+    }
+  }
 
   /**
    * Judges `pod` against the pods admitted so far and, if it fits, counts it from now on.
@@ -39,9 +62,8 @@ export class AdmittedPods {
     if (this.admitted.has(uid)) return { admit: true };
     const node = this.sources.node();
     if (!node) return undefined;
-    const others = this.counted(uid);
-    const verdict = admit(node, others, pod, this.sources.policy);
-    if (verdict.admit) this.admitted.add(uid);
+    const verdict = admit(node, this.counted.usage(uid), pod, this.sources.policy);
+    if (verdict.admit) this.record(pod);
     else if (verdict.reason === DAEMON_SET_REJECTED) {
       const ownerWarning = daemonSetWarning(pod, node.metadata?.name ?? '');
       if (ownerWarning && !this.warned.has(ownerWarning.uid)) {
@@ -54,37 +76,30 @@ export class AdmittedPods {
 
   /** A pod found running at the provider: counted as it is. */
   recordRunning(pod: Pod): void {
-    const uid = pod.metadata?.uid;
-    if (uid) this.admitted.add(uid);
+    this.record(pod);
   }
 
   /** How many pods count against a new one now (for tests and the actor tree). */
   size(): number {
-    return this.counted('').length;
+    return this.counted.size;
   }
 
-  private counted(except: string): Pod[] {
-    const pods = this.sources.pods();
-    const out: Pod[] = [];
-    // Admitted pods seen on the host: when that is all of them, none is gone and there is nothing
-    // to forget (the common case: no set of every live uid to build per admission).
-    let admittedSeen = 0;
-    for (const p of pods) {
-      const uid = p.metadata?.uid;
-      if (!uid) continue;
-      const isAdmitted = this.admitted.has(uid);
-      if (isAdmitted) admittedSeen++;
-      if (uid === except || terminal(p)) continue;
-      if (isAdmitted || p.status?.phase === 'Running') out.push(p);
-    }
-    if (admittedSeen < this.admitted.size) this.forgetGone(pods, except);
-    return out;
+  /**
+   * Counted from now on, as the host cache has it. A pod the cache no longer has is not recorded:
+   * its deletion has been observed already, and nothing would ever forget it.
+   */
+  private record(pod: Pod): void {
+    const uid = pod.metadata?.uid;
+    const cached = this.sources.pod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
+    if (!uid || cached?.metadata?.uid !== uid) return;
+    this.admitted.add(uid);
+    this.recount(cached);
   }
 
-  /** Forget pods gone from the host: their resources are free again. */
-  private forgetGone(pods: readonly Pod[], except: string): void {
-    const live = new Set<string>();
-    for (const p of pods) if (p.metadata?.uid) live.add(p.metadata.uid);
-    for (const uid of this.admitted) if (!live.has(uid) && uid !== except) this.admitted.delete(uid);
+  private recount(pod: Pod): void {
+    const uid = pod.metadata?.uid;
+    if (!uid) return;
+    if (!terminal(pod) && (this.admitted.has(uid) || pod.status?.phase === 'Running')) this.counted.put(uid, pod);
+    else this.counted.remove(uid);
   }
 }

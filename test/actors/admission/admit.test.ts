@@ -6,6 +6,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import type { Node, Pod } from '../../../src/adapters/kubernetes/model.js';
 import { admit, type AdmissionPolicy } from '../../../src/actors/admission/admit.js';
+import { usageOf } from '../../../src/actors/admission/nodeUsage.js';
 import { podRequests } from '../../../src/actors/admission/podRequests.js';
 
 const node: Node = {
@@ -13,6 +14,7 @@ const node: Node = {
   status: { allocatable: { cpu: '4', memory: '8Gi', pods: '3', 'ephemeral-storage': '10Gi', 'example.com/gpu': '1' } },
 };
 const policy: AdmissionPolicy = { daemonSets: 'reject', features: new Set() };
+const none = usageOf([]);
 let n = 0;
 function pod(spec: Partial<NonNullable<Pod['spec']>> = {}, meta: Partial<NonNullable<Pod['metadata']>> = {}): Pod {
   n += 1;
@@ -21,7 +23,7 @@ function pod(spec: Partial<NonNullable<Pod['spec']>> = {}, meta: Partial<NonNull
 const asking = (requests: Record<string, string>): Pod => pod({ containers: [{ name: 'app', image: 'nginx', resources: { requests } }] });
 
 t.test('a pod that fits is admitted', async (t) => {
-  t.same(admit(node, [], asking({ cpu: '1', memory: '1Gi' }), policy), { admit: true });
+  t.same(admit(node, none, asking({ cpu: '1', memory: '1Gi' }), policy), { admit: true });
 });
 
 t.test('each check rejects with the kubelet reason and message', async (t) => {
@@ -53,23 +55,23 @@ t.test('each check rejects with the kubelet reason and message', async (t) => {
       [], 'DaemonSetPodNotAdmitted', 'Failed to admit pod of DaemonSet kube-proxy: this virtual node does not run DaemonSet pods (admission.daemonSets: reject)',
     ],
   ];
-  for (const [name, p, others, reason, message] of cases) t.same(admit(node, others, p, policy), { admit: false, reason, message }, name);
+  for (const [name, p, others, reason, message] of cases) t.same(admit(node, usageOf(others), p, policy), { admit: false, reason, message }, name);
 });
 
 t.test('no Node known: InvalidNodeInfo, as the kubelet', async (t) => {
-  t.same(admit(undefined, [], pod(), policy), { admit: false, reason: 'InvalidNodeInfo', message: 'Kubelet cannot get node info.' });
+  t.same(admit(undefined, none, pod(), policy), { admit: false, reason: 'InvalidNodeInfo', message: 'Kubelet cannot get node info.' });
 });
 
 t.test('what the policy and the node allow is admitted', async (t) => {
   const ds = pod({}, { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'ds', controller: true }] });
-  t.same(admit(node, [], ds, { ...policy, daemonSets: 'admit' }), { admit: true }, 'DaemonSet pods with admit');
-  t.same(admit(node, [], pod({ hostNetwork: true }), { ...policy, features: new Set(['hostNetwork']) }), { admit: true }, 'a declared feature');
-  t.same(admit(node, [], asking({ 'other.io/thing': '5' }), policy), { admit: true }, 'an extended resource the node lacks is ignored');
-  t.same(admit(node, [], pod({ os: { name: 'linux' }, nodeSelector: { zone: 'a' } }), policy), { admit: true }, 'matching os and selector');
+  t.same(admit(node, none, ds, { ...policy, daemonSets: 'admit' }), { admit: true }, 'DaemonSet pods with admit');
+  t.same(admit(node, none, pod({ hostNetwork: true }), { ...policy, features: new Set(['hostNetwork']) }), { admit: true }, 'a declared feature');
+  t.same(admit(node, none, asking({ 'other.io/thing': '5' }), policy), { admit: true }, 'an extended resource the node lacks is ignored');
+  t.same(admit(node, none, pod({ os: { name: 'linux' }, nodeSelector: { zone: 'a' } }), policy), { admit: true }, 'matching os and selector');
   const fields = pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['vnode-1'] }] }] } } } });
-  t.same(admit(node, [], fields, policy), { admit: true }, 'matchFields on the node name');
+  t.same(admit(node, none, fields, policy), { admit: true }, 'matchFields on the node name');
   const udp = pod({ containers: [{ name: 'a', image: 'x', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'UDP' }] }] });
-  t.same(admit(node, [pod({ containers: [{ name: 'b', image: 'x', ports: [{ containerPort: 80, hostPort: 8080 }] }] })], udp, policy), { admit: true }, 'another protocol');
+  t.same(admit(node, usageOf([pod({ containers: [{ name: 'b', image: 'x', ports: [{ containerPort: 80, hostPort: 8080 }] }] })]), udp, policy), { admit: true }, 'another protocol');
 });
 
 t.test('effective requests: max(containers + sidecars, largest init step) + overhead', async (t) => {
@@ -92,7 +94,7 @@ t.test('property: admitting pods one by one never exceeds the allocatable', asyn
       const running: Pod[] = [];
       for (const a of asks) {
         const p = asking({ cpu: `${a.cpu}m`, memory: `${a.mem}Mi` });
-        if (admit(big, running, p, policy).admit) running.push(p);
+        if (admit(big, usageOf(running), p, policy).admit) running.push(p);
       }
       const cpu = running.reduce((sum, p) => sum + (podRequests(p)['cpu'] ?? 0), 0);
       const mem = running.reduce((sum, p) => sum + (podRequests(p)['memory'] ?? 0), 0);
@@ -105,7 +107,7 @@ t.test('property: a rejection always carries a kubelet-style reason and a messag
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom('linux', 'windows', undefined), (milli, os) => {
       const p = pod({ ...(os ? { os: { name: os } } : {}), containers: [{ name: 'a', image: 'x', resources: { requests: { cpu: `${milli}m` } } }] });
-      const v = admit(node, [], p, policy);
+      const v = admit(node, none, p, policy);
       return v.admit ? milli <= 4000 && os !== 'windows' : v.reason.length > 0 && v.message.length > 0;
     }),
   );
