@@ -76,3 +76,20 @@ t.test('DaemonSet pods under the default reject: each is Failed with its own War
   t.match(onDaemonSet[0]?.note, /"key":"type","operator":"NotIn","values":\["virtual-kubelet"\]/);
   t.same(node.provider.callsOf('createPod', 'kube-proxy-a'), [], 'never offloaded');
 });
+
+t.test('a pod deleted from the host frees its resources on the node: the next pod that needs them is admitted', async (t) => {
+  const node = await startInMemoryNode(t);
+  const asking = (name: string, cpu: string): Pod => {
+    const pod = podFixture(name);
+    return { ...pod, spec: { ...pod.spec, containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu } } }] } };
+  };
+  await node.runPod(asking('big', '6'));
+  node.host.bind(asking('second', '6'));
+  await node.eventually('rejected: the node has 8 CPUs', () => node.host.pod('ns', 'second')?.status?.reason === 'OutOfcpu');
+  node.host.requestDelete('ns', 'big', 30);
+  await node.eventually('stopped at the provider', () => node.provider.callsOf('deletePod', 'big').length > 0);
+  node.provider.finish('ns', 'big');
+  await node.eventually('big gone from the host', () => node.host.pod('ns', 'big') === undefined, { withinMs: 60_000 });
+  await node.runPod(asking('third', '6'));
+  t.equal(node.host.pod('ns', 'third')?.status?.phase, 'Running', 'admitted against what is left');
+});

@@ -54,17 +54,10 @@ interface Share {
 }
 
 /**
- * The same spec, so the same share: the API server bumps a pod's `metadata.generation` on every
- * change of its spec (resizes included); a pod without one (an API server before 1.33, a test)
- * is taken afresh. Most watch events of a pod change its status only.
- */
-const sameSpec = (a: Pod, b: Pod): boolean => a.spec === b.spec || (a.metadata?.generation !== undefined && a.metadata.generation === b.metadata?.generation);
-
-/**
  * The usage of a changing set of pods, keyed by UID. Putting a pod again (a newer object of it)
- * replaces its share. Sums stay exact: once one passes 2^53 (a hostile pod asking for 1e18 of
- * something), the total is summed afresh from the pods when next read, instead of keeping a
- * rounding error after that pod is gone.
+ * replaces its share. Sums of safe integers are exact; once one passes 2^53 (a hostile pod asking
+ * for 1e18 of something) it is summed afresh from the pods while it does, so no rounding error
+ * stays behind once that pod is gone.
  */
 export class UsageTotal {
   private readonly shares = new Map<string, Share>();
@@ -80,10 +73,8 @@ export class UsageTotal {
   put(uid: string, pod: Pod): void {
     const old = this.shares.get(uid);
     if (old?.pod === pod) return;
-    if (old && sameSpec(old.pod, pod)) {
-      this.shares.set(uid, { ...old, pod });
-      return;
-    }
+    // Taken afresh for every newer object: a resize changes the spec, and an API server before
+    // 1.33 does not bump the generation for it (podRequests is once per object).
     if (old) this.take(old.requests, -1);
     const share: Share = { pod, requests: podRequests(pod), hostPorts: hostPortsOf(pod) };
     this.shares.set(uid, share);

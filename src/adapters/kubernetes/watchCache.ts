@@ -53,7 +53,8 @@ export class WatchCache<T extends Versioned> {
     const old = this.objects.get(key);
     if (!old || (uidOf(obj) !== undefined && uidOf(old) !== uidOf(obj))) return [];
     this.objects.delete(key);
-    return [{ type: 'deleted', object: obj }];
+    // A watch object without a uid still names the pod the cache had: readers key by uid.
+    return [{ type: 'deleted', object: uidOf(obj) === undefined ? old : obj }];
   }
 
   /**

@@ -34,17 +34,6 @@ t.test('a running total: a newer object of a pod replaces its share; removing it
   t.equal(total.size, 1);
 });
 
-t.test('a newer object of a pod at the same generation keeps its share; a new generation is counted afresh', async (t) => {
-  const at = (generation: number, cpu: string): Pod => ({ ...pod('a', { cpu }), metadata: { namespace: 'shop', name: 'a', uid: 'a', generation } });
-  const total = new UsageTotal();
-  total.put('a', at(1, '1'));
-  // The API server bumps the generation on every spec change: the same generation is the same spec.
-  total.put('a', at(1, '1'));
-  t.same(total.usage('').requests, { cpu: 1000 });
-  total.put('a', at(2, '2'));
-  t.same(total.usage('').requests, { cpu: 2000 }, 'resized');
-});
-
 t.test('the asking pod is left out of what the others use', async (t) => {
   const total = new UsageTotal();
   total.put('a', pod('a', { cpu: '1' }, 8080));

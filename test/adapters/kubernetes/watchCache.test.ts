@@ -30,3 +30,11 @@ t.test('a list drops what it does not hold, unless the cached copy is newer than
   t.same(changes.map((c) => `${c.type}:${c.object.metadata?.name}`), ['deleted:a']);
   t.ok(cache.get('ns/b'), 'b arrived after the snapshot');
 });
+
+t.test('a DELETED without a uid reports the object the cache had, uid included: readers key by uid', async (t) => {
+  const cache = new WatchCache<Versioned>();
+  cache.upsert(obj('db-0', 'u0', '10'));
+  const changes = cache.remove({ metadata: { namespace: 'ns', name: 'db-0', resourceVersion: '11' } });
+  t.same(changes.map((c) => `${c.type}:${c.object.metadata?.uid}`), ['deleted:u0']);
+  t.equal(cache.get('ns/db-0'), undefined);
+});
