@@ -45,11 +45,11 @@ function containerRequests(resources: { requests?: ResourceMap; limits?: Resourc
 }
 
 /**
- * Each admission counts every pod already admitted, so without this a storm of N pods parses N²/2
- * pods' quantities (issue 28: half the agent's CPU while creating 1,000 pods). Keyed by the pod
- * object: the watch cache replaces a pod on every event and never changes one in place, so a pod
- * object's requests never change. {@link computePodRequests} once per pod object (perObject.ts): a
- * pod must not be changed in place after it is counted.
+ * Asked for the pod being admitted and again when the node's ledger counts the cached object of it
+ * (usually the same object), and for each pod of a list summed afresh (nodeUsage.ts). Keyed by the
+ * pod object: the watch cache replaces a pod on every event and never changes one in place, so a
+ * pod object's requests never change. {@link computePodRequests} once per pod object
+ * (perObject.ts): a pod must not be changed in place after it is counted.
  */
 export const podRequests: (pod: Pod) => Requests = perObject(computePodRequests);
 
